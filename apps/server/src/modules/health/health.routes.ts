@@ -1,0 +1,27 @@
+import { successEnvelope } from '@sms/contracts/common/envelope';
+import { sql } from 'kysely';
+import { z } from 'zod';
+import type { App } from '../../app.ts';
+import type { AppDeps } from '../../app-deps.ts';
+import { AppError } from '../../errors.ts';
+
+export function healthRoutes(app: App, deps: AppDeps) {
+  app.get(
+    '/health',
+    {
+      schema: {
+        tags: ['health'],
+        security: [],
+        response: { 200: successEnvelope(z.object({ status: z.literal('ok'), database: z.literal('ok') })) },
+      },
+    },
+    async () => {
+      try {
+        await sql`select 1`.execute(deps.db);
+      } catch {
+        throw new AppError('unavailable', 'Database unreachable');
+      }
+      return { success: true as const, data: { status: 'ok' as const, database: 'ok' as const } };
+    },
+  );
+}

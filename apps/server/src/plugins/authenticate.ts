@@ -1,0 +1,65 @@
+import { AUTH_MESSAGES } from '@sms/contracts/auth/login';
+import { effectiveRole, isRoleAllowed, type TRole } from '@sms/contracts/auth/roles';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AppDeps } from '../app-deps.ts';
+import { AppError } from '../errors.ts';
+import { verifyAccessToken } from '../modules/auth/access-token.ts';
+import { findUserInLiveSession } from '../modules/auth/auth.repository.ts';
+import { accessRefusal } from '../modules/auth/auth.service.ts';
+import type { Actor, RequestContext } from '../request-context.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    actor?: Actor;
+  }
+}
+
+export function bearerTokenOf(request: FastifyRequest) {
+  const header = request.headers.authorization;
+  if (!header) return undefined;
+  const [scheme, token] = header.split(' ');
+  return scheme?.toLowerCase() === 'bearer' && token ? token : undefined;
+}
+
+/**
+ * Resolves the actor from the bearer token and the current database row, so a suspended user,
+ * a suspended company, a changed role or an ended sign-in takes effect on the next request.
+ */
+export async function resolveActor(deps: AppDeps, token: string): Promise<Actor> {
+  const claims = await verifyAccessToken(token, deps.keys.jwt);
+  const user = await findUserInLiveSession(deps.db, claims.userId, claims.sessionId);
+  if (!user) throw new AppError('unauthorized', AUTH_MESSAGES.invalidToken);
+  const refusal = accessRefusal(user);
+  if (refusal) throw new AppError('unauthorized', refusal);
+  return {
+    userId: user.id,
+    role: effectiveRole(user.role),
+    companyId: user.company_id,
+    name: user.name,
+    email: user.email,
+    sessionId: claims.sessionId,
+  };
+}
+
+/** preHandler: 401 unless a valid bearer token is present; sets request.actor. */
+export function authenticate(deps: AppDeps) {
+  return async (request: FastifyRequest, _reply: FastifyReply) => {
+    const token = bearerTokenOf(request);
+    if (!token) throw new AppError('unauthorized', AUTH_MESSAGES.missingToken);
+    request.actor = await resolveActor(deps, token);
+  };
+}
+
+/** preHandler after authenticate: 403 unless the actor has one of the roles (one role or a list). */
+export function requireRoles(allowed: TRole | readonly TRole[]) {
+  return async (request: FastifyRequest) => {
+    if (!request.actor || !isRoleAllowed(request.actor.role, allowed)) {
+      throw new AppError('forbidden', AUTH_MESSAGES.forbidden);
+    }
+  };
+}
+
+export function contextOf(request: FastifyRequest): RequestContext {
+  if (!request.actor) throw new AppError('unauthorized', AUTH_MESSAGES.missingToken);
+  return { actor: request.actor, ip: request.ip, userAgent: request.headers['user-agent'] ?? null };
+}

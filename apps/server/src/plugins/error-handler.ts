@@ -1,0 +1,66 @@
+import type { TApiError } from '@sms/contracts/common/envelope';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
+import { AppError } from '../errors.ts';
+
+// zod's own wording; a message of ours (from the contracts) is shown as written.
+const GENERIC_ZOD_MESSAGE = /^(Invalid|Too small|Too big|Unrecognized|Expected)/;
+
+function describeIssue(issue: {
+  instancePath?: string;
+  message?: string;
+  params?: { issue?: { path?: PropertyKey[] } };
+}) {
+  const fieldPath =
+    issue.params?.issue?.path?.map(String).join('.') ||
+    issue.instancePath?.replace(/^\//, '').replaceAll('/', '.') ||
+    '';
+  const message = issue.message ?? 'Invalid value';
+  const text = fieldPath && GENERIC_ZOD_MESSAGE.test(message) ? `${fieldPath}: ${message}` : message;
+  return { fieldPath, text, detail: fieldPath ? `${fieldPath}: ${message}` : message };
+}
+
+export function errorHandler(
+  error: FastifyError | AppError | Error,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
+  if (error instanceof AppError) {
+    if (error.headers) reply.headers(error.headers);
+    return reply.code(error.status).send(envelope(error.message, error.code, error.details));
+  }
+  if (hasZodFastifySchemaValidationErrors(error)) {
+    const issues = error.validation.map((issue) =>
+      describeIssue(issue as Parameters<typeof describeIssue>[0]),
+    );
+    return reply.code(400).send(
+      envelope(
+        issues[0]?.text ?? 'Invalid request',
+        'validation_failed',
+        issues.map((issue) => issue.detail),
+      ),
+    );
+  }
+  if (isResponseSerializationError(error)) {
+    request.log.error({ err: error, cause: error.cause }, 'response did not match its schema');
+    return reply.code(500).send(envelope('Internal server error', 'internal'));
+  }
+  const status = (error as FastifyError).statusCode;
+  if (status && status >= 400 && status < 500) {
+    if (status === 429) return reply.code(429).send(envelope(error.message, 'rate_limited'));
+    return reply.code(status).send(envelope(error.message, status === 404 ? 'not_found' : 'bad_request'));
+  }
+  // Anything else is our fault: log it whole, tell the client nothing about it.
+  request.log.error({ err: error }, 'unhandled error');
+  return reply.code(500).send(envelope('Internal server error', 'internal'));
+}
+
+function envelope(message: string, code: string, details?: string[]): TApiError {
+  return details?.length
+    ? { success: false, message, error: code, details }
+    : { success: false, message, error: code };
+}
+
+export function notFoundEnvelope(method: string, url: string): TApiError {
+  return envelope(`Route ${method} ${url.split('?')[0]} not found`, 'not_found');
+}

@@ -1,0 +1,18 @@
+import type { TRole } from '@sms/contracts/auth/roles';
+
+/** Who is acting, taken from the verified token and the current user row, never from the request body. */
+export type Actor = {
+  userId: number;
+  role: TRole;
+  companyId: number | null;
+  name: string;
+  email: string;
+  sessionId: string;
+};
+
+export type RequestContext = { actor: Actor; ip: string; userAgent: string | null };
+
+/** The company a query must be limited to, or null for platform staff who see every company. */
+export function tenantOf(actor: Actor): number | null {
+  return actor.role === 'system_admin' ? null : actor.companyId;
+}

@@ -1,0 +1,10 @@
+import type { App } from './app.ts';
+import type { AppDeps } from './app-deps.ts';
+import { authRoutes } from './modules/auth/auth.routes.ts';
+import { healthRoutes } from './modules/health/health.routes.ts';
+
+/** Every API module, mounted under /api/v1. */
+export async function registerRoutes(api: App, deps: AppDeps) {
+  healthRoutes(api, deps);
+  authRoutes(api, deps);
+}

@@ -1,0 +1,30 @@
+import { z } from 'zod';
+
+/** Every success answer is `{ success: true, data }`; this wraps a data schema in it. */
+export function successEnvelope<T extends z.ZodType>(data: T) {
+  return z.object({ success: z.literal(true), data });
+}
+
+export const ZApiError = z.object({
+  success: z.literal(false),
+  message: z.string(),
+  error: z.string(),
+  details: z.array(z.string()).optional(),
+});
+export type TApiError = z.infer<typeof ZApiError>;
+
+export const ERROR_CODES = [
+  'bad_request',
+  'validation_failed',
+  'unauthorized',
+  'token_expired',
+  'forbidden',
+  'not_found',
+  'conflict',
+  'rate_limited',
+  'unavailable',
+  'internal',
+] as const;
+export type TErrorCode = (typeof ERROR_CODES)[number];
+
+export const ZIdParam = z.object({ id: z.coerce.number().int().positive() });
