@@ -1,0 +1,36 @@
+import { ALL_ROLES, isRoleAllowed, type TRole } from '@sms/contracts/auth/roles';
+import type { ReactNode } from 'react';
+import { Navigate, Outlet, useLocation } from 'react-router';
+import { AccessDenied } from '../../components/access-denied.tsx';
+import { FullPageSpinner } from '../../components/spinner.tsx';
+import { useAuth } from '../../features/auth/components/auth-provider.tsx';
+
+export type TLoginRedirectState = { from?: { pathname: string; search: string; hash: string } };
+
+type TProtectedRouteProps = {
+  /** One role that may open the route. */
+  requiredRole?: TRole;
+  /** Roles that may open the route; with neither prop, any signed-in user may. */
+  allowedRoles?: readonly TRole[];
+  /** Rendered when allowed; without children the matched child route renders. */
+  children?: ReactNode;
+};
+
+export function ProtectedRoute({ requiredRole, allowedRoles, children }: TProtectedRouteProps) {
+  const { user, isAuthenticated, isLoading } = useAuth();
+  const location = useLocation();
+
+  if (isLoading) return <FullPageSpinner label="Loading your session" />;
+
+  if (!isAuthenticated || !user) {
+    const state: TLoginRedirectState = {
+      from: { pathname: location.pathname, search: location.search, hash: location.hash },
+    };
+    return <Navigate to="/login" replace state={state} />;
+  }
+
+  const roles = requiredRole ? [requiredRole] : (allowedRoles ?? ALL_ROLES);
+  if (!isRoleAllowed(user.role, roles)) return <AccessDenied userRole={user.role} requiredRoles={roles} />;
+
+  return children ?? <Outlet />;
+}

@@ -1,0 +1,143 @@
+import { AUTH_MESSAGES, type TLoginRequest } from '@sms/contracts/auth/login';
+import type { TUser } from '@sms/contracts/auth/user';
+import { useQueryClient } from '@tanstack/react-query';
+import {
+  createContext,
+  type ReactNode,
+  useCallback,
+  useContext,
+  useEffect,
+  useMemo,
+  useReducer,
+} from 'react';
+import { useNavigate } from 'react-router';
+import { getServerMessage, setLogoutHandler } from '../../../lib/api-client.ts';
+import { clearTokens, getAccessToken, getRefreshToken, setTokens } from '../../../lib/token-storage.ts';
+import { getProfile } from '../api/get-profile.ts';
+import { login as loginRequest } from '../api/login.ts';
+import { logout as logoutRequest } from '../api/logout.ts';
+
+export type TAuthState = {
+  user: TUser | null;
+  isAuthenticated: boolean;
+  isLoading: boolean;
+  error: string | null;
+  /** false until the stored session (if any) has been checked at start-up. */
+  isSessionChecked: boolean;
+};
+
+type TAuthAction =
+  | { type: 'LOGIN_START' }
+  | { type: 'LOGIN_SUCCESS'; user: TUser }
+  | { type: 'LOGIN_FAILURE'; error: string }
+  | { type: 'LOGOUT' }
+  | { type: 'SESSION_RESTORED'; user: TUser }
+  | { type: 'SESSION_MISSING' };
+
+export type TAuthContext = TAuthState & {
+  login: (credentials: TLoginRequest) => Promise<boolean>;
+  logout: () => Promise<void>;
+};
+
+export const initialAuthState: TAuthState = {
+  user: null,
+  isAuthenticated: false,
+  isLoading: true,
+  error: null,
+  isSessionChecked: false,
+};
+
+export function authReducer(state: TAuthState, action: TAuthAction): TAuthState {
+  switch (action.type) {
+    case 'LOGIN_START':
+      return { ...state, isLoading: true, error: null };
+    case 'LOGIN_SUCCESS':
+    case 'SESSION_RESTORED':
+      return {
+        user: action.user,
+        isAuthenticated: true,
+        isLoading: false,
+        error: null,
+        isSessionChecked: true,
+      };
+    case 'LOGIN_FAILURE':
+      return { ...state, user: null, isAuthenticated: false, isLoading: false, error: action.error };
+    case 'LOGOUT':
+    case 'SESSION_MISSING':
+      return { user: null, isAuthenticated: false, isLoading: false, error: null, isSessionChecked: true };
+  }
+}
+
+export const AuthContext = createContext<TAuthContext | null>(null);
+
+export function AuthProvider({ children }: { children: ReactNode }) {
+  const [state, dispatch] = useReducer(authReducer, initialAuthState);
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+
+  useEffect(() => {
+    const controller = new AbortController();
+    if (!getAccessToken()) {
+      dispatch({ type: 'SESSION_MISSING' });
+      return;
+    }
+    getProfile(controller.signal)
+      .then(({ user }) => dispatch({ type: 'SESSION_RESTORED', user }))
+      .catch(() => {
+        if (controller.signal.aborted) return;
+        clearTokens();
+        dispatch({ type: 'SESSION_MISSING' });
+      });
+    return () => controller.abort();
+  }, []);
+
+  useEffect(
+    () =>
+      // The guards then send the user to /login, remembering where they were.
+      setLogoutHandler(() => {
+        queryClient.clear();
+        dispatch({ type: 'LOGOUT' });
+      }),
+    [queryClient],
+  );
+
+  const login = useCallback(
+    async (credentials: TLoginRequest) => {
+      dispatch({ type: 'LOGIN_START' });
+      try {
+        const { accessToken, refreshToken, user } = await loginRequest(credentials);
+        setTokens({ accessToken, refreshToken });
+        queryClient.clear();
+        dispatch({ type: 'LOGIN_SUCCESS', user });
+        return true;
+      } catch (error) {
+        dispatch({ type: 'LOGIN_FAILURE', error: getServerMessage(error) ?? AUTH_MESSAGES.loginFailed });
+        return false;
+      }
+    },
+    [queryClient],
+  );
+
+  const logout = useCallback(async () => {
+    try {
+      await logoutRequest(getRefreshToken());
+    } catch {
+      // Signing out must work offline or with a dead session too: the local session ends regardless.
+    } finally {
+      clearTokens();
+      queryClient.clear();
+      dispatch({ type: 'LOGOUT' });
+      navigate('/login', { replace: true });
+    }
+  }, [navigate, queryClient]);
+
+  const value = useMemo(() => ({ ...state, login, logout }), [state, login, logout]);
+
+  return <AuthContext value={value}>{children}</AuthContext>;
+}
+
+export function useAuth() {
+  const context = useContext(AuthContext);
+  if (!context) throw new Error('useAuth must be used inside AuthProvider');
+  return context;
+}
