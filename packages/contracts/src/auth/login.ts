@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { successEnvelope } from '../common/envelope.ts';
+import { requiredText } from '../common/text.ts';
 import { ZUser } from './user.ts';
 
 export const AUTH_MESSAGES = {
@@ -34,8 +35,8 @@ export function isSessionExpiredError(status: number | undefined, message: strin
 }
 
 export const ZLoginRequest = z.object({
-  email: z.string().trim().min(1, 'Email is required').max(254),
-  password: z.string().min(1, 'Password is required').max(1024),
+  email: requiredText('Email is required', 254),
+  password: z.string({ error: 'Password is required' }).min(1, 'Password is required').max(1024),
 });
 export type TLoginRequest = z.infer<typeof ZLoginRequest>;
 

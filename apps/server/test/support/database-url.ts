@@ -1,0 +1,5 @@
+export function databaseUrl(serverUrl: string, database: string) {
+  const url = new URL(serverUrl);
+  url.pathname = `/${database}`;
+  return url.toString();
+}

@@ -1,0 +1,78 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { type App, buildApp } from '../../src/app.ts';
+import type { AppDeps } from '../../src/app-deps.ts';
+import { type Config, loadConfig } from '../../src/config.ts';
+import { connectDatabase, type DatabaseHandle } from '../../src/db/database.ts';
+import { databaseUrl } from './database-url.ts';
+
+export const TEST_ENCRYPTION_KEY = 'a'.repeat(64);
+
+export type TestContext = {
+  app: App;
+  deps: AppDeps;
+  db: AppDeps['db'];
+  pool: DatabaseHandle['pool'];
+  config: Config;
+  close: () => Promise<void>;
+};
+
+let sequence = 0;
+
+/** A fresh database cloned from the migrated template, and the real app on top of it. */
+export async function createTestContext(env: Record<string, string> = {}): Promise<TestContext> {
+  const { adminUrl, template } = inject('database');
+  const name = `sms_t_${process.pid}_${Date.now().toString(36)}_${sequence++}`;
+  await withAdmin(adminUrl, (admin) => admin.query(`create database ${name} template ${template}`));
+  const url = databaseUrl(adminUrl, name);
+  const config = loadConfig({
+    DATABASE_URL: url,
+    ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+    JWT_SECRET: randomBytes(32).toString('hex'),
+    PUBLIC_URL: 'http://sms.test',
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
+  const handle = connectDatabase(url, 5);
+  const deps: AppDeps = {
+    config,
+    db: handle.db,
+    keys: {
+      jwt: new TextEncoder().encode(config.jwtSecret),
+      encryption: Buffer.from(TEST_ENCRYPTION_KEY, 'hex'),
+    },
+  };
+  const app = await buildApp(deps, { serveConsole: false });
+  await app.ready();
+  return {
+    app,
+    deps,
+    db: handle.db,
+    pool: handle.pool,
+    config,
+    close: async () => {
+      await app.close();
+      await handle.close();
+      await withAdmin(adminUrl, (admin) => admin.query(`drop database if exists ${name} with (force)`));
+    },
+  };
+}
+
+async function withAdmin<T>(adminUrl: string, run: (client: pg.Client) => Promise<T>) {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    // Two files cloning the template at the same instant can collide; the second simply retries.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await run(client);
+      } catch (error) {
+        if (attempt >= 5 || !/being accessed by other users/.test((error as Error).message)) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+      }
+    }
+  } finally {
+    await client.end();
+  }
+}
