@@ -1,0 +1,50 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { type App, buildApp } from '../../../apps/server/src/app.ts';
+import type { AppDeps } from '../../../apps/server/src/app-deps.ts';
+import { loadConfig } from '../../../apps/server/src/config.ts';
+import { connectDatabase, type DatabaseHandle } from '../../../apps/server/src/db/database.ts';
+import { startEmbeddedPostgres } from '../../../apps/server/src/db/embedded.ts';
+import { runMigrations } from '../../../apps/server/src/db/migrate.ts';
+
+export type BenchApp = { app: App; deps: AppDeps; pool: DatabaseHandle['pool']; close: () => Promise<void> };
+
+/** The real app on a throwaway embedded database (or BENCH_DATABASE_URL), migrated and empty. */
+export async function startBenchApp(): Promise<BenchApp> {
+  let dataDir: string | undefined;
+  let stopEmbedded = async () => {};
+  let url = process.env.BENCH_DATABASE_URL;
+  if (!url) {
+    dataDir = await mkdtemp(path.join(os.tmpdir(), 'sms-bench-'));
+    const embedded = await startEmbeddedPostgres(dataDir, () => {});
+    url = embedded.connectionString('postgres');
+    stopEmbedded = embedded.stop;
+  }
+  const config = loadConfig({
+    DATABASE_URL: url,
+    ENCRYPTION_KEY: 'b'.repeat(64),
+    JWT_SECRET: 'c'.repeat(32),
+    LOG_LEVEL: 'silent',
+  });
+  const handle = connectDatabase(url, 10);
+  await runMigrations(handle.pool);
+  const deps: AppDeps = {
+    config,
+    db: handle.db,
+    keys: { jwt: new TextEncoder().encode(config.jwtSecret), encryption: Buffer.from('b'.repeat(64), 'hex') },
+  };
+  const app = await buildApp(deps, { serveConsole: false });
+  await app.ready();
+  return {
+    app,
+    deps,
+    pool: handle.pool,
+    close: async () => {
+      await app.close();
+      await handle.close();
+      await stopEmbedded();
+      if (dataDir) await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
