@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { defineConfig, devices } from '@playwright/test';
 
+const ROOT = path.resolve(import.meta.dirname, '../..');
 const PORT = 3100;
 const BASE_URL = `http://localhost:${PORT}`;
 
@@ -14,9 +15,8 @@ export default defineConfig({
   retries: process.env.CI ? 1 : 0,
   timeout: 30_000,
   expect: { timeout: 10_000 },
-  reporter: process.env.CI
-    ? [['list'], ['html', { open: 'never', outputFolder: './playwright-report' }]]
-    : 'list',
+  // The JSON report feeds the pass/fail count that `npm test` (scripts/test.ts) prints at the end.
+  reporter: [['list'], ['json', { outputFile: path.join(ROOT, '.tmp/e2e-results.json') }]],
   use: {
     baseURL: BASE_URL,
     trace: 'retain-on-failure',
@@ -45,7 +45,7 @@ export default defineConfig({
   ],
   webServer: {
     command: 'node apps/server/src/main.ts',
-    cwd: path.resolve(import.meta.dirname, '../..'),
+    cwd: ROOT,
     env: { PORT: String(PORT), DATA_DIR: '.tmp/e2e-data', E2E_FRESH_DATA: '1' },
     url: `${BASE_URL}/api/v1/health`,
     timeout: 120_000,
