@@ -4,9 +4,9 @@ import { createBrowserRouter } from 'react-router';
 import { RouterProvider } from 'react-router/dom';
 import { ToastProvider } from '../components/toast/toast-provider.tsx';
 import { createQueryClient } from '../lib/query-client.ts';
-import { routes } from './routes.tsx';
+import { createRoutes } from './routes.tsx';
 
-const router = createBrowserRouter(routes);
+const router = createBrowserRouter(createRoutes());
 
 export function App() {
   const [queryClient] = useState(createQueryClient);

@@ -4,7 +4,7 @@ import { createMemoryRouter, RouterProvider } from 'react-router';
 import { beforeEach, describe, expect, it, type Mock, vi } from 'vitest';
 import { ErrorBoundary } from '../components/error-boundary.tsx';
 import { makeUser } from '../test/auth-fixtures.tsx';
-import { routes } from './routes.tsx';
+import { createRoutes } from './routes.tsx';
 
 function json(status: number, body: unknown) {
   return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
@@ -18,7 +18,7 @@ beforeEach(() => {
 });
 
 function renderApp(path: string) {
-  const router = createMemoryRouter(routes, { initialEntries: [path] });
+  const router = createMemoryRouter(createRoutes(), { initialEntries: [path] });
   render(
     <QueryClientProvider client={new QueryClient()}>
       <RouterProvider router={router} />

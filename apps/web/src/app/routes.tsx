@@ -1,93 +1,82 @@
+import type { TRole } from '@sms/contracts/auth/roles';
 import { ROUTE_ROLES } from '@sms/contracts/auth/roles';
+import type { ComponentType } from 'react';
 import { Navigate, type RouteObject } from 'react-router';
 import { NotFound } from '../components/not-found.tsx';
 import { RouteErrorScreen } from '../components/route-error-screen.tsx';
-import AdminPage from '../features/admin/pages/admin-page.tsx';
-import AuditPage from '../features/audit/pages/audit-page.tsx';
+import { FullPageSpinner } from '../components/spinner.tsx';
 import LoginPage from '../features/auth/pages/login-page.tsx';
 import DashboardPage from '../features/dashboard/pages/dashboard-page.tsx';
-import MessagesPage from '../features/messages/pages/messages-page.tsx';
-import ReportsPage from '../features/reports/pages/reports-page.tsx';
-import ServicesPage from '../features/services/pages/services-page.tsx';
-import SubscribersPage from '../features/subscribers/pages/subscribers-page.tsx';
 import { ProtectedRoute } from './guards/protected-route.tsx';
 import { AppLayout } from './layout/app-layout.tsx';
 import { RootLayout } from './root-layout.tsx';
 
-export const routes: RouteObject[] = [
-  {
-    element: <RootLayout />,
-    errorElement: <RouteErrorScreen />,
-    children: [
-      { path: '/', element: <Navigate to="/dashboard" replace /> },
-      { path: '/login', element: <LoginPage /> },
-      {
-        element: <ProtectedRoute />,
-        children: [
-          {
-            element: <AppLayout />,
-            children: [
-              {
-                path: '/dashboard',
-                element: (
-                  <ProtectedRoute allowedRoles={ROUTE_ROLES.dashboard}>
-                    <DashboardPage />
-                  </ProtectedRoute>
+type TPageModule = { default: ComponentType };
+
+/** A guarded page whose code loads on first visit, so each feature stays out of the start-up bundle. */
+function lazyPage(path: string, roles: readonly TRole[], load: () => Promise<TPageModule>): RouteObject {
+  return {
+    element: <ProtectedRoute allowedRoles={roles} />,
+    children: [{ path, lazy: { Component: async () => (await load()).default } }],
+  };
+}
+
+/** Fresh route objects per router: the router fills lazy routes in place, so two routers must not share them. */
+export function createRoutes(): RouteObject[] {
+  return [
+    {
+      element: <RootLayout />,
+      errorElement: <RouteErrorScreen />,
+      hydrateFallbackElement: <FullPageSpinner />,
+      children: [
+        { path: '/', element: <Navigate to="/dashboard" replace /> },
+        { path: '/login', element: <LoginPage /> },
+        {
+          element: <ProtectedRoute />,
+          children: [
+            {
+              element: <AppLayout />,
+              children: [
+                {
+                  path: '/dashboard',
+                  element: (
+                    <ProtectedRoute allowedRoles={ROUTE_ROLES.dashboard}>
+                      <DashboardPage />
+                    </ProtectedRoute>
+                  ),
+                },
+                lazyPage(
+                  '/services',
+                  ROUTE_ROLES.services,
+                  () => import('../features/services/pages/services-page.tsx'),
                 ),
-              },
-              {
-                path: '/services',
-                element: (
-                  <ProtectedRoute allowedRoles={ROUTE_ROLES.services}>
-                    <ServicesPage />
-                  </ProtectedRoute>
+                lazyPage(
+                  '/subscribers',
+                  ROUTE_ROLES.subscribers,
+                  () => import('../features/subscribers/pages/subscribers-page.tsx'),
                 ),
-              },
-              {
-                path: '/subscribers',
-                element: (
-                  <ProtectedRoute allowedRoles={ROUTE_ROLES.subscribers}>
-                    <SubscribersPage />
-                  </ProtectedRoute>
+                lazyPage(
+                  '/messages',
+                  ROUTE_ROLES.messages,
+                  () => import('../features/messages/pages/messages-page.tsx'),
                 ),
-              },
-              {
-                path: '/messages',
-                element: (
-                  <ProtectedRoute allowedRoles={ROUTE_ROLES.messages}>
-                    <MessagesPage />
-                  </ProtectedRoute>
+                lazyPage(
+                  '/reports',
+                  ROUTE_ROLES.reports,
+                  () => import('../features/reports/pages/reports-page.tsx'),
                 ),
-              },
-              {
-                path: '/reports',
-                element: (
-                  <ProtectedRoute allowedRoles={ROUTE_ROLES.reports}>
-                    <ReportsPage />
-                  </ProtectedRoute>
+                lazyPage('/admin', ROUTE_ROLES.admin, () => import('../features/admin/pages/admin-page.tsx')),
+                lazyPage(
+                  '/admin/audit',
+                  ROUTE_ROLES.audit,
+                  () => import('../features/audit/pages/audit-page.tsx'),
                 ),
-              },
-              {
-                path: '/admin',
-                element: (
-                  <ProtectedRoute allowedRoles={ROUTE_ROLES.admin}>
-                    <AdminPage />
-                  </ProtectedRoute>
-                ),
-              },
-              {
-                path: '/admin/audit',
-                element: (
-                  <ProtectedRoute allowedRoles={ROUTE_ROLES.audit}>
-                    <AuditPage />
-                  </ProtectedRoute>
-                ),
-              },
-            ],
-          },
-        ],
-      },
-      { path: '*', element: <NotFound /> },
-    ],
-  },
-];
+              ],
+            },
+          ],
+        },
+        { path: '*', element: <NotFound /> },
+      ],
+    },
+  ];
+}
