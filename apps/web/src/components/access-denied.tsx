@@ -32,7 +32,9 @@ export function AccessDenied({ userRole, requiredRoles }: TAccessDeniedProps) {
             <dd className="font-medium capitalize text-slate-900">{formatRole(userRole)}</dd>
           </div>
           <div className="flex justify-between gap-4">
-            <dt className="text-slate-500">Required role</dt>
+            <dt className="text-slate-500">
+              {requiredRoles.length === 1 ? 'Required role' : 'Required roles'}
+            </dt>
             <dd className="text-right font-medium capitalize text-slate-900">
               {requiredRoles.map((role) => formatRole(role)).join(', ')}
             </dd>

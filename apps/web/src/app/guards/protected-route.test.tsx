@@ -80,7 +80,7 @@ describe('ProtectedRoute', () => {
     expect(screen.getByRole('heading', { name: 'Access Denied' })).toBeInTheDocument();
     expect(screen.getByText("You don't have permission to access this page.")).toBeInTheDocument();
     expect(screen.getByText('Your role').nextElementSibling).toHaveTextContent('viewer');
-    expect(screen.getByText('Required role').nextElementSibling).toHaveTextContent(
+    expect(screen.getByText('Required roles').nextElementSibling).toHaveTextContent(
       'system admin, company admin',
     );
   });
