@@ -2,9 +2,15 @@ import type { App } from './app.ts';
 import type { AppDeps } from './app-deps.ts';
 import { authRoutes } from './modules/auth/auth.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
+import { providerCallbacksRoutes } from './modules/provider-callbacks/provider-callbacks.routes.ts';
+import { servicesRoutes } from './modules/services/services.routes.ts';
+import { subscribersRoutes } from './modules/subscribers/subscribers.routes.ts';
 
 /** Every API module, mounted under /api/v1. */
 export async function registerRoutes(api: App, deps: AppDeps) {
   healthRoutes(api, deps);
   authRoutes(api, deps);
+  servicesRoutes(api, deps);
+  subscribersRoutes(api, deps);
+  providerCallbacksRoutes(api, deps);
 }

@@ -109,6 +109,12 @@ export type SubscriptionsTable = {
   unsubscribed_at: NullableTimestamp;
 };
 
+export type CompanySubscriberCountsTable = {
+  company_id: number;
+  status: string;
+  subscriber_count: Counter;
+};
+
 export type MessagesTable = {
   id: Id;
   company_id: number;
@@ -169,6 +175,7 @@ export type DB = {
   services: ServicesTable;
   subscribers: SubscribersTable;
   subscriptions: SubscriptionsTable;
+  company_subscriber_counts: CompanySubscriberCountsTable;
   messages: MessagesTable;
   delivery_reports: DeliveryReportsTable;
   audit_logs: AuditLogsTable;

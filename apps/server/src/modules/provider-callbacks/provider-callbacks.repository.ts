@@ -1,0 +1,62 @@
+import { sql } from 'kysely';
+import type { Executor } from '../../db/database.ts';
+
+export type CallbackService = {
+  id: number;
+  company_id: number;
+  name: string;
+  shortcode: string;
+  keyword: string;
+};
+
+/** The company's services on a short code (case-insensitive). */
+export function findServicesByShortcode(db: Executor, companyId: number, shortcode: string) {
+  return db
+    .selectFrom('services')
+    .select(['id', 'company_id', 'name', 'shortcode', 'keyword'])
+    .where('company_id', '=', companyId)
+    .where(sql<string>`upper(shortcode)`, '=', shortcode.toUpperCase())
+    .orderBy('id')
+    .execute();
+}
+
+export function findServicesByKeyword(db: Executor, companyId: number, keyword: string) {
+  return db
+    .selectFrom('services')
+    .select(['id', 'company_id', 'name', 'shortcode', 'keyword'])
+    .where('company_id', '=', companyId)
+    .where(sql<string>`upper(keyword)`, '=', keyword.toUpperCase())
+    .orderBy('id')
+    .execute();
+}
+
+export function findCompanyCountry(db: Executor, companyId: number) {
+  return db
+    .selectFrom('companies')
+    .select('default_country')
+    .where('id', '=', companyId)
+    .executeTakeFirst()
+    .then((row) => row?.default_country ?? null);
+}
+
+export type InboundMessage = {
+  companyId: number;
+  serviceId: number | null;
+  msisdn: string;
+  content: string;
+  providerMessageId: string | null;
+};
+
+/** Stores an incoming message; false when the provider already delivered this id (nothing stored). */
+export async function insertInboundMessage(db: Executor, message: InboundMessage) {
+  const result = await sql<{ id: number }>`
+    insert into messages (company_id, service_id, service_ids, direction, content, msisdn, status, provider_message_id)
+    values (${message.companyId}, ${message.serviceId},
+            ${message.serviceId === null ? [] : [message.serviceId]}::bigint[],
+            'inbound', ${message.content}, ${message.msisdn}, 'received', ${message.providerMessageId})
+    on conflict (company_id, provider_message_id) where direction = 'inbound' and provider_message_id is not null
+    do nothing
+    returning id
+  `.execute(db);
+  return result.rows[0]?.id ?? null;
+}

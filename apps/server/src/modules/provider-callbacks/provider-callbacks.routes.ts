@@ -1,0 +1,67 @@
+import { CALLBACK_MESSAGES } from '@sms/contracts/callbacks/callback-urls';
+import { successEnvelope } from '@sms/contracts/common/envelope';
+import { z } from 'zod';
+import type { App } from '../../app.ts';
+import type { AppDeps } from '../../app-deps.ts';
+import { AppError } from '../../errors.ts';
+import { isCallbackTokenValid } from '../callbacks/callback-tokens.ts';
+import { handleSubscriptionCallback } from './subscription-callback.service.ts';
+
+const ZCallbackParams = z.object({ companyId: z.string().max(20), token: z.string().max(300) });
+
+const ZCallbackResponse = successEnvelope(
+  z.object({
+    received: z.literal(true),
+    outcome: z.enum(['subscribed', 'unsubscribed', 'unchanged', 'stored', 'duplicate', 'unknown_service']),
+    serviceIds: z.array(z.number().int()).optional(),
+    messageId: z.number().int().optional(),
+  }),
+);
+
+/** Same answer for an unknown company and a wrong token, so the URL reveals nothing. */
+async function companyOfValidUrl(
+  deps: AppDeps,
+  type: 'subscription' | 'dlr',
+  params: z.infer<typeof ZCallbackParams>,
+) {
+  const companyId = /^\d{1,15}$/.test(params.companyId) ? Number(params.companyId) : 0;
+  if (!(await isCallbackTokenValid(deps.db, type, companyId, params.token)))
+    throw new AppError('not_found', CALLBACK_MESSAGES.invalidCallback);
+  return companyId;
+}
+
+/**
+ * What SMS providers post back: no bearer token, the secret in the URL is the proof. The
+ * delivery-report receiver (type dlr) belongs here too.
+ */
+export function providerCallbacksRoutes(app: App, deps: AppDeps) {
+  app.post(
+    '/callbacks/subscription/:companyId/:token',
+    {
+      schema: {
+        tags: ['provider callbacks'],
+        security: [],
+        description:
+          "Africa's Talking premium-subscription notifications (phoneNumber, shortCode, keyword, updateType addition|deletion), " +
+          'bulk opt-outs (senderId, phoneNumber) and incoming messages (from, to, text, id, ...), form-encoded or JSON. ' +
+          'An incoming STOP (or STOP <keyword>) unsubscribes the sender. Repeats change nothing. A wrong URL is a 404.',
+        params: ZCallbackParams,
+        response: { 200: ZCallbackResponse },
+      },
+    },
+    async (request) => {
+      const companyId = await companyOfValidUrl(deps, 'subscription', request.params);
+      const result = await handleSubscriptionCallback(deps, companyId, request.body, {
+        user: null,
+        ip: request.ip,
+        userAgent: request.headers['user-agent'] ?? null,
+      });
+      if (result.outcome === 'unknown_service')
+        request.log.warn(
+          { companyId, body: request.body },
+          'subscription notification for an unknown service',
+        );
+      return { success: true as const, data: { received: true as const, ...result } };
+    },
+  );
+}

@@ -1,0 +1,103 @@
+import type { AppDeps } from '../../app-deps.ts';
+import type { Executor } from '../../db/database.ts';
+import { badRequest } from '../../errors.ts';
+import type { AuditSource } from '../audit/record-audit.ts';
+import { normalisePhoneNumber } from '../subscribers/phone-number.ts';
+import { subscribeNumber, unsubscribeNumber } from '../subscribers/subscribers.service.ts';
+import { classifySubscriptionCallback, readStopCommand } from './africastalking-payloads.ts';
+import * as repo from './provider-callbacks.repository.ts';
+
+export type CallbackOutcome = {
+  outcome: 'subscribed' | 'unsubscribed' | 'unchanged' | 'stored' | 'duplicate' | 'unknown_service';
+  serviceIds?: number[];
+  messageId?: number;
+};
+
+async function toMsisdn(deps: AppDeps, db: Executor, companyId: number, input: string) {
+  const country = (await repo.findCompanyCountry(db, companyId)) ?? deps.config.defaultCountry;
+  const result = normalisePhoneNumber(input, country);
+  if (!result.ok) throw badRequest(`${input} is not a valid phone number`);
+  return result.msisdn;
+}
+
+/**
+ * The services an opt-out names: the keyword's on that short code, else every service on the
+ * short code, else (no short code known) every service of the company. Opting out errs wide.
+ */
+async function optOutTargets(db: Executor, companyId: number, shortcode: string, keyword: string | null) {
+  const onShortcode = await repo.findServicesByShortcode(db, companyId, shortcode);
+  if (keyword) {
+    const exact = onShortcode.filter((service) => service.keyword.toUpperCase() === keyword.toUpperCase());
+    if (exact.length > 0) return exact.map((service) => service.id);
+  }
+  return onShortcode.length > 0 ? onShortcode.map((service) => service.id) : null;
+}
+
+/**
+ * Handles one notification posted to a company's subscription callback URL (token already
+ * checked). Everything is idempotent: a repeated notification finds nothing left to change.
+ */
+export async function handleSubscriptionCallback(
+  deps: AppDeps,
+  companyId: number,
+  body: unknown,
+  audit: AuditSource,
+): Promise<CallbackOutcome> {
+  const callback = classifySubscriptionCallback(body);
+  if (callback.kind === 'invalid') throw badRequest(callback.message);
+
+  return deps.db.transaction().execute(async (trx) => {
+    if (callback.kind === 'subscription') {
+      const { phoneNumber, shortCode, keyword, updateType } = callback.payload;
+      const msisdn = await toMsisdn(deps, trx, companyId, phoneNumber);
+      const service = (await repo.findServicesByShortcode(trx, companyId, shortCode)).find(
+        (candidate) => candidate.keyword.toUpperCase() === keyword.toUpperCase(),
+      );
+      if (!service) return { outcome: 'unknown_service' };
+      if (updateType === 'addition') {
+        const result = await subscribeNumber(trx, audit, service, msisdn, 'provider');
+        return { outcome: result.changed ? 'subscribed' : 'unchanged', serviceIds: [service.id] };
+      }
+      const result = await unsubscribeNumber(trx, audit, companyId, msisdn, [service.id], 'provider');
+      return {
+        outcome: result.endedServiceIds.length > 0 ? 'unsubscribed' : 'unchanged',
+        serviceIds: result.endedServiceIds,
+      };
+    }
+
+    if (callback.kind === 'opt-out') {
+      const msisdn = await toMsisdn(deps, trx, companyId, callback.payload.phoneNumber);
+      const targets = await optOutTargets(trx, companyId, callback.payload.senderId, null);
+      const result = await unsubscribeNumber(trx, audit, companyId, msisdn, targets, 'provider');
+      return {
+        outcome: result.endedServiceIds.length > 0 ? 'unsubscribed' : 'unchanged',
+        serviceIds: result.endedServiceIds,
+      };
+    }
+
+    const { from, to, text, id } = callback.payload;
+    const msisdn = await toMsisdn(deps, trx, companyId, from);
+    const stop = readStopCommand(text);
+    const firstWord = stop === undefined ? text.trim().split(/\s+/)[0] : stop;
+    const onShortcode = await repo.findServicesByShortcode(trx, companyId, to);
+    const matched =
+      onShortcode.find((service) => firstWord && service.keyword.toUpperCase() === firstWord.toUpperCase()) ??
+      (onShortcode.length === 1 ? onShortcode[0] : undefined);
+    const messageId = await repo.insertInboundMessage(trx, {
+      companyId,
+      serviceId: matched?.id ?? null,
+      msisdn,
+      content: text,
+      providerMessageId: id || null,
+    });
+    if (messageId === null) return { outcome: 'duplicate' };
+    if (stop === undefined) return { outcome: 'stored', messageId };
+    const targets = await optOutTargets(trx, companyId, to, stop);
+    const result = await unsubscribeNumber(trx, audit, companyId, msisdn, targets, 'sms');
+    return {
+      outcome: result.endedServiceIds.length > 0 ? 'unsubscribed' : 'unchanged',
+      serviceIds: result.endedServiceIds,
+      messageId,
+    };
+  });
+}

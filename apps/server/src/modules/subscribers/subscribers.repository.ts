@@ -1,0 +1,317 @@
+import { type ExpressionBuilder, sql } from 'kysely';
+import type { Executor } from '../../db/database.ts';
+import type { DB } from '../../db/schema.ts';
+
+/** Who to list: companyId null means every company (system_admin). */
+export type SubscriberFilter = {
+  companyId: number | null;
+  status?: string;
+  /** Digits that must occur in the E.164 number. */
+  digits?: string | null;
+  /** Only active subscribers of this service. */
+  serviceId?: number;
+};
+
+const activeServiceIds = (eb: ExpressionBuilder<DB & { s: DB['subscribers'] }, 's'>) =>
+  eb
+    .selectFrom('subscriptions as x')
+    .select(sql<number[]>`coalesce(array_agg(x.service_id order by x.service_id), '{}')`.as('ids'))
+    .whereRef('x.subscriber_id', '=', 's.id')
+    .where('x.status', '=', 'active');
+
+const likeDigits = (digits: string) => `%${digits}%`;
+
+function filtered(db: Executor, filter: SubscriberFilter) {
+  let query = db.selectFrom('subscribers as s');
+  if (filter.companyId !== null) query = query.where('s.company_id', '=', filter.companyId);
+  if (filter.status) query = query.where('s.status', '=', filter.status);
+  if (filter.digits) query = query.where('s.msisdn', 'like', likeDigits(filter.digits));
+  if (filter.serviceId !== undefined) {
+    const serviceId = filter.serviceId;
+    query = query.where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('subscriptions as f')
+          .select(sql`1`.as('one'))
+          .whereRef('f.subscriber_id', '=', 's.id')
+          .where('f.service_id', '=', serviceId)
+          .where('f.status', '=', 'active'),
+      ),
+    );
+  }
+  return query;
+}
+
+/** A page, newest first. Offsets are bounded by MAX_PAGE, so the deepest page is still an index walk. */
+export function listSubscribers(db: Executor, filter: SubscriberFilter, offset: number, limit: number) {
+  return filtered(db, filter)
+    .select((eb) => [
+      's.id',
+      's.msisdn',
+      's.status',
+      's.company_id',
+      's.created_at',
+      activeServiceIds(eb).as('active_services'),
+    ])
+    .orderBy('s.id', 'desc')
+    .offset(offset)
+    .limit(limit)
+    .execute();
+}
+
+/**
+ * The total for a filter. Without a phone search or service it is read from the per-status
+ * counters (exact, one row per company); otherwise counting stops after `cap` matches.
+ */
+export async function countSubscribers(db: Executor, filter: SubscriberFilter, cap: number) {
+  if (!filter.digits && filter.serviceId === undefined) {
+    let query = db
+      .selectFrom('company_subscriber_counts')
+      .select(sql<number>`coalesce(sum(subscriber_count), 0)::bigint`.as('total'));
+    if (filter.companyId !== null) query = query.where('company_id', '=', filter.companyId);
+    if (filter.status) query = query.where('status', '=', filter.status);
+    const row = await query.executeTakeFirstOrThrow();
+    return { total: Number(row.total), exact: true };
+  }
+  const matches = filtered(db, filter)
+    .select(sql`1`.as('one'))
+    .limit(cap + 1);
+  const row = await db
+    .selectFrom(matches.as('m'))
+    .select(sql<number>`count(*)::int`.as('n'))
+    .executeTakeFirstOrThrow();
+  return row.n > cap ? { total: cap, exact: false } : { total: row.n, exact: true };
+}
+
+/** Keyset batches for the export: every matching row, newest first, `size` at a time. */
+export function exportBatch(db: Executor, filter: SubscriberFilter, beforeId: number | null, size: number) {
+  let query = filtered(db, filter)
+    .select((eb) => [
+      's.id',
+      's.msisdn',
+      's.status',
+      's.created_at',
+      eb
+        .selectFrom('subscriptions as x')
+        .innerJoin('services as sv', 'sv.id', 'x.service_id')
+        .select(sql<string>`coalesce(string_agg(sv.name, '; ' order by sv.name), '')`.as('names'))
+        .whereRef('x.subscriber_id', '=', 's.id')
+        .where('x.status', '=', 'active')
+        .as('active_service_names'),
+    ])
+    .orderBy('s.id', 'desc')
+    .limit(size);
+  if (beforeId !== null) query = query.where('s.id', '<', beforeId);
+  return query.execute();
+}
+
+export type ServiceSubscriberFilter = { serviceId: number; status: string; digits?: string | null };
+
+function serviceSubscribers(db: Executor, filter: ServiceSubscriberFilter) {
+  let query = db
+    .selectFrom('subscriptions as x')
+    .innerJoin('subscribers as s', 's.id', 'x.subscriber_id')
+    .where('x.service_id', '=', filter.serviceId)
+    .where('x.status', '=', filter.status);
+  if (filter.digits) query = query.where('s.msisdn', 'like', likeDigits(filter.digits));
+  return query;
+}
+
+export function listServiceSubscribers(
+  db: Executor,
+  filter: ServiceSubscriberFilter,
+  offset: number,
+  limit: number,
+) {
+  return serviceSubscribers(db, filter)
+    .select((eb) => [
+      's.id',
+      's.msisdn',
+      's.status',
+      's.company_id',
+      's.created_at',
+      'x.status as subscription_status',
+      'x.source',
+      'x.subscribed_at',
+      'x.unsubscribed_at',
+      activeServiceIds(eb).as('active_services'),
+    ])
+    .orderBy('x.subscriber_id', 'desc')
+    .offset(offset)
+    .limit(limit)
+    .execute();
+}
+
+export async function countServiceSubscribers(
+  db: Executor,
+  filter: ServiceSubscriberFilter & { activeCount: number },
+  cap: number,
+) {
+  if (!filter.digits && filter.status === 'active') return { total: filter.activeCount, exact: true };
+  const matches = serviceSubscribers(db, filter)
+    .select(sql`1`.as('one'))
+    .limit(cap + 1);
+  const row = await db
+    .selectFrom(matches.as('m'))
+    .select(sql<number>`count(*)::int`.as('n'))
+    .executeTakeFirstOrThrow();
+  return row.n > cap ? { total: cap, exact: false } : { total: row.n, exact: true };
+}
+
+export function findCompanyCountry(db: Executor, companyId: number) {
+  return db
+    .selectFrom('companies')
+    .select('default_country')
+    .where('id', '=', companyId)
+    .executeTakeFirst()
+    .then((row) => row?.default_country ?? null);
+}
+
+export function findSubscriber(db: Executor, companyId: number, msisdn: string) {
+  return db
+    .selectFrom('subscribers as s')
+    .select((eb) => [
+      's.id',
+      's.msisdn',
+      's.status',
+      's.company_id',
+      's.created_at',
+      activeServiceIds(eb).as('active_services'),
+    ])
+    .where('s.company_id', '=', companyId)
+    .where('s.msisdn', '=', msisdn)
+    .executeTakeFirst();
+}
+
+/** The subscriber's id, creating an active one when the number is new to the company. */
+export async function ensureSubscriber(db: Executor, companyId: number, msisdn: string) {
+  const inserted = await db
+    .insertInto('subscribers')
+    .values({ company_id: companyId, msisdn, status: 'active' })
+    .onConflict((conflict) => conflict.columns(['company_id', 'msisdn']).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  if (inserted) return inserted.id;
+  const existing = await db
+    .selectFrom('subscribers')
+    .select('id')
+    .where('company_id', '=', companyId)
+    .where('msisdn', '=', msisdn)
+    .executeTakeFirstOrThrow();
+  return existing.id;
+}
+
+/** Makes the subscription active; false when it already was (nothing changes then). */
+export async function activateSubscription(
+  db: Executor,
+  companyId: number,
+  serviceId: number,
+  subscriberId: number,
+  source: string,
+) {
+  const row = await db
+    .insertInto('subscriptions')
+    .values({
+      company_id: companyId,
+      service_id: serviceId,
+      subscriber_id: subscriberId,
+      status: 'active',
+      source,
+    })
+    .onConflict((conflict) =>
+      conflict
+        .columns(['service_id', 'subscriber_id'])
+        .doUpdateSet({ status: 'active', source, subscribed_at: new Date(), unsubscribed_at: null })
+        .where('subscriptions.status', '<>', 'active'),
+    )
+    .returning('service_id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Ends the subscriber's active subscriptions to these services (all of the company's when null). */
+export async function endSubscriptions(
+  db: Executor,
+  companyId: number,
+  subscriberId: number,
+  serviceIds: number[] | null,
+) {
+  let query = db
+    .updateTable('subscriptions')
+    .set({ status: 'unsubscribed', unsubscribed_at: new Date() })
+    .where('company_id', '=', companyId)
+    .where('subscriber_id', '=', subscriberId)
+    .where('status', '=', 'active');
+  if (serviceIds !== null) {
+    if (serviceIds.length === 0) return [];
+    query = query.where('service_id', 'in', serviceIds);
+  }
+  const rows = await query.returning('service_id').execute();
+  return rows.map((row) => row.service_id);
+}
+
+/** A subscriber's status follows their subscriptions: active with at least one, else unsubscribed. */
+export async function refreshSubscriberStatus(db: Executor, subscriberId: number) {
+  await sql`
+    update subscribers s
+       set status = d.next, updated_at = now()
+      from (select case when exists (
+                     select 1 from subscriptions x where x.subscriber_id = ${subscriberId} and x.status = 'active')
+                   then 'active' else 'unsubscribed' end as next) d
+     where s.id = ${subscriberId} and s.status <> d.next
+  `.execute(db);
+}
+
+export type ImportChunkResult = {
+  imported: number;
+  alreadySubscribed: number;
+  previouslyUnsubscribed: number;
+};
+
+/**
+ * One chunk of an import, set-based: new numbers become subscribers, numbers without a
+ * subscription to the service get one. Existing subscriptions are left as they are, so an
+ * import never overrides an opt-out.
+ */
+export async function importChunk(
+  db: Executor,
+  companyId: number,
+  serviceId: number,
+  msisdns: string[],
+): Promise<ImportChunkResult> {
+  await sql`
+    insert into subscribers (company_id, msisdn, status)
+    select ${companyId}, m, 'active' from unnest(${msisdns}::text[]) as u(m)
+    on conflict (company_id, msisdn) do nothing
+  `.execute(db);
+  const result = await sql<{ imported: number; already: number; previous: number }>`
+    with input as (
+      select s.id, s.status from subscribers s
+        join unnest(${msisdns}::text[]) as u(m) on s.msisdn = u.m
+       where s.company_id = ${companyId}
+    ),
+    existing as (
+      select x.subscriber_id, x.status from subscriptions x
+        join input i on i.id = x.subscriber_id
+       where x.service_id = ${serviceId}
+    ),
+    inserted as (
+      insert into subscriptions (company_id, service_id, subscriber_id, status, source)
+      select ${companyId}, ${serviceId}, i.id, 'active', 'import' from input i
+       where not exists (select 1 from existing e where e.subscriber_id = i.id)
+      on conflict do nothing
+      returning subscriber_id
+    ),
+    activated as (
+      update subscribers s set status = 'active', updated_at = now()
+        from inserted n
+       where s.id = n.subscriber_id and s.status <> 'active'
+      returning s.id
+    )
+    select (select count(*) from inserted)::int as imported,
+           (select count(*) from existing where status = 'active')::int as already,
+           (select count(*) from existing where status <> 'active')::int as previous,
+           (select count(*) from activated)::int as activated
+  `.execute(db);
+  const row = result.rows[0];
+  return { imported: row.imported, alreadySubscribed: row.already, previouslyUnsubscribed: row.previous };
+}

@@ -1,0 +1,177 @@
+import { ROUTE_ROLES } from '@sms/contracts/auth/roles';
+import { ZIdParam } from '@sms/contracts/common/envelope';
+import { ZExportSubscribersQuery } from '@sms/contracts/subscribers/export-subscribers';
+import {
+  IMPORT_MESSAGES,
+  ZImportSubscribersJson,
+  ZImportSubscribersResponse,
+} from '@sms/contracts/subscribers/import-subscribers';
+import {
+  ZListServiceSubscribersQuery,
+  ZListServiceSubscribersResponse,
+} from '@sms/contracts/subscribers/list-service-subscribers';
+import { ZListSubscribersQuery, ZListSubscribersResponse } from '@sms/contracts/subscribers/list-subscribers';
+import { ZSubscribeRequest, ZSubscribeResponse } from '@sms/contracts/subscribers/subscribe';
+import { ZUnsubscribeRequest, ZUnsubscribeResponse } from '@sms/contracts/subscribers/unsubscribe';
+import type { FastifyRequest } from 'fastify';
+import type { App } from '../../app.ts';
+import type { AppDeps } from '../../app-deps.ts';
+import { badRequest } from '../../errors.ts';
+import { contextOf } from '../../plugins/authenticate.ts';
+import { guard } from '../../plugins/guards.ts';
+import {
+  exportSubscribers,
+  importSubscribers,
+  listServiceSubscribers,
+  listSubscribers,
+  subscribe,
+  unsubscribe,
+} from './subscribers.service.ts';
+
+const tags = ['subscribers'];
+const IMPORT_BODY_LIMIT = 20 * 1024 * 1024;
+
+/** The CSV text of an import, whichever way it came: multipart file, text/csv body or JSON { csv }. */
+async function readImportedCsv(request: FastifyRequest) {
+  if (request.isMultipart()) {
+    const file = await request.file({ limits: { fileSize: IMPORT_BODY_LIMIT } });
+    if (!file) throw badRequest(IMPORT_MESSAGES.fileRequired);
+    const buffer = await file.toBuffer();
+    return buffer.toString('utf8');
+  }
+  if (typeof request.body === 'string') return request.body;
+  const parsed = ZImportSubscribersJson.safeParse(request.body);
+  if (!parsed.success) throw badRequest(parsed.error.issues[0]?.message ?? IMPORT_MESSAGES.unsupported);
+  return parsed.data.csv;
+}
+
+export function subscribersRoutes(app: App, deps: AppDeps) {
+  const managers = guard(deps, ROUTE_ROLES.subscribers);
+  if (!app.hasContentTypeParser('text/csv')) {
+    app.addContentTypeParser(
+      'text/csv',
+      { parseAs: 'string', bodyLimit: IMPORT_BODY_LIMIT },
+      (_request, body, done) => done(null, body),
+    );
+  }
+
+  app.get(
+    '/subscriptions/subscribers',
+    {
+      preHandler: managers,
+      schema: {
+        tags,
+        description:
+          'Subscribers, newest first. search matches digits anywhere in the phone number (a leading 0 is read as the national prefix). ' +
+          'Totals without a search come from counters; with one, counting stops at 10,000 (totalIsExact false).',
+        querystring: ZListSubscribersQuery,
+        response: { 200: ZListSubscribersResponse },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await listSubscribers(deps, contextOf(request), request.query),
+    }),
+  );
+
+  app.get(
+    '/subscriptions/subscribers/export',
+    {
+      preHandler: managers,
+      schema: {
+        tags,
+        description: 'The subscriber list as CSV (same filters as the list, every matching row), streamed.',
+        querystring: ZExportSubscribersQuery,
+      },
+    },
+    async (request, reply) => {
+      const stream = await exportSubscribers(deps, contextOf(request), request.query);
+      const day = new Date().toISOString().slice(0, 10);
+      return reply
+        .header('content-type', 'text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="subscribers-${day}.csv"`)
+        .header('cache-control', 'no-store')
+        .send(stream);
+    },
+  );
+
+  app.get(
+    '/services/:id/subscribers',
+    {
+      preHandler: managers,
+      schema: {
+        tags,
+        description: "A service's subscribers (active subscriptions by default), newest first.",
+        params: ZIdParam,
+        querystring: ZListServiceSubscribersQuery,
+        response: { 200: ZListServiceSubscribersResponse },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await listServiceSubscribers(deps, contextOf(request), request.params.id, request.query),
+    }),
+  );
+
+  app.post(
+    '/services/:id/subscribe',
+    {
+      preHandler: managers,
+      schema: {
+        tags,
+        description:
+          "Subscribes a phone number (normalised to E.164 with the company's default country). Subscribing twice changes nothing (changed: false).",
+        params: ZIdParam,
+        body: ZSubscribeRequest,
+        response: { 200: ZSubscribeResponse },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await subscribe(deps, contextOf(request), request.params.id, request.body.phoneNumber),
+    }),
+  );
+
+  app.delete(
+    '/services/:id/unsubscribe',
+    {
+      preHandler: managers,
+      schema: {
+        tags,
+        description:
+          'Ends the number’s subscription to the service; the subscriber record stays. Repeating it changes nothing.',
+        params: ZIdParam,
+        body: ZUnsubscribeRequest,
+        response: { 200: ZUnsubscribeResponse },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await unsubscribe(deps, contextOf(request), request.params.id, request.body.phoneNumber),
+    }),
+  );
+
+  app.post(
+    '/services/:id/subscribers/import',
+    {
+      preHandler: managers,
+      bodyLimit: IMPORT_BODY_LIMIT,
+      schema: {
+        tags,
+        description:
+          'Imports phone numbers from a CSV (multipart field "file", a text/csv body, or JSON { csv }). ' +
+          'A header naming phone/phoneNumber/msisdn/number picks the column, else the first column is read. ' +
+          'Valid numbers are subscribed; invalid lines are reported by line number; numbers that had opted out stay unsubscribed.',
+        params: ZIdParam,
+        response: { 200: ZImportSubscribersResponse },
+      },
+    },
+    async (request) => {
+      const csv = await readImportedCsv(request);
+      return {
+        success: true as const,
+        data: await importSubscribers(deps, contextOf(request), request.params.id, csv),
+      };
+    },
+  );
+}

@@ -1,0 +1,331 @@
+import { Readable } from 'node:stream';
+import { totalPages } from '@sms/contracts/common/pagination';
+import { EXPORT_CSV_HEADER } from '@sms/contracts/subscribers/export-subscribers';
+import {
+  IMPORT_MAX_REPORTED_ERRORS,
+  IMPORT_MAX_ROWS,
+  IMPORT_MESSAGES,
+  type TImportLineError,
+  type TImportSubscribersData,
+} from '@sms/contracts/subscribers/import-subscribers';
+import {
+  SUBSCRIBER_COUNT_CAP,
+  SUBSCRIBER_MESSAGES,
+  type TSubscriber,
+} from '@sms/contracts/subscribers/subscriber';
+import type { AppDeps } from '../../app-deps.ts';
+import type { Executor } from '../../db/database.ts';
+import { badRequest, notFound } from '../../errors.ts';
+import { type RequestContext, tenantOf } from '../../request-context.ts';
+import { type AuditSource, auditSourceOf, recordAudit } from '../audit/record-audit.ts';
+import * as servicesRepo from '../services/services.repository.ts';
+import { csvCell, readPhoneColumn } from './parse-csv.ts';
+import { normalisePhoneNumber, phoneSearchDigits } from './phone-number.ts';
+import * as repo from './subscribers.repository.ts';
+
+type SubscriberRow = {
+  id: number;
+  msisdn: string;
+  status: string;
+  company_id: number;
+  created_at: Date;
+  active_services: number[] | null;
+};
+
+export function presentSubscriber(row: SubscriberRow): TSubscriber {
+  return {
+    id: row.id,
+    msisdn: row.msisdn,
+    status: row.status as TSubscriber['status'],
+    companyId: row.company_id,
+    createdAt: row.created_at.toISOString(),
+    active_services: row.active_services ?? [],
+  };
+}
+
+type ListFilter = { status?: string; search?: string; companyId?: number; serviceId?: number };
+
+/** Resolves the filter for the actor: a company-scoped user sees only their company; ids of other tenants read as missing. */
+async function scopedFilter(
+  deps: AppDeps,
+  ctx: RequestContext,
+  filter: ListFilter,
+): Promise<repo.SubscriberFilter> {
+  const companyId = tenantOf(ctx.actor) ?? filter.companyId ?? null;
+  if (filter.serviceId !== undefined) {
+    const service = await servicesRepo.findService(deps.db, filter.serviceId, companyId);
+    if (!service) throw notFound('Service');
+  }
+  return {
+    companyId,
+    status: filter.status,
+    digits: filter.search ? (phoneSearchDigits(filter.search) ?? '#') : null,
+    serviceId: filter.serviceId,
+  };
+}
+
+export async function listSubscribers(
+  deps: AppDeps,
+  ctx: RequestContext,
+  query: ListFilter & { page: number; limit: number },
+) {
+  const filter = await scopedFilter(deps, ctx, query);
+  const [rows, count] = await Promise.all([
+    repo.listSubscribers(deps.db, filter, (query.page - 1) * query.limit, query.limit),
+    repo.countSubscribers(deps.db, filter, SUBSCRIBER_COUNT_CAP),
+  ]);
+  return {
+    subscribers: rows.map(presentSubscriber),
+    totalItems: count.total,
+    totalPages: totalPages(count.total, query.limit),
+    currentPage: query.page,
+    totalIsExact: count.exact,
+  };
+}
+
+async function serviceInScope(deps: AppDeps, ctx: RequestContext, serviceId: number) {
+  const service = await servicesRepo.findService(deps.db, serviceId, tenantOf(ctx.actor));
+  if (!service) throw notFound('Service');
+  return service;
+}
+
+export async function listServiceSubscribers(
+  deps: AppDeps,
+  ctx: RequestContext,
+  serviceId: number,
+  query: { page: number; limit: number; status: string; search?: string },
+) {
+  const service = await serviceInScope(deps, ctx, serviceId);
+  const filter = {
+    serviceId,
+    status: query.status,
+    digits: query.search ? (phoneSearchDigits(query.search) ?? '#') : null,
+  };
+  const [rows, count] = await Promise.all([
+    repo.listServiceSubscribers(deps.db, filter, (query.page - 1) * query.limit, query.limit),
+    repo.countServiceSubscribers(
+      deps.db,
+      { ...filter, activeCount: service.subscriber_count },
+      SUBSCRIBER_COUNT_CAP,
+    ),
+  ]);
+  return {
+    subscribers: rows.map((row) => ({
+      ...presentSubscriber(row),
+      subscriptionStatus: row.subscription_status as 'active' | 'unsubscribed',
+      source: row.source,
+      subscribedAt: row.subscribed_at.toISOString(),
+      unsubscribedAt: row.unsubscribed_at?.toISOString() ?? null,
+    })),
+    totalItems: count.total,
+    totalPages: totalPages(count.total, query.limit),
+    currentPage: query.page,
+    totalIsExact: count.exact,
+  };
+}
+
+/** The number in E.164 for the company's default country (else the platform's), or a 400 naming it. */
+export async function normaliseForCompany(deps: AppDeps, db: Executor, companyId: number, input: string) {
+  const country = (await repo.findCompanyCountry(db, companyId)) ?? deps.config.defaultCountry;
+  const result = normalisePhoneNumber(input, country);
+  if (!result.ok)
+    throw badRequest(SUBSCRIBER_MESSAGES.phoneInvalid(input.trim()), [
+      `phoneNumber: ${SUBSCRIBER_MESSAGES.phoneInvalid(input.trim())}`,
+    ]);
+  return result.msisdn;
+}
+
+export type SubscriptionChange = { subscriberId: number; changed: boolean };
+
+/** Subscribes a number to a service inside the caller's transaction; audits only a real change. */
+export async function subscribeNumber(
+  trx: Executor,
+  audit: AuditSource,
+  service: { id: number; company_id: number; name: string },
+  msisdn: string,
+  source: string,
+): Promise<SubscriptionChange> {
+  const subscriberId = await repo.ensureSubscriber(trx, service.company_id, msisdn);
+  const changed = await repo.activateSubscription(trx, service.company_id, service.id, subscriberId, source);
+  if (changed) {
+    await repo.refreshSubscriberStatus(trx, subscriberId);
+    await recordAudit(trx, audit, {
+      action: 'CREATE',
+      entity: 'SUBSCRIBER',
+      entityId: subscriberId,
+      companyId: service.company_id,
+      details: { msisdn, serviceId: service.id, serviceName: service.name, source },
+    });
+  }
+  return { subscriberId, changed };
+}
+
+/** Ends a number's subscriptions (to the given services, or all of the company's); audits a real change. */
+export async function unsubscribeNumber(
+  trx: Executor,
+  audit: AuditSource,
+  companyId: number,
+  msisdn: string,
+  serviceIds: number[] | null,
+  source: string,
+) {
+  const subscriber = await repo.findSubscriber(trx, companyId, msisdn);
+  if (!subscriber) return { subscriberId: null, endedServiceIds: [] as number[] };
+  const ended = await repo.endSubscriptions(trx, companyId, subscriber.id, serviceIds);
+  if (ended.length > 0) {
+    await repo.refreshSubscriberStatus(trx, subscriber.id);
+    await recordAudit(trx, audit, {
+      action: 'DELETE',
+      entity: 'SUBSCRIBER',
+      entityId: subscriber.id,
+      companyId,
+      details: { msisdn, serviceIds: ended, source },
+    });
+  }
+  return { subscriberId: subscriber.id, endedServiceIds: ended };
+}
+
+export async function subscribe(deps: AppDeps, ctx: RequestContext, serviceId: number, phoneNumber: string) {
+  const service = await serviceInScope(deps, ctx, serviceId);
+  const msisdn = await normaliseForCompany(deps, deps.db, service.company_id, phoneNumber);
+  const result = await deps.db
+    .transaction()
+    .execute((trx) => subscribeNumber(trx, auditSourceOf(ctx), service, msisdn, 'console'));
+  const subscriber = await repo.findSubscriber(deps.db, service.company_id, msisdn);
+  return {
+    subscriber: presentSubscriber(subscriber!),
+    changed: result.changed,
+    message: result.changed
+      ? SUBSCRIBER_MESSAGES.subscribed(msisdn, service.name)
+      : SUBSCRIBER_MESSAGES.alreadySubscribed(msisdn, service.name),
+  };
+}
+
+export async function unsubscribe(
+  deps: AppDeps,
+  ctx: RequestContext,
+  serviceId: number,
+  phoneNumber: string,
+) {
+  const service = await serviceInScope(deps, ctx, serviceId);
+  const msisdn = await normaliseForCompany(deps, deps.db, service.company_id, phoneNumber);
+  const result = await deps.db
+    .transaction()
+    .execute((trx) =>
+      unsubscribeNumber(trx, auditSourceOf(ctx), service.company_id, msisdn, [service.id], 'console'),
+    );
+  const subscriber = result.subscriberId
+    ? await repo.findSubscriber(deps.db, service.company_id, msisdn)
+    : undefined;
+  const changed = result.endedServiceIds.length > 0;
+  return {
+    subscriber: subscriber ? presentSubscriber(subscriber) : null,
+    changed,
+    message: changed
+      ? SUBSCRIBER_MESSAGES.unsubscribed(msisdn, service.name)
+      : SUBSCRIBER_MESSAGES.notSubscribed(msisdn, service.name),
+  };
+}
+
+const IMPORT_CHUNK = 5_000;
+
+/** Reads the CSV, keeps the valid numbers (one insert per chunk of 5,000), reports the rest by line. */
+export async function importSubscribers(deps: AppDeps, ctx: RequestContext, serviceId: number, csv: string) {
+  const service = await serviceInScope(deps, ctx, serviceId);
+  const rows = readPhoneColumn(csv);
+  if (rows.length === 0) throw badRequest(IMPORT_MESSAGES.empty);
+  if (rows.length > IMPORT_MAX_ROWS) throw badRequest(IMPORT_MESSAGES.tooManyRows);
+  const country = (await repo.findCompanyCountry(deps.db, service.company_id)) ?? deps.config.defaultCountry;
+
+  const errors: TImportLineError[] = [];
+  let invalidRows = 0;
+  let duplicatesInFile = 0;
+  const seen = new Set<string>();
+  const numbers: string[] = [];
+  for (const row of rows) {
+    const result = row.value ? normalisePhoneNumber(row.value, country) : { ok: false as const, input: '' };
+    if (!result.ok) {
+      invalidRows++;
+      if (errors.length < IMPORT_MAX_REPORTED_ERRORS)
+        errors.push({
+          line: row.line,
+          value: row.value.slice(0, 60),
+          message: row.value
+            ? SUBSCRIBER_MESSAGES.phoneInvalid(row.value.slice(0, 60))
+            : SUBSCRIBER_MESSAGES.phoneRequired,
+        });
+      continue;
+    }
+    if (seen.has(result.msisdn)) {
+      duplicatesInFile++;
+      continue;
+    }
+    seen.add(result.msisdn);
+    numbers.push(result.msisdn);
+  }
+
+  const totals = { imported: 0, alreadySubscribed: 0, previouslyUnsubscribed: 0 };
+  await deps.db.transaction().execute(async (trx) => {
+    for (let start = 0; start < numbers.length; start += IMPORT_CHUNK) {
+      const chunk = await repo.importChunk(
+        trx,
+        service.company_id,
+        service.id,
+        numbers.slice(start, start + IMPORT_CHUNK),
+      );
+      totals.imported += chunk.imported;
+      totals.alreadySubscribed += chunk.alreadySubscribed;
+      totals.previouslyUnsubscribed += chunk.previouslyUnsubscribed;
+    }
+    await recordAudit(trx, auditSourceOf(ctx), {
+      action: 'IMPORT',
+      entity: 'SUBSCRIBER',
+      entityId: null,
+      companyId: service.company_id,
+      details: {
+        serviceId: service.id,
+        serviceName: service.name,
+        totalRows: rows.length,
+        ...totals,
+        duplicatesInFile,
+        invalidRows,
+      },
+    });
+  });
+  return {
+    totalRows: rows.length,
+    ...totals,
+    duplicatesInFile,
+    invalidRows,
+    errors,
+  } satisfies TImportSubscribersData;
+}
+
+const EXPORT_BATCH = 2_000;
+
+/** The CSV as a stream of keyset batches: memory stays flat however many rows match. */
+export async function exportSubscribers(deps: AppDeps, ctx: RequestContext, filter: ListFilter) {
+  const scoped = await scopedFilter(deps, ctx, filter);
+  async function* lines() {
+    yield `${EXPORT_CSV_HEADER.join(',')}\n`;
+    let beforeId: number | null = null;
+    for (;;) {
+      const batch = await repo.exportBatch(deps.db, scoped, beforeId, EXPORT_BATCH);
+      if (batch.length === 0) return;
+      yield batch
+        .map((row) =>
+          [
+            row.msisdn,
+            row.status,
+            row.created_at.toISOString(),
+            csvCell(row.active_service_names ?? ''),
+          ].join(','),
+        )
+        .join('\n')
+        .concat('\n');
+      if (batch.length < EXPORT_BATCH) return;
+      beforeId = batch[batch.length - 1].id;
+    }
+  }
+  return Readable.from(lines());
+}

@@ -1,0 +1,38 @@
+import { z } from 'zod';
+import { successEnvelope } from '../common/envelope.ts';
+
+/** Lines after the header; larger files are refused before anything is written. */
+export const IMPORT_MAX_ROWS = 200_000;
+/** The report lists at most this many bad lines; invalidRows still counts them all. */
+export const IMPORT_MAX_REPORTED_ERRORS = 500;
+/** Header names recognised for the phone-number column (case-insensitive); otherwise the first column. */
+export const IMPORT_PHONE_HEADERS = ['phonenumber', 'phone_number', 'phone', 'msisdn', 'number', 'mobile'];
+
+export const IMPORT_MESSAGES = {
+  fileRequired: 'Choose a CSV file to import',
+  empty: 'The file holds no phone numbers',
+  tooManyRows: `A file may hold at most ${IMPORT_MAX_ROWS.toLocaleString('en-US')} rows`,
+  unsupported: 'Send the CSV as a multipart file, a text/csv body or JSON { "csv": "..." }',
+} as const;
+
+/** JSON form of the import (the console's): the file's text. */
+export const ZImportSubscribersJson = z.object({
+  csv: z.string({ error: IMPORT_MESSAGES.fileRequired }).min(1, IMPORT_MESSAGES.fileRequired),
+});
+
+export const ZImportLineError = z.object({ line: z.number().int(), value: z.string(), message: z.string() });
+export type TImportLineError = z.infer<typeof ZImportLineError>;
+
+export const ZImportSubscribersData = z.object({
+  totalRows: z.number().int(),
+  /** New subscriptions created by this import. */
+  imported: z.number().int(),
+  alreadySubscribed: z.number().int(),
+  /** Numbers that had opted out of this service: left unsubscribed, an import does not override an opt-out. */
+  previouslyUnsubscribed: z.number().int(),
+  duplicatesInFile: z.number().int(),
+  invalidRows: z.number().int(),
+  errors: z.array(ZImportLineError),
+});
+export type TImportSubscribersData = z.infer<typeof ZImportSubscribersData>;
+export const ZImportSubscribersResponse = successEnvelope(ZImportSubscribersData);

@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import { successEnvelope } from '../common/envelope.ts';
+import { ZOptionalQueryText, ZPage } from '../common/pagination.ts';
+import {
+  SUBSCRIBER_STATUSES,
+  ZPagedSubscribersMeta,
+  ZSubscriber,
+  ZSubscriberPageSize,
+} from './subscriber.ts';
+
+const ZStatusFilter = z
+  .union([z.enum(SUBSCRIBER_STATUSES), z.literal('')], {
+    error: `status must be one of ${SUBSCRIBER_STATUSES.join(', ')}`,
+  })
+  .optional()
+  .transform((value) => (value ? value : undefined));
+
+/** The filters shared by the list and the CSV export. search matches the phone number anywhere in it. */
+export const ZSubscriberFilters = z.object({
+  status: ZStatusFilter,
+  search: ZOptionalQueryText,
+  /** system_admin only: one company; ignored for everyone else. */
+  companyId: z.coerce.number().int().positive().optional(),
+  serviceId: z.coerce.number().int().positive().optional(),
+});
+export type TSubscriberFilters = z.input<typeof ZSubscriberFilters>;
+
+export const ZListSubscribersQuery = ZSubscriberFilters.extend({ page: ZPage, limit: ZSubscriberPageSize });
+export type TListSubscribersQuery = z.input<typeof ZListSubscribersQuery>;
+
+export const ZListSubscribersData = ZPagedSubscribersMeta.extend({ subscribers: z.array(ZSubscriber) });
+export type TListSubscribersData = z.infer<typeof ZListSubscribersData>;
+export const ZListSubscribersResponse = successEnvelope(ZListSubscribersData);
