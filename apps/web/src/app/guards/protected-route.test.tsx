@@ -93,6 +93,8 @@ describe('ProtectedRoute', () => {
     );
 
     expect(screen.getByRole('heading', { name: 'Access Denied' })).toBeInTheDocument();
+    expect(screen.getByText('Your role').nextElementSibling).toHaveTextContent('viewer');
+    expect(screen.getByText('Required role').nextElementSibling).toHaveTextContent('company admin');
   });
 
   it('goes back from Access Denied to the previous page', () => {
