@@ -1,6 +1,10 @@
 import type { App } from './app.ts';
 import type { AppDeps } from './app-deps.ts';
+import { companiesRoutes } from './modules/admin/companies.routes.ts';
+import { usersRoutes } from './modules/admin/users.routes.ts';
+import { auditRoutes } from './modules/audit/audit.routes.ts';
 import { authRoutes } from './modules/auth/auth.routes.ts';
+import { callbacksRoutes } from './modules/callbacks/callbacks.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
 import { providerCallbacksRoutes } from './modules/provider-callbacks/provider-callbacks.routes.ts';
 import { servicesRoutes } from './modules/services/services.routes.ts';
@@ -10,6 +14,10 @@ import { subscribersRoutes } from './modules/subscribers/subscribers.routes.ts';
 export async function registerRoutes(api: App, deps: AppDeps) {
   healthRoutes(api, deps);
   authRoutes(api, deps);
+  companiesRoutes(api, deps);
+  usersRoutes(api, deps);
+  auditRoutes(api, deps);
+  callbacksRoutes(api, deps);
   servicesRoutes(api, deps);
   subscribersRoutes(api, deps);
   providerCallbacksRoutes(api, deps);

@@ -1,10 +1,13 @@
+import { resolveKeys } from '../bootstrap/keys.ts';
 import { loadConfig } from '../config.ts';
 import { openDatabase } from '../db/open-database.ts';
 import { DEMO_PASSWORD, DEMO_SIGN_INS, seedDemoData } from '../seed/demo.ts';
 
 try {
-  const database = await openDatabase(loadConfig(), console.log);
-  const seeded = await seedDemoData(database.pool);
+  const config = loadConfig();
+  const database = await openDatabase(config, console.log);
+  const keys = await resolveKeys(config, database.db);
+  const seeded = await seedDemoData(database.pool, keys.encryption);
   console.log(
     seeded
       ? `Demo data loaded. Sign in as ${DEMO_SIGN_INS.map((demo) => demo.email).join(', ')} with password ${DEMO_PASSWORD}.`

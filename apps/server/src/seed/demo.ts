@@ -1,6 +1,9 @@
 import { readFile } from 'node:fs/promises';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
+import type { DB } from '../db/schema.ts';
 import { hashPassword } from '../modules/auth/passwords.ts';
+import { regenerateCallbackTokens } from '../modules/callbacks/callback-tokens.ts';
 
 export const DEMO_PASSWORD = 'Password123!';
 
@@ -18,22 +21,22 @@ export async function hasAnyCompany(pool: pg.Pool) {
   return rows[0].present as boolean;
 }
 
-/** Loads the demo data set in one transaction. Returns false (and changes nothing) when data exists. */
-export async function seedDemoData(pool: pg.Pool): Promise<boolean> {
+/**
+ * Loads the demo data set in one transaction, with callback URLs for every company (their tokens
+ * are encrypted, hence the key). Returns false (and changes nothing) when data exists.
+ */
+export async function seedDemoData(pool: pg.Pool, encryptionKey: Buffer): Promise<boolean> {
   if (await hasAnyCompany(pool)) return false;
   const passwordHash = await hashPassword(DEMO_PASSWORD);
   const template = await readFile(new URL('./demo-data.sql', import.meta.url), 'utf8');
   const script = template.replaceAll(':password_hash', pg.escapeLiteral(passwordHash));
-  const client = await pool.connect();
-  try {
-    await client.query('begin');
-    await client.query(script);
-    await client.query('commit');
-    return true;
-  } catch (error) {
-    await client.query('rollback');
-    throw error;
-  } finally {
-    client.release();
-  }
+  // Not destroyed afterwards: that would end the caller's pool.
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  await db.transaction().execute(async (trx) => {
+    // No parameters: pg runs the multi-statement script with the simple query protocol.
+    await sql.raw(script).execute(trx);
+    const companies = await trx.selectFrom('companies').select('id').execute();
+    for (const company of companies) await regenerateCallbackTokens(trx, company.id, encryptionKey);
+  });
+  return true;
 }

@@ -1,0 +1,153 @@
+import type { TCompanyStatus } from '@sms/contracts/admin/company';
+import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
+import type { Executor } from '../../db/database.ts';
+import type { CompanyUpdate, DB, NewCompany } from '../../db/schema.ts';
+
+export type CompanyFilter = { searchTerm?: string; status?: TCompanyStatus };
+
+function likePattern(term: string) {
+  return `%${term.toLowerCase().replace(/[\\%_]/g, (match) => `\\${match}`)}%`;
+}
+
+const companyColumns = (db: Executor) =>
+  db
+    .selectFrom('companies as c')
+    .selectAll('c')
+    // Per-row counts over indexed (company_id, id) lookups: one page is 10 rows, never a table scan.
+    .select((eb) => [
+      eb
+        .selectFrom('users as u')
+        .select(eb.fn.countAll<number>().as('n'))
+        .whereRef('u.company_id', '=', 'c.id')
+        .as('user_count'),
+      eb
+        .selectFrom('services as s')
+        .select(eb.fn.countAll<number>().as('n'))
+        .whereRef('s.company_id', '=', 'c.id')
+        .as('service_count'),
+    ]);
+
+export type CompanyWithCounts = NonNullable<Awaited<ReturnType<typeof findCompanyById>>>;
+
+export function findCompanyById(db: Executor, id: number) {
+  return companyColumns(db).where('c.id', '=', id).executeTakeFirst();
+}
+
+/** The search box (name or e-mail, via the trigram index) and the status filter. */
+function companyWhere(filter: CompanyFilter) {
+  return (eb: ExpressionBuilder<DB & { c: DB['companies'] }, 'c'>) => {
+    const conditions: Expression<SqlBool>[] = [];
+    if (filter.status) conditions.push(eb('c.status', '=', filter.status));
+    if (filter.searchTerm) {
+      const pattern = likePattern(filter.searchTerm);
+      conditions.push(
+        eb.or([eb(sql`lower(c.name)`, 'like', pattern), eb(sql`lower(c.email)`, 'like', pattern)]),
+      );
+    }
+    return eb.and(conditions);
+  };
+}
+
+export async function listCompanies(
+  db: Executor,
+  filter: CompanyFilter,
+  page: { limit: number; offset: number },
+) {
+  const rows = await companyColumns(db)
+    .where(companyWhere(filter))
+    .orderBy('c.created_at', 'desc')
+    .orderBy('c.id', 'desc')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+  const total = await db
+    .selectFrom('companies as c')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where(companyWhere(filter))
+    .executeTakeFirstOrThrow();
+  return { rows, totalItems: Number(total.n) };
+}
+
+export async function countCompaniesByStatus(db: Executor) {
+  const rows = await db
+    .selectFrom('companies')
+    .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
+    .groupBy('status')
+    .execute();
+  const users = await db
+    .selectFrom('users')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  const byStatus = Object.fromEntries(rows.map((row) => [row.status, Number(row.n)]));
+  return { byStatus, totalUsers: Number(users.n) };
+}
+
+export async function insertCompany(db: Executor, values: NewCompany) {
+  const row = await db.insertInto('companies').values(values).returning('id').executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export async function updateCompany(db: Executor, id: number, values: CompanyUpdate) {
+  const result = await db
+    .updateTable('companies')
+    .set({ ...values, updated_at: new Date() })
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Changes the status only if it still is `from`, so two admins clicking at once cannot both win. */
+export async function changeCompanyStatus(db: Executor, id: number, from: string, to: string) {
+  const result = await db
+    .updateTable('companies')
+    .set({ status: to, updated_at: new Date() })
+    .where('id', '=', id)
+    .where('status', '=', from)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** What deleting the company would take with it. Subscribers come from the counter column. */
+export async function countCompanyData(db: Executor, id: number) {
+  const row = await db
+    .selectFrom('companies as c')
+    .select((eb) => [
+      'c.subscriber_count as subscribers',
+      eb
+        .selectFrom('users as u')
+        .select(eb.fn.countAll<number>().as('n'))
+        .whereRef('u.company_id', '=', 'c.id')
+        .as('users'),
+      eb
+        .selectFrom('services as s')
+        .select(eb.fn.countAll<number>().as('n'))
+        .whereRef('s.company_id', '=', 'c.id')
+        .as('services'),
+      // Only whether any exist (and up to a bound): counting millions of messages is not needed to refuse.
+      eb
+        .selectFrom(
+          eb
+            .selectFrom('messages as m')
+            .select('m.id')
+            .whereRef('m.company_id', '=', 'c.id')
+            .limit(1_000_000)
+            .as('limited'),
+        )
+        .select(eb.fn.countAll<number>().as('n'))
+        .as('messages'),
+    ])
+    .where('c.id', '=', id)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    users: Number(row.users ?? 0),
+    services: Number(row.services ?? 0),
+    subscribers: Number(row.subscribers ?? 0),
+    messages: Number(row.messages ?? 0),
+  };
+}
+
+export async function deleteCompany(db: Executor, id: number) {
+  const result = await db.deleteFrom('companies').where('id', '=', id).executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}

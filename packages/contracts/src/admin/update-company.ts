@@ -1,0 +1,8 @@
+import { z } from 'zod';
+import { successEnvelope } from '../common/envelope.ts';
+import { ZCompany, ZCompanyForm } from './company.ts';
+
+/** Same rules as creating; a blank apiKey/apiSecret keeps the stored credential. */
+export const ZUpdateCompanyRequest = ZCompanyForm;
+export type TUpdateCompanyRequest = z.input<typeof ZUpdateCompanyRequest>;
+export const ZUpdateCompanyResponse = successEnvelope(z.object({ company: ZCompany }));

@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { successEnvelope } from '../common/envelope.ts';
+import { ZPage, ZPageSize } from '../common/pagination.ts';
+import { AUDIT_ACTIONS, AUDIT_ENTITIES, AUDIT_LOG_LIMIT, ZAuditEntry } from './audit-log.ts';
+
+export const AUDIT_MESSAGES = {
+  empty: 'No audit logs found',
+  loadFailed: 'Failed to load audit logs',
+  badDate: 'Dates must be written YYYY-MM-DD or as an ISO date-time',
+  badRange: "'from' must not be after 'to'",
+} as const;
+
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** A date (YYYY-MM-DD, read in UTC) or an ISO date-time; empty means no bound. */
+const ZDateBound = (endOfDay: boolean) =>
+  z
+    .string()
+    .trim()
+    .optional()
+    .transform((value, context) => {
+      if (!value) return undefined;
+      const text = DATE_ONLY.test(value) ? `${value}T00:00:00.000Z` : value;
+      const date = new Date(text);
+      if (Number.isNaN(date.getTime()) || !/^\d{4}-\d{2}-\d{2}/.test(value)) {
+        context.addIssue({ code: 'custom', message: AUDIT_MESSAGES.badDate });
+        return z.NEVER;
+      }
+      // A bare 'to' date includes that whole day.
+      if (endOfDay && DATE_ONLY.test(value)) return new Date(date.getTime() + 86_400_000 - 1);
+      return date;
+    });
+
+const optionalEnum = <T extends readonly [string, ...string[]]>(values: T, name: string) =>
+  z
+    .union([z.enum(values), z.literal('')], { error: `${name} must be one of ${values.join(', ')}` })
+    .optional()
+    .transform((value) => (value ? value : undefined));
+
+export const ZListAuditLogsQuery = z
+  .object({
+    from: ZDateBound(false),
+    to: ZDateBound(true),
+    action: optionalEnum(AUDIT_ACTIONS, 'action'),
+    entity: optionalEnum(AUDIT_ENTITIES, 'entity'),
+    page: ZPage,
+    limit: ZPageSize(AUDIT_LOG_LIMIT),
+  })
+  .refine((query) => !query.from || !query.to || query.from <= query.to, {
+    message: AUDIT_MESSAGES.badRange,
+    path: ['from'],
+  });
+export type TListAuditLogsQuery = z.input<typeof ZListAuditLogsQuery>;
+
+export const ZListAuditLogsData = z.object({
+  auditLogs: z.array(ZAuditEntry),
+  currentPage: z.number().int(),
+  totalPages: z.number().int(),
+  totalItems: z.number().int(),
+});
+export type TListAuditLogsData = z.infer<typeof ZListAuditLogsData>;
+export const ZListAuditLogsResponse = successEnvelope(ZListAuditLogsData);
