@@ -15,7 +15,7 @@ export type SubscriberFilter = {
 const activeServiceIds = (eb: ExpressionBuilder<DB & { s: DB['subscribers'] }, 's'>) =>
   eb
     .selectFrom('subscriptions as x')
-    .select(sql<number[]>`coalesce(array_agg(x.service_id order by x.service_id), '{}')`.as('ids'))
+    .select(sql<number[]>`coalesce(array_agg(x.service_id order by x.service_id), '{}')::int[]`.as('ids'))
     .whereRef('x.subscriber_id', '=', 's.id')
     .where('x.status', '=', 'active');
 
@@ -84,24 +84,28 @@ export async function countSubscribers(db: Executor, filter: SubscriberFilter, c
 
 /** Keyset batches for the export: every matching row, newest first, `size` at a time. */
 export function exportBatch(db: Executor, filter: SubscriberFilter, beforeId: number | null, size: number) {
-  let query = filtered(db, filter)
-    .select((eb) => [
-      's.id',
-      's.msisdn',
-      's.status',
-      's.created_at',
-      eb
-        .selectFrom('subscriptions as x')
-        .innerJoin('services as sv', 'sv.id', 'x.service_id')
-        .select(sql<string>`coalesce(string_agg(sv.name, '; ' order by sv.name), '')`.as('names'))
-        .whereRef('x.subscriber_id', '=', 's.id')
-        .where('x.status', '=', 'active')
-        .as('active_service_names'),
-    ])
+  let page = filtered(db, filter)
+    .select(['s.id', 's.msisdn', 's.status', 's.created_at'])
     .orderBy('s.id', 'desc')
     .limit(size);
-  if (beforeId !== null) query = query.where('s.id', '<', beforeId);
-  return query.execute();
+  if (beforeId !== null) page = page.where('s.id', '<', beforeId);
+  // Names joined once per batch, not looked up row by row.
+  return db
+    .selectFrom(page.as('p'))
+    .leftJoin('subscriptions as x', (join) =>
+      join.onRef('x.subscriber_id', '=', 'p.id').on('x.status', '=', 'active'),
+    )
+    .leftJoin('services as sv', 'sv.id', 'x.service_id')
+    .select([
+      'p.id',
+      'p.msisdn',
+      'p.status',
+      'p.created_at',
+      sql<string>`coalesce(string_agg(sv.name, '; ' order by sv.name), '')`.as('active_service_names'),
+    ])
+    .groupBy(['p.id', 'p.msisdn', 'p.status', 'p.created_at'])
+    .orderBy('p.id', 'desc')
+    .execute();
 }
 
 export type ServiceSubscriberFilter = { serviceId: number; status: string; digits?: string | null };

@@ -1,0 +1,242 @@
+import { CALLBACK_MESSAGES } from '@sms/contracts/callbacks/callback-urls';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCompany } from './support/factories.ts';
+import {
+  createService,
+  kenyanNumber,
+  subscribeNumbers,
+  subscriptionCallbackToken,
+  subscriptionOf,
+} from './support/services-factories.ts';
+import { createTestContext, type TestContext } from './support/test-app.ts';
+
+let ctx: TestContext;
+let company: Awaited<ReturnType<typeof createCompany>>;
+let token: string;
+let news: Awaited<ReturnType<typeof createService>>;
+let sports: Awaited<ReturnType<typeof createService>>;
+let otherCode: Awaited<ReturnType<typeof createService>>;
+beforeAll(async () => {
+  ctx = await createTestContext();
+  company = await createCompany(ctx.db);
+  token = await subscriptionCallbackToken(ctx.db, company.id);
+  news = await createService(ctx.db, company.id, { shortcode: '22550', keyword: 'News' });
+  sports = await createService(ctx.db, company.id, { shortcode: '22550', keyword: 'SPORTS' });
+  otherCode = await createService(ctx.db, company.id, { shortcode: '33660', keyword: 'JOKES' });
+});
+afterAll(() => ctx.close());
+
+const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
+const post = (fields: Record<string, string>, options: { json?: boolean; url?: string } = {}) =>
+  ctx.app.inject({
+    method: 'POST',
+    url: options.url ?? `/api/v1/callbacks/subscription/${company.id}/${token}`,
+    headers: { 'content-type': options.json ? 'application/json' : 'application/x-www-form-urlencoded' },
+    payload: options.json ? JSON.stringify(fields) : form(fields),
+  });
+
+describe('subscription notifications', () => {
+  it('adds on addition (form-encoded, keyword in any case), and a repeat changes nothing', async () => {
+    const msisdn = kenyanNumber(60, 1);
+    const notification = { phoneNumber: msisdn, shortCode: '22550', keyword: 'NEWS', updateType: 'addition' };
+    const first = await post(notification);
+    expect(first.statusCode).toBe(200);
+    expect(first.json()).toEqual({
+      success: true,
+      data: { received: true, outcome: 'subscribed', serviceIds: [news.id] },
+    });
+    expect(await subscriptionOf(ctx.db, news.id, msisdn)).toEqual({
+      status: 'active',
+      source: 'provider',
+      subscriber_status: 'active',
+    });
+    const repeat = await post(notification);
+    expect(repeat.json().data.outcome).toBe('unchanged');
+    const audits = await ctx.db
+      .selectFrom('audit_logs')
+      .selectAll()
+      .where('entity', '=', 'SUBSCRIBER')
+      .where('company_id', '=', company.id)
+      .execute();
+    expect(audits).toHaveLength(1);
+    expect(audits[0]).toMatchObject({ action: 'CREATE', user_id: null });
+    const count = await ctx.db
+      .selectFrom('services')
+      .select('subscriber_count')
+      .where('id', '=', news.id)
+      .executeTakeFirstOrThrow();
+    expect(count.subscriber_count).toBe(1);
+  });
+
+  it('removes on deletion (JSON too), only from that service', async () => {
+    const msisdn = kenyanNumber(60, 2);
+    await subscribeNumbers(ctx.db, news, [msisdn]);
+    await subscribeNumbers(ctx.db, sports, [msisdn]);
+    const response = await post(
+      { phoneNumber: msisdn, shortCode: '22550', keyword: 'sports', updateType: 'Deletion' },
+      { json: true },
+    );
+    expect(response.json().data).toMatchObject({ outcome: 'unsubscribed', serviceIds: [sports.id] });
+    expect(await subscriptionOf(ctx.db, sports.id, msisdn)).toMatchObject({
+      status: 'unsubscribed',
+      subscriber_status: 'active',
+    });
+    expect(await subscriptionOf(ctx.db, news.id, msisdn)).toMatchObject({ status: 'active' });
+    const repeat = await post({
+      phoneNumber: msisdn,
+      shortCode: '22550',
+      keyword: 'sports',
+      updateType: 'deletion',
+    });
+    expect(repeat.json().data.outcome).toBe('unchanged');
+  });
+
+  it('answers an unknown short code + keyword without changing anything, and 400 for bad fields', async () => {
+    const unknown = await post({
+      phoneNumber: kenyanNumber(60, 3),
+      shortCode: '99999',
+      keyword: 'NOPE',
+      updateType: 'addition',
+    });
+    expect(unknown.statusCode).toBe(200);
+    expect(unknown.json().data.outcome).toBe('unknown_service');
+    const badType = await post({
+      phoneNumber: kenyanNumber(60, 3),
+      shortCode: '22550',
+      keyword: 'NEWS',
+      updateType: 'maybe',
+    });
+    expect(badType.statusCode).toBe(400);
+    const badPhone = await post({
+      phoneNumber: '123',
+      shortCode: '22550',
+      keyword: 'NEWS',
+      updateType: 'addition',
+    });
+    expect(badPhone.statusCode).toBe(400);
+    expect(badPhone.json().message).toBe('123 is not a valid phone number');
+    const garbage = await post({ hello: 'world' });
+    expect(garbage.statusCode).toBe(400);
+  });
+});
+
+describe('bad URLs', () => {
+  it('gives the same 404 for a wrong token, an unknown company and a DLR token, and changes nothing', async () => {
+    const msisdn = kenyanNumber(61, 1);
+    const notification = { phoneNumber: msisdn, shortCode: '22550', keyword: 'NEWS', updateType: 'addition' };
+    const dlrToken = (
+      await ctx.db
+        .selectFrom('company_callback_tokens')
+        .select('callback_type')
+        .where('company_id', '=', company.id)
+        .execute()
+    ).length;
+    expect(dlrToken).toBe(2);
+    const urls = [
+      `/api/v1/callbacks/subscription/${company.id}/${'x'.repeat(43)}`,
+      `/api/v1/callbacks/subscription/999999/${token}`,
+      `/api/v1/callbacks/subscription/abc/${token}`,
+      `/api/v1/callbacks/subscription/${company.id}/short`,
+    ];
+    for (const url of urls) {
+      const response = await post(notification, { url });
+      expect(response.statusCode).toBe(404);
+      expect(response.json()).toEqual({
+        success: false,
+        message: CALLBACK_MESSAGES.invalidCallback,
+        error: 'not_found',
+      });
+    }
+    expect(await subscriptionOf(ctx.db, news.id, msisdn)).toBeUndefined();
+  });
+
+  it('stops accepting the old token once regenerated', async () => {
+    const old = await subscriptionCallbackToken(ctx.db, company.id);
+    token = await subscriptionCallbackToken(ctx.db, company.id);
+    const response = await post(
+      { phoneNumber: kenyanNumber(61, 2), shortCode: '22550', keyword: 'NEWS', updateType: 'addition' },
+      { url: `/api/v1/callbacks/subscription/${company.id}/${old}` },
+    );
+    expect(response.statusCode).toBe(404);
+  });
+});
+
+describe('bulk opt-out', () => {
+  it('unsubscribes from every service on the sender id, or all of the company’s', async () => {
+    const msisdn = kenyanNumber(62, 1);
+    await subscribeNumbers(ctx.db, news, [msisdn]);
+    await subscribeNumbers(ctx.db, sports, [msisdn]);
+    await subscribeNumbers(ctx.db, otherCode, [msisdn]);
+    const response = await post({ senderId: '22550', phoneNumber: msisdn });
+    expect(response.json().data.outcome).toBe('unsubscribed');
+    expect(response.json().data.serviceIds.sort()).toEqual([news.id, sports.id].sort());
+    expect(await subscriptionOf(ctx.db, otherCode.id, msisdn)).toMatchObject({ status: 'active' });
+    const everything = await post({ senderId: 'ACME', phoneNumber: msisdn });
+    expect(everything.json().data).toMatchObject({ outcome: 'unsubscribed', serviceIds: [otherCode.id] });
+    expect(await subscriptionOf(ctx.db, otherCode.id, msisdn)).toMatchObject({
+      subscriber_status: 'unsubscribed',
+    });
+  });
+});
+
+describe('incoming messages', () => {
+  it('stores an inbound message once, matched to the service by keyword', async () => {
+    const msisdn = kenyanNumber(63, 1);
+    const message = {
+      from: msisdn,
+      to: '22550',
+      text: 'news please',
+      id: 'ATXid_1',
+      date: '2026-01-01 10:00:00',
+      networkCode: '63902',
+    };
+    const first = await post(message);
+    expect(first.json().data.outcome).toBe('stored');
+    const repeat = await post(message);
+    expect(repeat.json().data.outcome).toBe('duplicate');
+    const rows = await ctx.db
+      .selectFrom('messages')
+      .selectAll()
+      .where('provider_message_id', '=', 'ATXid_1')
+      .execute();
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({
+      direction: 'inbound',
+      status: 'received',
+      msisdn,
+      content: 'news please',
+      service_id: news.id,
+    });
+  });
+
+  it('STOP unsubscribes the sender from the short code’s services; STOP <keyword> from that one', async () => {
+    const msisdn = kenyanNumber(63, 2);
+    await subscribeNumbers(ctx.db, news, [msisdn]);
+    await subscribeNumbers(ctx.db, sports, [msisdn]);
+    await subscribeNumbers(ctx.db, otherCode, [msisdn]);
+    const one = await post({ from: msisdn, to: '22550', text: '  stop   Sports ', id: 'ATXid_2' });
+    expect(one.json().data).toMatchObject({ outcome: 'unsubscribed', serviceIds: [sports.id] });
+    expect(await subscriptionOf(ctx.db, news.id, msisdn)).toMatchObject({ status: 'active' });
+    const all = await post({ from: msisdn, to: '22550', text: 'STOP', id: 'ATXid_3' });
+    expect(all.json().data).toMatchObject({ outcome: 'unsubscribed', serviceIds: [news.id] });
+    expect(await subscriptionOf(ctx.db, otherCode.id, msisdn)).toMatchObject({ status: 'active' });
+    const again = await post({ from: msisdn, to: '22550', text: 'Stop', id: 'ATXid_4' });
+    expect(again.json().data.outcome).toBe('unchanged');
+    const audit = await ctx.db
+      .selectFrom('audit_logs')
+      .selectAll()
+      .where('action', '=', 'DELETE')
+      .where('entity', '=', 'SUBSCRIBER')
+      .where('company_id', '=', company.id)
+      .execute();
+    expect(audit.some((entry) => (entry.details as { source?: string }).source === 'sms')).toBe(true);
+  });
+
+  it('does not read "stop by later" as an opt-out', async () => {
+    const msisdn = kenyanNumber(63, 3);
+    await subscribeNumbers(ctx.db, news, [msisdn]);
+    const response = await post({ from: msisdn, to: '22550', text: 'stop by the shop later', id: 'ATXid_5' });
+    expect(response.json().data.outcome).toBe('stored');
+    expect(await subscriptionOf(ctx.db, news.id, msisdn)).toMatchObject({ status: 'active' });
+  });
+});

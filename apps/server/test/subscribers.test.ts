@@ -1,0 +1,455 @@
+import type { TRole } from '@sms/contracts/auth/roles';
+import { SUBSCRIBER_COUNT_CAP } from '@sms/contracts/subscribers/subscriber';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, createTenantWithStaff } from './support/factories.ts';
+import {
+  createService,
+  kenyanNumber,
+  subscribeNumbers,
+  subscriptionOf,
+} from './support/services-factories.ts';
+import { createTestContext, type TestContext } from './support/test-app.ts';
+
+let ctx: TestContext;
+let tenant: Awaited<ReturnType<typeof createTenantWithStaff>>;
+let other: Awaited<ReturnType<typeof createTenantWithStaff>>;
+beforeAll(async () => {
+  ctx = await createTestContext();
+  tenant = await createTenantWithStaff(ctx.app, ctx.db);
+  other = await createTenantWithStaff(ctx.app, ctx.db);
+});
+afterAll(() => ctx.close());
+
+const call = (
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+  url: string,
+  role: TRole,
+  payload?: object,
+  who = tenant,
+) => ctx.app.inject({ method, url: `/api/v1${url}`, headers: bearer(who.staff[role].token), payload });
+
+describe('POST /services/{id}/subscribe and DELETE /services/{id}/unsubscribe', () => {
+  it('normalises to E.164 with the company country, subscribes once, and audits only the change', async () => {
+    const service = await createService(ctx.db, tenant.company.id);
+    const first = await call('POST', `/services/${service.id}/subscribe`, 'company_admin', {
+      phoneNumber: '0712 000 001',
+    });
+    expect(first.statusCode).toBe(200);
+    expect(first.json().data).toMatchObject({
+      changed: true,
+      subscriber: { msisdn: '+254712000001', status: 'active', active_services: [service.id] },
+    });
+    const again = await call('POST', `/services/${service.id}/subscribe`, 'company_admin', {
+      phoneNumber: '+254712000001',
+    });
+    expect(again.json().data.changed).toBe(false);
+    const count = await ctx.db
+      .selectFrom('services')
+      .select('subscriber_count')
+      .where('id', '=', service.id)
+      .executeTakeFirstOrThrow();
+    expect(count.subscriber_count).toBe(1);
+    const audits = await ctx.db
+      .selectFrom('audit_logs')
+      .select(['action', 'entity'])
+      .where('entity', '=', 'SUBSCRIBER')
+      .where(sql<string>`details->>'msisdn'`, '=', '+254712000001')
+      .execute();
+    expect(audits).toEqual([{ action: 'CREATE', entity: 'SUBSCRIBER' }]);
+  });
+
+  it('uses the company’s own default country', async () => {
+    await ctx.db
+      .updateTable('companies')
+      .set({ default_country: 'US' })
+      .where('id', '=', other.company.id)
+      .execute();
+    const service = await createService(ctx.db, other.company.id);
+    const response = await call(
+      'POST',
+      `/services/${service.id}/subscribe`,
+      'company_admin',
+      { phoneNumber: '(213) 373-4253' },
+      other,
+    );
+    expect(response.json().data.subscriber.msisdn).toBe('+12133734253');
+  });
+
+  it('refuses an invalid or missing number with 400', async () => {
+    const service = await createService(ctx.db, tenant.company.id);
+    const invalid = await call('POST', `/services/${service.id}/subscribe`, 'company_admin', {
+      phoneNumber: '12345',
+    });
+    expect(invalid.statusCode).toBe(400);
+    expect(invalid.json().message).toBe('12345 is not a valid phone number');
+    const missing = await call('POST', `/services/${service.id}/subscribe`, 'company_admin', {});
+    expect(missing.statusCode).toBe(400);
+    expect(missing.json().message).toBe('Phone number is required');
+  });
+
+  it('unsubscribes, once; the subscriber becomes unsubscribed when no subscription is left', async () => {
+    const service = await createService(ctx.db, tenant.company.id);
+    const msisdn = kenyanNumber(20, 1);
+    await subscribeNumbers(ctx.db, service, [msisdn]);
+    const response = await call('DELETE', `/services/${service.id}/unsubscribe`, 'company_admin', {
+      phoneNumber: msisdn,
+    });
+    expect(response.statusCode).toBe(200);
+    expect(response.json().data).toMatchObject({
+      changed: true,
+      subscriber: { status: 'unsubscribed', active_services: [] },
+    });
+    expect(await subscriptionOf(ctx.db, service.id, msisdn)).toMatchObject({ status: 'unsubscribed' });
+    const again = await call('DELETE', `/services/${service.id}/unsubscribe`, 'company_admin', {
+      phoneNumber: msisdn,
+    });
+    expect(again.json().data.changed).toBe(false);
+    const unknown = await call('DELETE', `/services/${service.id}/unsubscribe`, 'company_admin', {
+      phoneNumber: kenyanNumber(20, 99),
+    });
+    expect(unknown.json().data).toMatchObject({ changed: false, subscriber: null });
+    const audits = await ctx.db
+      .selectFrom('audit_logs')
+      .select('action')
+      .where(sql<string>`details->>'msisdn'`, '=', msisdn)
+      .execute();
+    expect(audits.map((a) => a.action)).toEqual(['DELETE']);
+    // Subscribing again from the console re-activates.
+    const back = await call('POST', `/services/${service.id}/subscribe`, 'company_admin', {
+      phoneNumber: msisdn,
+    });
+    expect(back.json().data).toMatchObject({ changed: true, subscriber: { status: 'active' } });
+  });
+
+  it('404s for another tenant’s service; system_admin may act on any', async () => {
+    const theirs = await createService(ctx.db, other.company.id);
+    const refused = await call('POST', `/services/${theirs.id}/subscribe`, 'company_admin', {
+      phoneNumber: kenyanNumber(21, 1),
+    });
+    expect(refused.statusCode).toBe(404);
+    const admin = await call('POST', `/services/${theirs.id}/subscribe`, 'system_admin', {
+      phoneNumber: '+254721000002',
+    });
+    expect(admin.statusCode).toBe(200);
+    expect(admin.json().data.subscriber.companyId).toBe(other.company.id);
+  });
+});
+
+describe('GET /subscriptions/subscribers', () => {
+  it('pages the tenant’s subscribers newest first with active_services and totals', async () => {
+    const fresh = await createTenantWithStaff(ctx.app, ctx.db);
+    const a = await createService(ctx.db, fresh.company.id);
+    const b = await createService(ctx.db, fresh.company.id);
+    const numbers = Array.from({ length: 25 }, (_, i) => kenyanNumber(30, i));
+    await subscribeNumbers(ctx.db, a, numbers);
+    await subscribeNumbers(ctx.db, b, numbers.slice(0, 2));
+    const page1 = await call('GET', '/subscriptions/subscribers?limit=10', 'company_admin', undefined, fresh);
+    expect(page1.statusCode).toBe(200);
+    const data = page1.json().data;
+    expect(data).toMatchObject({ totalItems: 25, totalPages: 3, currentPage: 1, totalIsExact: true });
+    expect(data.subscribers).toHaveLength(10);
+    const page3 = (
+      await call('GET', '/subscriptions/subscribers?limit=10&page=3', 'company_admin', undefined, fresh)
+    ).json().data;
+    expect(page3.subscribers).toHaveLength(5);
+    const both = page3.subscribers.find((s: { msisdn: string }) => s.msisdn === numbers[0]);
+    expect(both.active_services.sort()).toEqual([a.id, b.id].sort());
+    // Default page size 20.
+    expect(
+      (await call('GET', '/subscriptions/subscribers', 'company_admin', undefined, fresh)).json().data
+        .subscribers,
+    ).toHaveLength(20);
+    // Other tenants' rows never appear.
+    const otherRows = (await call('GET', '/subscriptions/subscribers?limit=100', 'company_admin')).json().data
+      .subscribers;
+    expect(otherRows.some((s: { msisdn: string }) => numbers.includes(s.msisdn))).toBe(false);
+  });
+
+  it('searches the phone number on the server across all pages, with a national 0 understood', async () => {
+    const fresh = await createTenantWithStaff(ctx.app, ctx.db);
+    const service = await createService(ctx.db, fresh.company.id);
+    await subscribeNumbers(
+      ctx.db,
+      service,
+      Array.from({ length: 60 }, (_, i) => kenyanNumber(31, i)),
+    );
+    const target = kenyanNumber(31, 7);
+    for (const search of ['31000007', '0731000007', '+254 731 000 007']) {
+      const data = (
+        await call(
+          'GET',
+          `/subscriptions/subscribers?search=${encodeURIComponent(search)}`,
+          'company_admin',
+          undefined,
+          fresh,
+        )
+      ).json().data;
+      expect(data.subscribers.map((s: { msisdn: string }) => s.msisdn)).toEqual([target]);
+      expect(data.totalItems).toBe(1);
+    }
+    const none = (
+      await call('GET', '/subscriptions/subscribers?search=abc', 'company_admin', undefined, fresh)
+    ).json().data;
+    expect(none).toMatchObject({ subscribers: [], totalItems: 0, totalPages: 1 });
+  });
+
+  it('filters by status, refuses unknown sizes and statuses', async () => {
+    const fresh = await createTenantWithStaff(ctx.app, ctx.db);
+    const service = await createService(ctx.db, fresh.company.id);
+    await subscribeNumbers(ctx.db, service, [kenyanNumber(32, 1), kenyanNumber(32, 2)]);
+    await call(
+      'DELETE',
+      `/services/${service.id}/unsubscribe`,
+      'company_admin',
+      { phoneNumber: kenyanNumber(32, 1) },
+      fresh,
+    );
+    const active = (
+      await call('GET', '/subscriptions/subscribers?status=active', 'company_admin', undefined, fresh)
+    ).json().data;
+    expect(active.totalItems).toBe(1);
+    expect(active.subscribers[0].msisdn).toBe(kenyanNumber(32, 2));
+    const gone = (
+      await call('GET', '/subscriptions/subscribers?status=unsubscribed', 'company_admin', undefined, fresh)
+    ).json().data;
+    expect(gone.totalItems).toBe(1);
+    expect((await call('GET', '/subscriptions/subscribers?limit=15', 'company_admin')).statusCode).toBe(400);
+    expect((await call('GET', '/subscriptions/subscribers?status=gone', 'company_admin')).statusCode).toBe(
+      400,
+    );
+    expect((await call('GET', '/subscriptions/subscribers?page=0', 'company_admin')).statusCode).toBe(400);
+  });
+
+  it('caps the count of a broad search', async () => {
+    const fresh = await createTenantWithStaff(ctx.app, ctx.db);
+    const service = await createService(ctx.db, fresh.company.id);
+    await sql`insert into subscribers (company_id, msisdn) select ${fresh.company.id}, '+254733' || lpad(g::text, 6, '0') from generate_series(1, ${SUBSCRIBER_COUNT_CAP + 5}) g`.execute(
+      ctx.db,
+    );
+    void service;
+    const data = (
+      await call('GET', '/subscriptions/subscribers?search=254733', 'company_admin', undefined, fresh)
+    ).json().data;
+    expect(data).toMatchObject({ totalItems: SUBSCRIBER_COUNT_CAP, totalIsExact: false });
+    const all = (await call('GET', '/subscriptions/subscribers', 'company_admin', undefined, fresh)).json()
+      .data;
+    expect(all).toMatchObject({ totalItems: SUBSCRIBER_COUNT_CAP + 5, totalIsExact: true });
+  });
+
+  it('lets system_admin see every company or one', async () => {
+    const service = await createService(ctx.db, other.company.id);
+    await subscribeNumbers(ctx.db, service, [kenyanNumber(34, 1)]);
+    const one = (
+      await call('GET', `/subscriptions/subscribers?companyId=${other.company.id}&limit=100`, 'system_admin')
+    ).json().data;
+    expect(one.subscribers.every((s: { companyId: number }) => s.companyId === other.company.id)).toBe(true);
+    expect(one.subscribers.map((s: { msisdn: string }) => s.msisdn)).toContain(kenyanNumber(34, 1));
+  });
+});
+
+describe('GET /services/{id}/subscribers', () => {
+  it('lists the service’s active subscribers by default, the ended ones on request', async () => {
+    const service = await createService(ctx.db, tenant.company.id);
+    await subscribeNumbers(ctx.db, service, [kenyanNumber(40, 1), kenyanNumber(40, 2)]);
+    await call('DELETE', `/services/${service.id}/unsubscribe`, 'company_admin', {
+      phoneNumber: kenyanNumber(40, 1),
+    });
+    const active = (await call('GET', `/services/${service.id}/subscribers`, 'company_admin')).json().data;
+    expect(active).toMatchObject({ totalItems: 1, totalPages: 1 });
+    expect(active.subscribers[0]).toMatchObject({
+      msisdn: kenyanNumber(40, 2),
+      subscriptionStatus: 'active',
+      source: 'console',
+    });
+    const ended = (
+      await call('GET', `/services/${service.id}/subscribers?status=unsubscribed`, 'company_admin')
+    ).json().data;
+    expect(ended.subscribers[0]).toMatchObject({
+      msisdn: kenyanNumber(40, 1),
+      subscriptionStatus: 'unsubscribed',
+    });
+    expect(ended.subscribers[0].unsubscribedAt).not.toBeNull();
+    const theirs = await createService(ctx.db, other.company.id);
+    expect((await call('GET', `/services/${theirs.id}/subscribers`, 'company_admin')).statusCode).toBe(404);
+  });
+});
+
+describe('CSV import and export', () => {
+  it('imports valid rows, reports bad lines by number, counts duplicates, and audits', async () => {
+    const service = await createService(ctx.db, tenant.company.id);
+    await subscribeNumbers(ctx.db, service, [kenyanNumber(50, 1)]);
+    const csv = [
+      'name,phone',
+      'Ann,0750000001', // already subscribed
+      'Bob,+254750000002',
+      'Cy,not-a-number',
+      '',
+      'Di,254750000003',
+      'Ed,0750000002', // duplicate of line 3
+      'Fa,',
+    ].join('\n');
+    const response = await ctx.app.inject({
+      method: 'POST',
+      url: `/api/v1/services/${service.id}/subscribers/import`,
+      headers: { ...bearer(tenant.staff.company_admin.token), 'content-type': 'text/csv' },
+      payload: csv,
+    });
+    expect(response.statusCode).toBe(200);
+    expect(response.json().data).toEqual({
+      totalRows: 6,
+      imported: 2,
+      alreadySubscribed: 1,
+      previouslyUnsubscribed: 0,
+      duplicatesInFile: 1,
+      invalidRows: 2,
+      errors: [
+        { line: 4, value: 'not-a-number', message: 'not-a-number is not a valid phone number' },
+        { line: 8, value: '', message: 'Phone number is required' },
+      ],
+    });
+    const count = await ctx.db
+      .selectFrom('services')
+      .select('subscriber_count')
+      .where('id', '=', service.id)
+      .executeTakeFirstOrThrow();
+    expect(count.subscriber_count).toBe(3);
+    const audit = await ctx.db
+      .selectFrom('audit_logs')
+      .selectAll()
+      .where('action', '=', 'IMPORT')
+      .executeTakeFirstOrThrow();
+    expect(audit.details).toMatchObject({ serviceId: service.id, imported: 2 });
+  });
+
+  it('takes a multipart file and JSON, handles thousands of rows, and never overrides an opt-out', async () => {
+    const service = await createService(ctx.db, tenant.company.id);
+    const optedOut = kenyanNumber(51, 0);
+    await subscribeNumbers(ctx.db, service, [optedOut]);
+    await call('DELETE', `/services/${service.id}/unsubscribe`, 'company_admin', { phoneNumber: optedOut });
+    const lines = ['msisdn', ...Array.from({ length: 12_000 }, (_, i) => kenyanNumber(51, i))];
+    const boundary = '----sms-test';
+    const body = [
+      `--${boundary}`,
+      'Content-Disposition: form-data; name="file"; filename="numbers.csv"',
+      'Content-Type: text/csv',
+      '',
+      lines.join('\r\n'),
+      `--${boundary}--`,
+      '',
+    ].join('\r\n');
+    const started = Date.now();
+    const response = await ctx.app.inject({
+      method: 'POST',
+      url: `/api/v1/services/${service.id}/subscribers/import`,
+      headers: {
+        ...bearer(tenant.staff.company_admin.token),
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+      },
+      payload: body,
+    });
+    expect(response.statusCode).toBe(200);
+    expect(response.json().data).toMatchObject({
+      totalRows: 12_000,
+      imported: 11_999,
+      previouslyUnsubscribed: 1,
+      invalidRows: 0,
+    });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(await subscriptionOf(ctx.db, service.id, optedOut)).toMatchObject({ status: 'unsubscribed' });
+
+    const json = await call('POST', `/services/${service.id}/subscribers/import`, 'company_admin', {
+      csv: '0752000001\n',
+    });
+    expect(json.json().data).toMatchObject({ totalRows: 1, imported: 1 });
+    const empty = await call('POST', `/services/${service.id}/subscribers/import`, 'company_admin', {
+      csv: '\n\n',
+    });
+    expect(empty.statusCode).toBe(400);
+  });
+
+  it('is for company_admin and system_admin, within the tenant', async () => {
+    const service = await createService(ctx.db, tenant.company.id);
+    for (const role of ['content_manager', 'viewer'] as const)
+      expect(
+        (await call('POST', `/services/${service.id}/subscribers/import`, role, { csv: '0753000001' }))
+          .statusCode,
+      ).toBe(403);
+    expect(
+      (
+        await call(
+          'POST',
+          `/services/${service.id}/subscribers/import`,
+          'company_admin',
+          { csv: '0753000001' },
+          other,
+        )
+      ).statusCode,
+    ).toBe(404);
+  });
+
+  it('exports the filtered list as CSV', async () => {
+    const fresh = await createTenantWithStaff(ctx.app, ctx.db);
+    const service = await createService(ctx.db, fresh.company.id, { name: '=Cmd Service' });
+    await subscribeNumbers(
+      ctx.db,
+      service,
+      Array.from({ length: 4500 }, (_, i) => kenyanNumber(55, i)),
+    );
+    const response = await call(
+      'GET',
+      '/subscriptions/subscribers/export',
+      'company_admin',
+      undefined,
+      fresh,
+    );
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toContain('text/csv');
+    expect(response.headers['content-disposition']).toMatch(/attachment; filename="subscribers-/);
+    const rows = response.body.trim().split('\n');
+    expect(rows[0]).toBe('phone_number,status,created_at,active_services');
+    expect(rows).toHaveLength(4501);
+    expect(rows[1]).toMatch(/^\+25475500\d{4},active,\d{4}-.*,'=Cmd Service$/);
+    const searched = await call(
+      'GET',
+      '/subscriptions/subscribers/export?search=55004499',
+      'company_admin',
+      undefined,
+      fresh,
+    );
+    expect(searched.body.trim().split('\n')).toHaveLength(2);
+    expect((await call('GET', '/subscriptions/subscribers/export', 'content_manager')).statusCode).toBe(403);
+  });
+});
+
+describe('role matrix', () => {
+  const routes = [
+    ['GET', '/subscriptions/subscribers'],
+    ['GET', '/subscriptions/subscribers/export'],
+    ['GET', '/services/:id/subscribers'],
+    ['POST', '/services/:id/subscribe'],
+    ['DELETE', '/services/:id/unsubscribe'],
+    ['POST', '/services/:id/subscribers/import'],
+  ] as const;
+  const allowed: Record<TRole, boolean> = {
+    system_admin: true,
+    company_admin: true,
+    content_manager: false,
+    viewer: false,
+  };
+  for (const [method, path] of routes) {
+    for (const [role, ok] of Object.entries(allowed) as [TRole, boolean][]) {
+      it(`${method} ${path} as ${role} -> ${ok ? 200 : 403}`, async () => {
+        const service = await createService(ctx.db, tenant.company.id);
+        const payload =
+          method === 'GET'
+            ? undefined
+            : path.endsWith('import')
+              ? { csv: '0760000001' }
+              : { phoneNumber: '0760000001' };
+        const response = await call(method, path.replace(':id', String(service.id)), role, payload);
+        expect(response.statusCode).toBe(ok ? 200 : 403);
+      });
+    }
+  }
+});
