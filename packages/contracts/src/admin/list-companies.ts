@@ -14,7 +14,13 @@ export const ZListCompaniesQuery = z.object({
     .optional()
     .transform((value) => (value ? value : undefined)),
 });
-export type TListCompaniesQuery = z.input<typeof ZListCompaniesQuery>;
+/** What a client sends (the schema also accepts the query-string forms). */
+export type TListCompaniesQuery = {
+  page?: number;
+  limit?: number;
+  searchTerm?: string;
+  status?: (typeof COMPANY_STATUSES)[number] | '';
+};
 
 /** Platform-wide figures for the four stat cards; counted, never estimated. */
 export const ZCompanyStats = z.object({

@@ -18,7 +18,14 @@ export const ZListUsersQuery = z.object({
     .optional()
     .transform((value) => (value ? value : undefined)),
 });
-export type TListUsersQuery = z.input<typeof ZListUsersQuery>;
+/** What a client sends (the schema also accepts the query-string forms). */
+export type TListUsersQuery = {
+  page?: number;
+  limit?: number;
+  searchTerm?: string;
+  role?: (typeof ROLES)[number] | '';
+  companyId?: number | '';
+};
 
 export const ZListUsersData = z.object({
   users: z.array(ZUser),

@@ -50,7 +50,15 @@ export const ZListAuditLogsQuery = z
     message: AUDIT_MESSAGES.badRange,
     path: ['from'],
   });
-export type TListAuditLogsQuery = z.input<typeof ZListAuditLogsQuery>;
+/** What a client sends: dates as YYYY-MM-DD (or ISO date-times). */
+export type TListAuditLogsQuery = {
+  from?: string;
+  to?: string;
+  action?: (typeof AUDIT_ACTIONS)[number] | '';
+  entity?: (typeof AUDIT_ENTITIES)[number] | '';
+  page?: number;
+  limit?: number;
+};
 
 export const ZListAuditLogsData = z.object({
   auditLogs: z.array(ZAuditEntry),

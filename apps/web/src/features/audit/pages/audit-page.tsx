@@ -1,5 +1,160 @@
+import {
+  AUDIT_ACTIONS,
+  AUDIT_ENTITIES,
+  AUDIT_LOG_LIMIT,
+  type TAuditAction,
+  type TAuditEntity,
+} from '@sms/contracts/audit/audit-log';
+import { AUDIT_MESSAGES } from '@sms/contracts/audit/list-audit-logs';
+import { useState } from 'react';
+import { Button } from '../../../components/button.tsx';
+import { LockIcon } from '../../../components/icons.tsx';
 import { PageHeader } from '../../../components/page-header.tsx';
+import { PaginationBar } from '../../../components/pagination-bar.tsx';
+import { Spinner } from '../../../components/spinner.tsx';
+import { getServerMessage } from '../../../lib/api-client.ts';
+import { useAuth } from '../../auth/components/auth-provider.tsx';
+import { useAuditLogs } from '../api/list-audit-logs.ts';
+import { AuditLogTable } from '../components/audit-log-table.tsx';
+
+const FIELD_CLASSES =
+  'block w-full rounded-lg border-0 bg-white px-3 py-2 text-sm text-slate-900 shadow-sm ring-1 ring-inset ring-slate-300 focus:outline-none focus:ring-2 focus:ring-inset focus:ring-indigo-600';
 
 export default function AuditPage() {
-  return <PageHeader title="Audit Log" description="Review who changed what, and when." />;
+  const { user } = useAuth();
+  const [page, setPage] = useState(1);
+  const [from, setFrom] = useState('');
+  const [to, setTo] = useState('');
+  const [action, setAction] = useState<TAuditAction | ''>('');
+  const [entity, setEntity] = useState<TAuditEntity | ''>('');
+  const logs = useAuditLogs({ page, limit: AUDIT_LOG_LIMIT, from, to, action, entity });
+
+  if (user?.role !== 'system_admin') {
+    return (
+      <div className="flex flex-col items-center gap-2 py-16 text-center">
+        <LockIcon className="size-8 text-red-600" />
+        <h1 className="text-xl font-semibold text-slate-900">Access Denied</h1>
+        <p className="text-sm text-slate-600">You don't have permission to view audit logs.</p>
+      </div>
+    );
+  }
+
+  // Every filter change starts again at page 1.
+  const filterChange =
+    <T,>(set: (value: T) => void) =>
+    (value: T) => {
+      set(value);
+      setPage(1);
+    };
+  const entries = logs.data?.auditLogs ?? [];
+
+  return (
+    <div className="space-y-6">
+      <PageHeader
+        title="Audit Log"
+        description="Every change made through the platform: who did what, when and from where."
+        actions={
+          <Button variant="secondary" onClick={() => logs.refetch()} disabled={logs.isFetching}>
+            {logs.isFetching ? 'Refreshing...' : 'Refresh'}
+          </Button>
+        }
+      />
+      <div className="rounded-xl border border-slate-200 bg-white shadow-sm">
+        <div className="grid gap-3 border-b border-slate-200 p-4 sm:grid-cols-2 lg:grid-cols-5">
+          <label className="text-sm text-slate-700">
+            From
+            <input
+              type="date"
+              value={from}
+              max={to || undefined}
+              onChange={(e) => filterChange(setFrom)(e.target.value)}
+              className={`mt-1 ${FIELD_CLASSES}`}
+            />
+          </label>
+          <label className="text-sm text-slate-700">
+            To
+            <input
+              type="date"
+              value={to}
+              min={from || undefined}
+              onChange={(e) => filterChange(setTo)(e.target.value)}
+              className={`mt-1 ${FIELD_CLASSES}`}
+            />
+          </label>
+          <label className="text-sm text-slate-700">
+            Action
+            <select
+              value={action}
+              onChange={(e) => filterChange(setAction)(e.target.value as TAuditAction | '')}
+              className={`mt-1 ${FIELD_CLASSES}`}
+            >
+              <option value="">All Actions</option>
+              {AUDIT_ACTIONS.map((value) => (
+                <option key={value} value={value}>
+                  {value}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label className="text-sm text-slate-700">
+            Entity
+            <select
+              value={entity}
+              onChange={(e) => filterChange(setEntity)(e.target.value as TAuditEntity | '')}
+              className={`mt-1 ${FIELD_CLASSES}`}
+            >
+              <option value="">All Entities</option>
+              {AUDIT_ENTITIES.map((value) => (
+                <option key={value} value={value}>
+                  {value}
+                </option>
+              ))}
+            </select>
+          </label>
+          <div className="flex items-end">
+            <Button
+              variant="ghost"
+              className="w-full"
+              disabled={!from && !to && !action && !entity}
+              onClick={() => {
+                setFrom('');
+                setTo('');
+                setAction('');
+                setEntity('');
+                setPage(1);
+              }}
+            >
+              Clear filters
+            </Button>
+          </div>
+        </div>
+        {logs.isPending ? (
+          <div className="flex justify-center py-12">
+            <Spinner label="Loading audit logs" />
+          </div>
+        ) : logs.isError ? (
+          <div role="alert" className="flex flex-col items-center gap-2 py-12 text-sm text-red-700">
+            <p className="font-medium">{AUDIT_MESSAGES.loadFailed}</p>
+            {getServerMessage(logs.error) ? <p>{getServerMessage(logs.error)}</p> : null}
+            <Button variant="secondary" size="sm" onClick={() => logs.refetch()}>
+              Retry
+            </Button>
+          </div>
+        ) : entries.length === 0 ? (
+          <p className="py-12 text-center text-sm text-slate-500">{AUDIT_MESSAGES.empty}</p>
+        ) : (
+          <>
+            <AuditLogTable entries={entries} />
+            <PaginationBar
+              currentPage={logs.data.currentPage}
+              totalPages={logs.data.totalPages}
+              totalItems={logs.data.totalItems}
+              onPageChange={setPage}
+              itemLabel="entries"
+            />
+          </>
+        )}
+      </div>
+    </div>
+  );
 }

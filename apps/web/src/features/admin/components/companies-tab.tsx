@@ -1,0 +1,344 @@
+import {
+  type COMPANY_FILTER_STATUSES,
+  COMPANY_MESSAGES,
+  type TCompany,
+  type TCompanyForm,
+} from '@sms/contracts/admin/company';
+import { useDeferredValue, useState } from 'react';
+import { Button } from '../../../components/button.tsx';
+import { ConfirmDialog } from '../../../components/confirm-dialog.tsx';
+import { SearchIcon } from '../../../components/icons.tsx';
+import { ModalDialog } from '../../../components/modal-dialog.tsx';
+import { PaginationBar } from '../../../components/pagination-bar.tsx';
+import { Spinner } from '../../../components/spinner.tsx';
+import { useToast } from '../../../components/toast/toast-provider.tsx';
+import { ApiError, getServerMessage } from '../../../lib/api-client.ts';
+import { CallbackUrlsModal } from '../../callbacks/components/callback-urls-modal.tsx';
+import { useActivateCompany } from '../api/activate-company.ts';
+import { useCreateCompany } from '../api/create-company.ts';
+import { useDeleteCompany } from '../api/delete-company.ts';
+import { useCompanies } from '../api/list-companies.ts';
+import { useSuspendCompany } from '../api/suspend-company.ts';
+import { useUpdateCompany } from '../api/update-company.ts';
+import { PlanBadge, StatusBadge } from './badges.tsx';
+import { CompanyForm } from './company-form.tsx';
+import { INPUT_CLASSES } from './form-field.tsx';
+import { StatCard } from './stat-card.tsx';
+
+type TStatusFilter = (typeof COMPANY_FILTER_STATUSES)[number] | '';
+
+type TPending =
+  | { kind: 'form'; company?: TCompany }
+  | { kind: 'suspend'; company: TCompany }
+  | { kind: 'delete'; company: TCompany }
+  | { kind: 'delete-cascade'; company: TCompany; message: string }
+  | { kind: 'callbacks'; company: TCompany }
+  | null;
+
+/** Server message, else its error code, else the client message, else the spec's fallback. */
+function companySaveError(error: unknown) {
+  if (!error) return null;
+  if (error instanceof ApiError) return error.message || error.error || COMPANY_MESSAGES.saveFailed;
+  return (error as Error).message || COMPANY_MESSAGES.saveFailed;
+}
+
+function formatDate(iso: string | null) {
+  return iso
+    ? new Date(iso).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' })
+    : 'Never';
+}
+
+export function CompaniesTab() {
+  const { showToast } = useToast();
+  const [page, setPage] = useState(1);
+  const [search, setSearch] = useState('');
+  const [status, setStatus] = useState<TStatusFilter>('');
+  const searchTerm = useDeferredValue(search.trim());
+  const companies = useCompanies({ page, searchTerm, status });
+  const [pending, setPending] = useState<TPending>(null);
+  const create = useCreateCompany();
+  const update = useUpdateCompany();
+  const activate = useActivateCompany();
+  const suspend = useSuspendCompany();
+  const remove = useDeleteCompany();
+  const save = pending?.kind === 'form' && pending.company ? update : create;
+
+  function closeForm() {
+    create.reset();
+    update.reset();
+    setPending(null);
+  }
+
+  function onSave(values: TCompanyForm) {
+    if (pending?.kind !== 'form') return;
+    const done = (message: string) => () => {
+      showToast(message, 'success');
+      closeForm();
+    };
+    if (pending.company)
+      update.mutate(
+        { id: pending.company.id, body: values },
+        { onSuccess: done('Company updated successfully!') },
+      );
+    else create.mutate(values, { onSuccess: done('Company created successfully!') });
+  }
+
+  function onActivate(company: TCompany) {
+    activate.mutate(company.id, {
+      onSuccess: () => showToast(`${company.name} activated`, 'success'),
+      onError: (error) => showToast(getServerMessage(error) ?? 'Failed to activate company', 'error'),
+    });
+  }
+
+  function onSuspendConfirmed(company: TCompany) {
+    suspend.mutate(company.id, {
+      onSuccess: () => showToast(`${company.name} suspended`, 'success'),
+      onError: (error) => showToast(getServerMessage(error) ?? 'Failed to suspend company', 'error'),
+      onSettled: () => setPending(null),
+    });
+  }
+
+  function onDeleteConfirmed(company: TCompany, cascade: boolean) {
+    remove.mutate(
+      { id: company.id, cascade },
+      {
+        onSuccess: () => {
+          showToast('Company deleted successfully!', 'success');
+          setPending(null);
+        },
+        onError: (error) => {
+          // The company still holds data: say what, and ask once more before deleting it all.
+          if (!cascade && error instanceof ApiError && error.status === 409) {
+            setPending({ kind: 'delete-cascade', company, message: error.message });
+            return;
+          }
+          showToast(getServerMessage(error) ?? 'Failed to delete company', 'error');
+          setPending(null);
+        },
+      },
+    );
+  }
+
+  const stats = companies.data?.stats;
+  const rows = companies.data?.companies ?? [];
+
+  return (
+    <div className="space-y-6">
+      <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
+        <StatCard label="Total Companies" value={stats?.totalCompanies} tone="indigo" />
+        <StatCard label="Active Companies" value={stats?.activeCompanies} tone="green" />
+        <StatCard label="Pending Approvals" value={stats?.pendingCompanies} tone="amber" />
+        <StatCard label="Total Users" value={stats?.totalUsers} tone="slate" />
+      </div>
+
+      <div className="rounded-xl border border-slate-200 bg-white shadow-sm">
+        <div className="flex flex-col gap-3 border-b border-slate-200 p-4 sm:flex-row sm:items-center">
+          <div className="relative flex-1">
+            <SearchIcon className="pointer-events-none absolute top-2.5 left-3 size-4 text-slate-400" />
+            <input
+              type="search"
+              aria-label="Search companies"
+              placeholder="Search companies..."
+              value={search}
+              onChange={(event) => {
+                setSearch(event.target.value);
+                setPage(1);
+              }}
+              className={`${INPUT_CLASSES} pl-9`}
+            />
+          </div>
+          <select
+            aria-label="Filter by status"
+            value={status}
+            onChange={(event) => {
+              setStatus(event.target.value as TStatusFilter);
+              setPage(1);
+            }}
+            className={`${INPUT_CLASSES} sm:w-44`}
+          >
+            <option value="">All Status</option>
+            <option value="active">Active</option>
+            <option value="suspended">Suspended</option>
+            <option value="pending">Pending</option>
+          </select>
+          <Button onClick={() => setPending({ kind: 'form' })}>Add Company</Button>
+        </div>
+
+        {companies.isPending ? (
+          <div className="flex justify-center py-12">
+            <Spinner label="Loading companies" />
+          </div>
+        ) : companies.isError ? (
+          <div role="alert" className="flex flex-col items-center gap-3 py-12 text-sm text-red-700">
+            <p>{COMPANY_MESSAGES.loadFailed}</p>
+            <Button variant="secondary" size="sm" onClick={() => companies.refetch()}>
+              Retry
+            </Button>
+          </div>
+        ) : rows.length === 0 ? (
+          <p className="py-12 text-center text-sm text-slate-500">{COMPANY_MESSAGES.empty}</p>
+        ) : (
+          <div className="overflow-x-auto">
+            <table className="min-w-full divide-y divide-slate-200 text-sm">
+              <thead className="bg-slate-50 text-left text-xs font-medium tracking-wide text-slate-500 uppercase">
+                <tr>
+                  <th className="px-4 py-3">Company</th>
+                  <th className="px-4 py-3">Plan</th>
+                  <th className="px-4 py-3">Status</th>
+                  <th className="px-4 py-3 text-right">Users</th>
+                  <th className="px-4 py-3 text-right">Services</th>
+                  <th className="px-4 py-3 text-right">Subscribers</th>
+                  <th className="px-4 py-3">Last Active</th>
+                  <th className="px-4 py-3 text-right">Actions</th>
+                </tr>
+              </thead>
+              <tbody className="divide-y divide-slate-100">
+                {rows.map((company) => (
+                  <tr key={company.id} data-testid="company-row" className="hover:bg-slate-50">
+                    <td className="px-4 py-3">
+                      <p className="font-medium text-slate-900">{company.name}</p>
+                      <p className="text-xs text-slate-500">{company.email}</p>
+                    </td>
+                    <td className="px-4 py-3">
+                      <PlanBadge plan={company.plan} />
+                    </td>
+                    <td className="px-4 py-3">
+                      <StatusBadge status={company.status} />
+                    </td>
+                    <td className="px-4 py-3 text-right tabular-nums">
+                      {company.userCount.toLocaleString()}
+                    </td>
+                    <td className="px-4 py-3 text-right tabular-nums">
+                      {company.serviceCount.toLocaleString()}
+                    </td>
+                    <td className="px-4 py-3 text-right tabular-nums">
+                      {company.subscriberCount.toLocaleString()}
+                    </td>
+                    <td className="px-4 py-3 whitespace-nowrap text-slate-600">
+                      {formatDate(company.lastActive)}
+                    </td>
+                    <td className="px-4 py-3">
+                      <div className="flex justify-end gap-1 whitespace-nowrap">
+                        <Button
+                          variant="ghost"
+                          size="sm"
+                          onClick={() => setPending({ kind: 'form', company })}
+                          aria-label={`Edit ${company.name}`}
+                        >
+                          Edit
+                        </Button>
+                        <Button
+                          variant="ghost"
+                          size="sm"
+                          onClick={() => setPending({ kind: 'callbacks', company })}
+                          aria-label={`Callback URLs of ${company.name}`}
+                        >
+                          Webhooks
+                        </Button>
+                        {company.status === 'pending' ? (
+                          <Button
+                            variant="ghost"
+                            size="sm"
+                            className="text-green-700"
+                            disabled={activate.isPending}
+                            onClick={() => onActivate(company)}
+                            aria-label={`Activate ${company.name}`}
+                          >
+                            Activate
+                          </Button>
+                        ) : null}
+                        {company.status === 'active' ? (
+                          <Button
+                            variant="ghost"
+                            size="sm"
+                            className="text-amber-700"
+                            onClick={() => setPending({ kind: 'suspend', company })}
+                            aria-label={`Suspend ${company.name}`}
+                          >
+                            Suspend
+                          </Button>
+                        ) : null}
+                        <Button
+                          variant="ghost"
+                          size="sm"
+                          className="text-red-700"
+                          onClick={() => setPending({ kind: 'delete', company })}
+                          aria-label={`Delete ${company.name}`}
+                        >
+                          Delete
+                        </Button>
+                      </div>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+        {companies.data && rows.length > 0 ? (
+          <PaginationBar
+            currentPage={companies.data.pagination.currentPage}
+            totalPages={companies.data.pagination.totalPages}
+            totalItems={companies.data.pagination.totalItems}
+            onPageChange={setPage}
+            itemLabel="companies"
+          />
+        ) : null}
+      </div>
+
+      {pending?.kind === 'form' ? (
+        <ModalDialog
+          title={pending.company ? 'Edit Company' : 'Add Company'}
+          onClose={closeForm}
+          widthClass="max-w-2xl"
+        >
+          <CompanyForm
+            company={pending.company}
+            onSubmit={onSave}
+            onCancel={closeForm}
+            isSubmitting={save.isPending}
+            error={companySaveError(save.error)}
+            onDismissError={() => save.reset()}
+          />
+        </ModalDialog>
+      ) : null}
+      {pending?.kind === 'suspend' ? (
+        <ConfirmDialog
+          title="Suspend company"
+          message={COMPANY_MESSAGES.confirmSuspend}
+          confirmLabel="Suspend"
+          isPending={suspend.isPending}
+          onConfirm={() => onSuspendConfirmed(pending.company)}
+          onCancel={() => setPending(null)}
+        />
+      ) : null}
+      {pending?.kind === 'delete' ? (
+        <ConfirmDialog
+          title="Delete company"
+          message={COMPANY_MESSAGES.confirmDelete}
+          confirmLabel="Delete"
+          isPending={remove.isPending}
+          onConfirm={() => onDeleteConfirmed(pending.company, false)}
+          onCancel={() => setPending(null)}
+        />
+      ) : null}
+      {pending?.kind === 'delete-cascade' ? (
+        <ConfirmDialog
+          title="Delete company and all its data"
+          message={`${pending.message} Delete ${pending.company.name} and everything it holds?`}
+          confirmLabel="Delete everything"
+          isPending={remove.isPending}
+          onConfirm={() => onDeleteConfirmed(pending.company, true)}
+          onCancel={() => setPending(null)}
+        />
+      ) : null}
+      {pending?.kind === 'callbacks' ? (
+        <CallbackUrlsModal
+          scope={{ kind: 'company', companyId: pending.company.id }}
+          companyName={pending.company.name}
+          onClose={() => setPending(null)}
+        />
+      ) : null}
+    </div>
+  );
+}

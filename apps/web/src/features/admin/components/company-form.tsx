@@ -1,0 +1,155 @@
+import { zodResolver } from '@hookform/resolvers/zod';
+import {
+  COMPANY_FORM_PLANS,
+  COMPANY_STATUSES,
+  type TCompany,
+  type TCompanyForm,
+  type TCompanyFormInput,
+  ZCompanyForm,
+} from '@sms/contracts/admin/company';
+import { useForm, useWatch } from 'react-hook-form';
+import { Button } from '../../../components/button.tsx';
+import { XCircleIcon } from '../../../components/icons.tsx';
+import { FormField, INPUT_CLASSES } from './form-field.tsx';
+
+type TCompanyFormProps = {
+  company?: TCompany;
+  onSubmit: (values: TCompanyForm) => Promise<unknown> | unknown;
+  onCancel: () => void;
+  isSubmitting: boolean;
+  error: string | null;
+  onDismissError: () => void;
+};
+
+/** The company form of spec section 5: create (no company) or edit. */
+export function CompanyForm({
+  company,
+  onSubmit,
+  onCancel,
+  isSubmitting,
+  error,
+  onDismissError,
+}: TCompanyFormProps) {
+  const {
+    register,
+    handleSubmit,
+    control,
+    formState: { errors },
+  } = useForm<TCompanyFormInput, unknown, TCompanyForm>({
+    resolver: zodResolver(ZCompanyForm),
+    defaultValues: {
+      name: company?.name ?? '',
+      email: company?.email ?? '',
+      phoneNumber: company?.phoneNumber ?? '',
+      address: company?.address ?? '',
+      plan: company?.plan ?? 'basic',
+      status: company?.status ?? 'active',
+      apiKey: '',
+      apiSecret: '',
+    },
+  });
+  const [name, email, phoneNumber, address] = useWatch({
+    control,
+    name: ['name', 'email', 'phoneNumber', 'address'],
+  });
+  const allRequiredFilled = [name, email, phoneNumber, address].every((value) => (value ?? '').trim() !== '');
+  const plans: readonly string[] =
+    company?.plan && !(COMPANY_FORM_PLANS as readonly string[]).includes(company.plan)
+      ? [...COMPANY_FORM_PLANS, company.plan]
+      : COMPANY_FORM_PLANS;
+
+  return (
+    <form onSubmit={handleSubmit((values) => onSubmit(values))} className="space-y-4" noValidate>
+      {error ? (
+        <div role="alert" className="rounded-lg border border-red-200 bg-red-50 p-3 text-sm text-red-700">
+          <div className="flex items-start gap-2">
+            <XCircleIcon className="mt-0.5 size-4 shrink-0" />
+            <div className="flex-1">
+              <p className="font-medium">Error saving company</p>
+              <p className="mt-0.5">{error}</p>
+            </div>
+            <button type="button" onClick={onDismissError} className="text-xs font-medium underline">
+              Dismiss
+            </button>
+          </div>
+        </div>
+      ) : null}
+      <div className="grid gap-4 sm:grid-cols-2">
+        <FormField id="company-name" label="Company Name" required error={errors.name?.message}>
+          <input id="company-name" className={INPUT_CLASSES} {...register('name')} />
+        </FormField>
+        <FormField id="company-email" label="Email" required error={errors.email?.message}>
+          <input id="company-email" type="email" className={INPUT_CLASSES} {...register('email')} />
+        </FormField>
+        <FormField id="company-phone" label="Phone Number" required error={errors.phoneNumber?.message}>
+          <input id="company-phone" type="tel" className={INPUT_CLASSES} {...register('phoneNumber')} />
+        </FormField>
+        <FormField id="company-plan" label="Plan" error={errors.plan?.message}>
+          <select id="company-plan" className={`${INPUT_CLASSES} capitalize`} {...register('plan')}>
+            {plans.map((plan) => (
+              <option key={plan} value={plan}>
+                {plan.charAt(0).toUpperCase() + plan.slice(1)}
+              </option>
+            ))}
+          </select>
+        </FormField>
+      </div>
+      <FormField id="company-address" label="Address" required error={errors.address?.message}>
+        <textarea id="company-address" rows={2} className={INPUT_CLASSES} {...register('address')} />
+      </FormField>
+      <FormField id="company-status" label="Status" error={errors.status?.message}>
+        <select id="company-status" className={INPUT_CLASSES} {...register('status')}>
+          {COMPANY_STATUSES.map((status) => (
+            <option key={status} value={status}>
+              {status.charAt(0).toUpperCase() + status.slice(1)}
+            </option>
+          ))}
+        </select>
+      </FormField>
+      <fieldset className="space-y-3 rounded-lg border border-slate-200 p-4">
+        <legend className="px-1 text-sm font-medium text-slate-700">
+          SMS provider credentials (optional)
+        </legend>
+        <FormField
+          id="company-api-key"
+          label="API Key"
+          error={errors.apiKey?.message}
+          hint={
+            company?.apiKey
+              ? `Current: ${company.apiKey}. Leave blank to keep it.`
+              : 'Stored encrypted; shown masked after saving.'
+          }
+        >
+          <input
+            id="company-api-key"
+            type="password"
+            autoComplete="off"
+            className={INPUT_CLASSES}
+            {...register('apiKey')}
+          />
+        </FormField>
+        <FormField
+          id="company-api-secret"
+          label="API Username"
+          error={errors.apiSecret?.message}
+          hint={company?.apiSecret ? `Current: ${company.apiSecret}. Leave blank to keep it.` : undefined}
+        >
+          <input
+            id="company-api-secret"
+            autoComplete="off"
+            className={INPUT_CLASSES}
+            {...register('apiSecret')}
+          />
+        </FormField>
+      </fieldset>
+      <div className="flex justify-end gap-2 pt-2">
+        <Button variant="secondary" onClick={onCancel} disabled={isSubmitting}>
+          Cancel
+        </Button>
+        <Button type="submit" disabled={!allRequiredFilled || isSubmitting}>
+          {isSubmitting ? 'Saving...' : company ? 'Update Company' : 'Create Company'}
+        </Button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,217 @@
+import { USER_MESSAGES } from '@sms/contracts/admin/admin-user';
+import { ROLES, type TRole } from '@sms/contracts/auth/roles';
+import type { TUser } from '@sms/contracts/auth/user';
+import { useDeferredValue, useState } from 'react';
+import { Button } from '../../../components/button.tsx';
+import { ConfirmDialog } from '../../../components/confirm-dialog.tsx';
+import { SearchIcon } from '../../../components/icons.tsx';
+import { ModalDialog } from '../../../components/modal-dialog.tsx';
+import { PaginationBar } from '../../../components/pagination-bar.tsx';
+import { Spinner } from '../../../components/spinner.tsx';
+import { useToast } from '../../../components/toast/toast-provider.tsx';
+import { getServerMessage } from '../../../lib/api-client.ts';
+import { useCreateUser } from '../api/create-user.ts';
+import { useDeleteUser } from '../api/delete-user.ts';
+import { useUsers } from '../api/list-users.ts';
+import { useUpdateUser } from '../api/update-user.ts';
+import { RoleBadge, StatusBadge } from './badges.tsx';
+import { INPUT_CLASSES } from './form-field.tsx';
+import { type TUserFormValues, UserForm } from './user-form.tsx';
+
+type TPending = { kind: 'form'; user?: TUser } | { kind: 'delete'; user: TUser } | null;
+
+const roleLabel = (role: string) =>
+  role.replaceAll('_', ' ').replace(/\b\w/g, (first) => first.toUpperCase());
+
+export function UsersTab() {
+  const { showToast } = useToast();
+  const [page, setPage] = useState(1);
+  const [search, setSearch] = useState('');
+  const [role, setRole] = useState<TRole | ''>('');
+  const searchTerm = useDeferredValue(search.trim());
+  const users = useUsers({ page, searchTerm, role });
+  const [pending, setPending] = useState<TPending>(null);
+  const create = useCreateUser();
+  const update = useUpdateUser();
+  const remove = useDeleteUser();
+  const save = pending?.kind === 'form' && pending.user ? update : create;
+
+  function closeForm() {
+    create.reset();
+    update.reset();
+    setPending(null);
+  }
+
+  function onSave(values: TUserFormValues) {
+    if (pending?.kind !== 'form') return;
+    const done = (message: string) => () => {
+      showToast(message, 'success');
+      closeForm();
+    };
+    if (pending.user) {
+      update.mutate({ id: pending.user.id, body: values }, { onSuccess: done('User updated successfully!') });
+    } else {
+      create.mutate(
+        { ...values, password: values.password ?? '' },
+        { onSuccess: done('User created successfully!') },
+      );
+    }
+  }
+
+  function onDeleteConfirmed(user: TUser) {
+    remove.mutate(user.id, {
+      onSuccess: () => showToast('User deleted successfully!', 'success'),
+      onError: (error) => showToast(getServerMessage(error) ?? USER_MESSAGES.formFailed, 'error'),
+      onSettled: () => setPending(null),
+    });
+  }
+
+  const rows = users.data?.users ?? [];
+
+  return (
+    <div className="rounded-xl border border-slate-200 bg-white shadow-sm">
+      <div className="flex flex-col gap-3 border-b border-slate-200 p-4">
+        <h2 className="text-lg font-semibold text-slate-900">User Management</h2>
+        <div className="flex flex-col gap-3 sm:flex-row sm:items-center">
+          <div className="relative flex-1">
+            <SearchIcon className="pointer-events-none absolute top-2.5 left-3 size-4 text-slate-400" />
+            <input
+              type="search"
+              aria-label="Search users"
+              placeholder="Search users..."
+              value={search}
+              onChange={(event) => {
+                setSearch(event.target.value);
+                setPage(1);
+              }}
+              className={`${INPUT_CLASSES} pl-9`}
+            />
+          </div>
+          <select
+            aria-label="Filter by role"
+            value={role}
+            onChange={(event) => {
+              setRole(event.target.value as TRole | '');
+              setPage(1);
+            }}
+            className={`${INPUT_CLASSES} sm:w-48`}
+          >
+            <option value="">All Roles</option>
+            {ROLES.map((value) => (
+              <option key={value} value={value}>
+                {roleLabel(value)}
+              </option>
+            ))}
+          </select>
+          <Button onClick={() => setPending({ kind: 'form' })}>Add User</Button>
+        </div>
+      </div>
+
+      {users.isPending ? (
+        <div className="flex justify-center py-12">
+          <Spinner label="Loading users" />
+        </div>
+      ) : users.isError ? (
+        <div role="alert" className="flex flex-col items-center gap-3 py-12 text-sm text-red-700">
+          <p>{getServerMessage(users.error) ?? 'Failed to load users'}</p>
+          <Button variant="secondary" size="sm" onClick={() => users.refetch()}>
+            Retry
+          </Button>
+        </div>
+      ) : rows.length === 0 ? (
+        <p className="py-12 text-center text-sm text-slate-500">{USER_MESSAGES.empty}</p>
+      ) : (
+        <div className="overflow-x-auto">
+          <table className="min-w-full divide-y divide-slate-200 text-sm">
+            <thead className="bg-slate-50 text-left text-xs font-medium tracking-wide text-slate-500 uppercase">
+              <tr>
+                <th className="px-4 py-3">User</th>
+                <th className="px-4 py-3">Role</th>
+                <th className="px-4 py-3">Company</th>
+                <th className="px-4 py-3">Status</th>
+                <th className="px-4 py-3">Created</th>
+                <th className="px-4 py-3 text-right">Actions</th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-slate-100">
+              {rows.map((user) => (
+                <tr key={user.id} data-testid="user-row" className="hover:bg-slate-50">
+                  <td className="px-4 py-3">
+                    <p className="font-medium text-slate-900">{user.name}</p>
+                    <p className="text-xs text-slate-500">{user.email}</p>
+                  </td>
+                  <td className="px-4 py-3">
+                    <RoleBadge role={user.role} />
+                  </td>
+                  <td className="px-4 py-3 text-slate-700">{user.company?.name ?? '—'}</td>
+                  <td className="px-4 py-3">
+                    <StatusBadge status={user.status} />
+                  </td>
+                  <td className="px-4 py-3 whitespace-nowrap text-slate-600">
+                    {new Date(user.createdAt).toLocaleDateString(undefined, {
+                      year: 'numeric',
+                      month: 'short',
+                      day: 'numeric',
+                    })}
+                  </td>
+                  <td className="px-4 py-3">
+                    <div className="flex justify-end gap-1">
+                      <Button
+                        variant="ghost"
+                        size="sm"
+                        onClick={() => setPending({ kind: 'form', user })}
+                        aria-label={`Edit ${user.name}`}
+                      >
+                        Edit
+                      </Button>
+                      <Button
+                        variant="ghost"
+                        size="sm"
+                        className="text-red-700"
+                        onClick={() => setPending({ kind: 'delete', user })}
+                        aria-label={`Delete ${user.name}`}
+                      >
+                        Delete
+                      </Button>
+                    </div>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {users.data && rows.length > 0 ? (
+        <PaginationBar
+          currentPage={users.data.currentPage}
+          totalPages={users.data.totalPages}
+          totalItems={users.data.totalItems}
+          onPageChange={setPage}
+          itemLabel="users"
+        />
+      ) : null}
+
+      {pending?.kind === 'form' ? (
+        <ModalDialog title={pending.user ? 'Edit User' : 'Add User'} onClose={closeForm}>
+          <UserForm
+            user={pending.user}
+            onSubmit={onSave}
+            onCancel={closeForm}
+            isSubmitting={save.isPending}
+            error={save.error ? (getServerMessage(save.error) ?? USER_MESSAGES.formFailed) : null}
+          />
+        </ModalDialog>
+      ) : null}
+      {pending?.kind === 'delete' ? (
+        <ConfirmDialog
+          title="Delete user"
+          message={USER_MESSAGES.confirmDelete}
+          confirmLabel="Delete"
+          isPending={remove.isPending}
+          onConfirm={() => onDeleteConfirmed(pending.user)}
+          onCancel={() => setPending(null)}
+        />
+      ) : null}
+    </div>
+  );
+}
