@@ -1,7 +1,259 @@
+import {
+  SUBSCRIBER_DEFAULT_PAGE_SIZE,
+  SUBSCRIBER_MESSAGES,
+  SUBSCRIBER_PAGE_SIZES,
+  SUBSCRIBER_STATUSES,
+  type TSubscriber,
+} from '@sms/contracts/subscribers/subscriber';
+import { useEffect, useMemo, useState } from 'react';
+import { Button } from '../../../components/button.tsx';
+import { AlertIcon, SearchIcon } from '../../../components/icons.tsx';
 import { PageHeader } from '../../../components/page-header.tsx';
+import { PaginationBar } from '../../../components/pagination-bar.tsx';
+import { Spinner } from '../../../components/spinner.tsx';
+import { useToast } from '../../../components/toast/toast-provider.tsx';
+import { getServerMessage } from '../../../lib/api-client.ts';
+import { useAuth } from '../../auth/components/auth-provider.tsx';
+import { useExportSubscribers } from '../api/export-subscribers.ts';
+import { useServiceOptions } from '../api/list-service-options.ts';
+import { useSubscribers } from '../api/list-subscribers.ts';
+import { ImportDialog } from '../components/import-dialog.tsx';
+import { SubscriberStatusBadge } from '../components/subscriber-status-badge.tsx';
+import { SubscriptionDialog } from '../components/subscription-dialog.tsx';
+
+const SEARCH_DELAY_MS = 300;
+
+type TDialog =
+  | { kind: 'subscribe' }
+  | { kind: 'unsubscribe'; subscriber: TSubscriber }
+  | { kind: 'import' }
+  | null;
+
+/** The text the server searches for, after the person stops typing for a moment. */
+function useDebouncedValue(value: string, delay: number) {
+  const [debounced, setDebounced] = useState(value);
+  useEffect(() => {
+    const timer = setTimeout(() => setDebounced(value), delay);
+    return () => clearTimeout(timer);
+  }, [value, delay]);
+  return debounced;
+}
 
 export default function SubscribersPage() {
+  const { user } = useAuth();
+  const withCompany = user?.role === 'system_admin';
+  const { showToast } = useToast();
+  const [limit, setLimit] = useState<number>(SUBSCRIBER_DEFAULT_PAGE_SIZE);
+  const [status, setStatus] = useState('');
+  const [searchInput, setSearchInput] = useState('');
+  const search = useDebouncedValue(searchInput.trim(), SEARCH_DELAY_MS);
+  const [dialog, setDialog] = useState<TDialog>(null);
+
+  // A new search, filter or page size starts again at page 1: the page belongs to its filters.
+  const filterKey = `${search}|${status}|${limit}`;
+  const [paging, setPaging] = useState({ filterKey, page: 1 });
+  const page = paging.filterKey === filterKey ? paging.page : 1;
+  const setPage = (next: number) => setPaging({ filterKey, page: next });
+
+  const subscribers = useSubscribers({
+    page,
+    limit,
+    status: status || undefined,
+    search: search || undefined,
+  });
+  const services = useServiceOptions();
+  const exportCsv = useExportSubscribers();
+  const serviceList = services.data?.services ?? [];
+  const serviceNames = useMemo(
+    () => new Map(serviceList.map((service) => [service.id, service.name])),
+    [serviceList],
+  );
+
+  const failed = subscribers.isError || services.isError;
+  const retry = () => {
+    if (subscribers.isError) subscribers.refetch();
+    if (services.isError) services.refetch();
+  };
+  const data = subscribers.data;
+
+  const download = async () => {
+    try {
+      await exportCsv.mutateAsync({ status: status || undefined, search: search || undefined });
+    } catch (error) {
+      showToast(getServerMessage(error) ?? 'Failed to export subscribers. Please try again.', 'error');
+    }
+  };
+
   return (
-    <PageHeader title="Subscribers" description="Browse the phone numbers subscribed to your services." />
+    <div className="space-y-6">
+      <PageHeader
+        title="Subscribers"
+        description="Phone numbers subscribed to your services."
+        actions={
+          <>
+            <Button variant="secondary" onClick={download} disabled={exportCsv.isPending}>
+              {exportCsv.isPending ? 'Exporting...' : 'Export CSV'}
+            </Button>
+            <Button
+              variant="secondary"
+              onClick={() => setDialog({ kind: 'import' })}
+              disabled={serviceList.length === 0}
+            >
+              Import CSV
+            </Button>
+            <Button onClick={() => setDialog({ kind: 'subscribe' })} disabled={serviceList.length === 0}>
+              Subscribe Number
+            </Button>
+          </>
+        }
+      />
+
+      <div className="rounded-xl border border-slate-200 bg-white shadow-sm">
+        <div className="flex flex-col gap-3 border-b border-slate-200 p-4 sm:flex-row sm:items-center">
+          <div className="relative flex-1">
+            <SearchIcon className="pointer-events-none absolute top-1/2 left-3 size-4 -translate-y-1/2 text-slate-400" />
+            <input
+              type="search"
+              aria-label="Search by phone number"
+              placeholder="Search by phone number..."
+              value={searchInput}
+              onChange={(event) => setSearchInput(event.target.value)}
+              inputMode="tel"
+              className="block w-full rounded-lg border-0 py-2 pr-3 pl-9 text-sm ring-1 ring-inset ring-slate-300 focus:ring-2 focus:ring-indigo-600 focus:outline-none"
+            />
+          </div>
+          <select
+            aria-label="Filter by status"
+            value={status}
+            onChange={(event) => setStatus(event.target.value)}
+            className="rounded-lg border-0 py-2 pr-8 pl-3 text-sm capitalize ring-1 ring-inset ring-slate-300 focus:ring-2 focus:ring-indigo-600"
+          >
+            <option value="">All Statuses</option>
+            {SUBSCRIBER_STATUSES.map((value) => (
+              <option key={value} value={value}>
+                {value[0].toUpperCase() + value.slice(1)}
+              </option>
+            ))}
+          </select>
+          <label className="flex items-center gap-2 text-sm text-slate-600">
+            Per page
+            <select
+              aria-label="Subscribers per page"
+              value={limit}
+              onChange={(event) => setLimit(Number(event.target.value))}
+              className="rounded-lg border-0 py-2 pr-8 pl-3 text-sm ring-1 ring-inset ring-slate-300 focus:ring-2 focus:ring-indigo-600"
+            >
+              {SUBSCRIBER_PAGE_SIZES.map((size) => (
+                <option key={size} value={size}>
+                  {size}
+                </option>
+              ))}
+            </select>
+          </label>
+        </div>
+
+        {failed ? (
+          <div role="alert" className="flex flex-col items-center gap-2 py-16 text-center">
+            <AlertIcon className="size-8 text-red-500" />
+            <p className="text-sm font-medium text-slate-900">{SUBSCRIBER_MESSAGES.loadFailedTitle}</p>
+            <p className="text-sm text-slate-600">{SUBSCRIBER_MESSAGES.loadFailed}</p>
+            <Button variant="secondary" className="mt-2" onClick={retry}>
+              Try Again
+            </Button>
+          </div>
+        ) : subscribers.isPending || !data ? (
+          <div className="flex justify-center py-16">
+            <Spinner label="Loading subscribers" />
+          </div>
+        ) : data.subscribers.length === 0 ? (
+          <p className="py-16 text-center text-sm font-medium text-slate-900">{SUBSCRIBER_MESSAGES.empty}</p>
+        ) : (
+          <>
+            <div className={`overflow-x-auto ${subscribers.isFetching ? 'opacity-60' : ''}`}>
+              <table className="min-w-full divide-y divide-slate-200 text-sm" aria-label="Subscribers">
+                <thead className="bg-slate-50 text-left text-xs font-semibold tracking-wide text-slate-500 uppercase">
+                  <tr>
+                    <th className="px-4 py-3">Phone number</th>
+                    <th className="px-4 py-3">Status</th>
+                    <th className="px-4 py-3">Active services</th>
+                    <th className="px-4 py-3">Joined</th>
+                    <th className="px-4 py-3 text-right">Actions</th>
+                  </tr>
+                </thead>
+                <tbody className="divide-y divide-slate-100">
+                  {data.subscribers.map((subscriber) => (
+                    <tr key={subscriber.id} className="hover:bg-slate-50">
+                      <td className="px-4 py-3 font-mono text-slate-900">{subscriber.msisdn}</td>
+                      <td className="px-4 py-3">
+                        <SubscriberStatusBadge status={subscriber.status} />
+                      </td>
+                      <td className="px-4 py-3 text-slate-700">
+                        {subscriber.active_services.length === 0 ? (
+                          <span className="text-slate-400">None</span>
+                        ) : (
+                          <div className="flex flex-wrap gap-1">
+                            {subscriber.active_services.map((id) => (
+                              <span
+                                key={id}
+                                className="rounded-md bg-indigo-50 px-2 py-0.5 text-xs text-indigo-700"
+                              >
+                                {serviceNames.get(id) ?? `Service #${id}`}
+                              </span>
+                            ))}
+                          </div>
+                        )}
+                      </td>
+                      <td className="px-4 py-3 text-slate-600">
+                        {new Date(subscriber.createdAt).toLocaleDateString()}
+                      </td>
+                      <td className="px-4 py-3 text-right">
+                        {subscriber.active_services.length > 0 ? (
+                          <Button
+                            variant="ghost"
+                            size="sm"
+                            aria-label={`Unsubscribe ${subscriber.msisdn}`}
+                            onClick={() => setDialog({ kind: 'unsubscribe', subscriber })}
+                          >
+                            Unsubscribe
+                          </Button>
+                        ) : null}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            <PaginationBar
+              currentPage={data.currentPage}
+              totalPages={data.totalPages}
+              totalItems={data.totalItems}
+              onPageChange={setPage}
+              itemLabel={data.totalIsExact ? 'subscribers' : 'or more subscribers'}
+            />
+          </>
+        )}
+      </div>
+
+      {dialog?.kind === 'subscribe' ? (
+        <SubscriptionDialog
+          mode="subscribe"
+          services={serviceList}
+          withCompany={withCompany}
+          onClose={() => setDialog(null)}
+        />
+      ) : null}
+      {dialog?.kind === 'unsubscribe' ? (
+        <SubscriptionDialog
+          mode="unsubscribe"
+          services={serviceList.filter((service) => dialog.subscriber.active_services.includes(service.id))}
+          withCompany={withCompany}
+          phoneNumber={dialog.subscriber.msisdn}
+          onClose={() => setDialog(null)}
+        />
+      ) : null}
+      {dialog?.kind === 'import' ? (
+        <ImportDialog services={serviceList} withCompany={withCompany} onClose={() => setDialog(null)} />
+      ) : null}
+    </div>
   );
 }

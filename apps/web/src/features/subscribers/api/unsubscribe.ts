@@ -1,0 +1,16 @@
+import type { TUnsubscribeData } from '@sms/contracts/subscribers/unsubscribe';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { api } from '../../../lib/api-client.ts';
+import { subscribersQueryKey } from './list-subscribers.ts';
+
+export function useUnsubscribe() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ serviceId, phoneNumber }: { serviceId: number; phoneNumber: string }) =>
+      api.delete<TUnsubscribeData>(`/services/${serviceId}/unsubscribe`, { body: { phoneNumber } }),
+    onSuccess: () => {
+      queryClient.invalidateQueries({ queryKey: subscribersQueryKey });
+      queryClient.invalidateQueries({ queryKey: ['services'] });
+    },
+  });
+}
