@@ -2,13 +2,15 @@ import path from 'node:path';
 import { defineConfig, devices } from '@playwright/test';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const PORT = 3100;
+// E2E_PORT lets several people run the suite at once, each on its own server and data folder.
+const PORT = Number(process.env.E2E_PORT ?? 3100);
 const BASE_URL = `http://localhost:${PORT}`;
 
 // The server serves the built console (apps/web/dist): `npm run test:e2e` builds it first.
 export default defineConfig({
   testDir: './e2e',
-  outputDir: './test-results',
+  // Per port: Playwright empties its output folder at start, which must not hit a parallel run's traces.
+  outputDir: `./test-results/port-${PORT}`,
   fullyParallel: false,
   workers: 1,
   forbidOnly: !!process.env.CI,
@@ -46,7 +48,7 @@ export default defineConfig({
   webServer: {
     command: 'node apps/server/src/main.ts',
     cwd: ROOT,
-    env: { PORT: String(PORT), DATA_DIR: '.tmp/e2e-data', E2E_FRESH_DATA: '1' },
+    env: { PORT: String(PORT), DATA_DIR: `.tmp/e2e-data-${PORT}`, E2E_FRESH_DATA: '1' },
     url: `${BASE_URL}/api/v1/health`,
     timeout: 120_000,
     reuseExistingServer: false,

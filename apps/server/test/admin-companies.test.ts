@@ -224,7 +224,7 @@ describe('DELETE /admin/companies/{id}', () => {
     const refused = await api('DELETE', `/admin/companies/${company.id}`);
     expect(refused.statusCode).toBe(409);
     expect(refused.json().message).toBe(
-      'This company still has 1 user, 1 service, 1 subscriber, 1 message. Deleting it will permanently delete all of them too.',
+      'This company still has 1 user, 1 service, 1 subscriber, 1 message. Deleting the company permanently deletes these too.',
     );
     expect(
       await ctx.db.selectFrom('companies').select('id').where('id', '=', company.id).executeTakeFirst(),

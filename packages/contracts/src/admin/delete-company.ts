@@ -38,5 +38,5 @@ export function companyHasDataMessage(counts: {
   )
     .filter(([count]) => count > 0)
     .map(([count, noun]) => `${count.toLocaleString('en-US')} ${noun}${count === 1 ? '' : 's'}`);
-  return `This company still has ${parts.join(', ')}. Deleting it will permanently delete all of them too.`;
+  return `This company still has ${parts.join(', ')}. Deleting the company permanently deletes these too.`;
 }

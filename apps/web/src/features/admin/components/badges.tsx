@@ -13,7 +13,7 @@ const PLAN_STYLES: Record<string, string> = {
 };
 
 const BASE =
-  'inline-flex items-center rounded-full px-2 py-0.5 text-xs font-medium capitalize ring-1 ring-inset';
+  'inline-flex items-center whitespace-nowrap rounded-full px-2 py-0.5 text-xs font-medium capitalize ring-1 ring-inset';
 
 export function StatusBadge({ status }: { status: string }) {
   return <span className={`${BASE} ${STATUS_STYLES[status] ?? STATUS_STYLES.inactive}`}>{status}</span>;

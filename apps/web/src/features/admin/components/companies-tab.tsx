@@ -4,7 +4,7 @@ import {
   type TCompany,
   type TCompanyForm,
 } from '@sms/contracts/admin/company';
-import { useDeferredValue, useState } from 'react';
+import { type ComponentProps, useDeferredValue, useState } from 'react';
 import { Button } from '../../../components/button.tsx';
 import { ConfirmDialog } from '../../../components/confirm-dialog.tsx';
 import { SearchIcon } from '../../../components/icons.tsx';
@@ -182,91 +182,81 @@ export function CompaniesTab() {
             <table className="min-w-full divide-y divide-slate-200 text-sm">
               <thead className="bg-slate-50 text-left text-xs font-medium tracking-wide text-slate-500 uppercase">
                 <tr>
-                  <th className="px-4 py-3">Company</th>
-                  <th className="px-4 py-3">Plan</th>
-                  <th className="px-4 py-3">Status</th>
-                  <th className="px-4 py-3 text-right">Users</th>
-                  <th className="px-4 py-3 text-right">Services</th>
-                  <th className="px-4 py-3 text-right">Subscribers</th>
-                  <th className="px-4 py-3">Last Active</th>
-                  <th className="px-4 py-3 text-right">Actions</th>
+                  <th className="px-2.5 py-3">Company</th>
+                  <th className="px-2.5 py-3">Plan</th>
+                  <th className="px-2.5 py-3">Status</th>
+                  <th className="px-2.5 py-3 text-right">Users</th>
+                  <th className="px-2.5 py-3 text-right">Services</th>
+                  <th className="px-2.5 py-3 text-right">Subscribers</th>
+                  <th className="px-2.5 py-3">Last Active</th>
+                  <th className="px-2.5 py-3 text-right">Actions</th>
                 </tr>
               </thead>
               <tbody className="divide-y divide-slate-100">
                 {rows.map((company) => (
                   <tr key={company.id} data-testid="company-row" className="hover:bg-slate-50">
-                    <td className="px-4 py-3">
+                    <td className="px-2.5 py-3">
                       <p className="font-medium text-slate-900">{company.name}</p>
                       <p className="text-xs text-slate-500">{company.email}</p>
                     </td>
-                    <td className="px-4 py-3">
+                    <td className="px-2.5 py-3">
                       <PlanBadge plan={company.plan} />
                     </td>
-                    <td className="px-4 py-3">
+                    <td className="px-2.5 py-3">
                       <StatusBadge status={company.status} />
                     </td>
-                    <td className="px-4 py-3 text-right tabular-nums">
+                    <td className="px-2.5 py-3 text-right tabular-nums">
                       {company.userCount.toLocaleString()}
                     </td>
-                    <td className="px-4 py-3 text-right tabular-nums">
+                    <td className="px-2.5 py-3 text-right tabular-nums">
                       {company.serviceCount.toLocaleString()}
                     </td>
-                    <td className="px-4 py-3 text-right tabular-nums">
+                    <td className="px-2.5 py-3 text-right tabular-nums">
                       {company.subscriberCount.toLocaleString()}
                     </td>
-                    <td className="px-4 py-3 whitespace-nowrap text-slate-600">
+                    <td className="px-2.5 py-3 whitespace-nowrap text-slate-600">
                       {formatDate(company.lastActive)}
                     </td>
-                    <td className="px-4 py-3">
-                      <div className="flex justify-end gap-1 whitespace-nowrap">
-                        <Button
-                          variant="ghost"
-                          size="sm"
+                    <td className="px-2.5 py-3">
+                      <div className="ml-auto flex w-36 flex-wrap justify-end gap-x-0.5 gap-y-1">
+                        <RowAction
                           onClick={() => setPending({ kind: 'form', company })}
                           aria-label={`Edit ${company.name}`}
                         >
                           Edit
-                        </Button>
-                        <Button
-                          variant="ghost"
-                          size="sm"
+                        </RowAction>
+                        <RowAction
                           onClick={() => setPending({ kind: 'callbacks', company })}
                           aria-label={`Callback URLs of ${company.name}`}
                         >
                           Webhooks
-                        </Button>
+                        </RowAction>
                         {company.status === 'pending' ? (
-                          <Button
-                            variant="ghost"
-                            size="sm"
+                          <RowAction
                             className="text-green-700"
                             disabled={activate.isPending}
                             onClick={() => onActivate(company)}
                             aria-label={`Activate ${company.name}`}
                           >
                             Activate
-                          </Button>
+                          </RowAction>
                         ) : null}
                         {company.status === 'active' ? (
-                          <Button
-                            variant="ghost"
-                            size="sm"
+                          <RowAction
                             className="text-amber-700"
                             onClick={() => setPending({ kind: 'suspend', company })}
                             aria-label={`Suspend ${company.name}`}
                           >
                             Suspend
-                          </Button>
+                          </RowAction>
                         ) : null}
-                        <Button
-                          variant="ghost"
-                          size="sm"
+                        <RowAction
                           className="text-red-700"
                           onClick={() => setPending({ kind: 'delete', company })}
                           aria-label={`Delete ${company.name}`}
                         >
                           Delete
-                        </Button>
+                        </RowAction>
                       </div>
                     </td>
                   </tr>
@@ -341,4 +331,8 @@ export function CompaniesTab() {
       ) : null}
     </div>
   );
+}
+
+function RowAction({ className = 'text-slate-700', ...props }: ComponentProps<typeof Button>) {
+  return <Button variant="ghost" size="sm" className={`px-1.5 py-1 text-xs ${className}`} {...props} />;
 }

@@ -5,10 +5,10 @@ type TStatCardProps = {
 };
 
 const TONES = {
-  indigo: 'bg-indigo-50 text-indigo-700',
-  green: 'bg-green-50 text-green-700',
-  amber: 'bg-amber-50 text-amber-700',
-  slate: 'bg-slate-100 text-slate-700',
+  indigo: 'bg-indigo-500',
+  green: 'bg-green-500',
+  amber: 'bg-amber-500',
+  slate: 'bg-slate-400',
 };
 
 export function StatCard({ label, value, tone = 'slate' }: TStatCardProps) {

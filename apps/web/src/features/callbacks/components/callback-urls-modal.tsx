@@ -1,5 +1,5 @@
 import { CALLBACK_MESSAGES } from '@sms/contracts/callbacks/callback-urls';
-import { useState } from 'react';
+import { type ReactNode, useState } from 'react';
 import { Button } from '../../../components/button.tsx';
 import { ConfirmDialog } from '../../../components/confirm-dialog.tsx';
 import { ModalDialog } from '../../../components/modal-dialog.tsx';
@@ -29,7 +29,7 @@ export function CallbackUrlsModal({ scope, companyName, onClose }: TCallbackUrls
     regenerate.mutate();
   }
 
-  let body: React.ReactNode;
+  let body: ReactNode;
   if (urls.isPending) {
     body = (
       <div
