@@ -1,6 +1,7 @@
 import type { TRole } from '@sms/contracts/auth/roles';
 import { effectiveRole } from '@sms/contracts/auth/roles';
 import { useAuth } from '../../auth/components/auth-provider.tsx';
+import { QuickActions } from '../components/quick-actions.tsx';
 
 const SUBTITLES: Record<TRole, (companyName: string) => string> = {
   system_admin: () => "Here's what's happening across the platform today.",
@@ -36,6 +37,7 @@ export default function DashboardPage() {
           </div>
         ) : null}
       </div>
+      <QuickActions role={role} />
     </div>
   );
 }
