@@ -1,5 +1,5 @@
 import { expect, type Locator, type Page, test } from '@playwright/test';
-import { DEMO_USERS, signIn } from './sign-in.ts';
+import { DEMO_USERS, sidebarLinks, signIn } from './sign-in.ts';
 
 const SHOTS = process.env.E2E_SCREENSHOTS_DIR;
 const shot = async (page: Page, name: string) => {
@@ -45,7 +45,7 @@ test('a system admin manages companies, users and callback URLs, and finds it al
 }) => {
   test.setTimeout(120_000);
   await signIn(page, DEMO_USERS.systemAdmin);
-  await page.getByRole('link', { name: 'Admin Panel' }).click();
+  await sidebarLinks(page).filter({ hasText: 'Admin Panel' }).click();
   await expect(page.getByRole('heading', { name: 'Admin Panel' })).toBeVisible();
   await expect(page.getByText('Total Companies')).toBeVisible();
   await expect(page.getByTestId('company-row').first()).toBeVisible();
@@ -192,7 +192,7 @@ test('a system admin manages companies, users and callback URLs, and finds it al
   await expect(page.getByText('No companies found')).toBeVisible();
 
   // The audit log shows every one of those actions.
-  await page.getByRole('link', { name: 'Audit Log' }).click();
+  await sidebarLinks(page).filter({ hasText: 'Audit Log' }).click();
   await expect(page.getByRole('heading', { name: 'Audit Log' })).toBeVisible();
   await expect(page.getByTestId('audit-row').first()).toBeVisible();
   const today = new Date().toISOString().slice(0, 10);
@@ -222,7 +222,9 @@ test('a system admin manages companies, users and callback URLs, and finds it al
   await expect(page.getByText('No audit logs found')).toBeVisible();
 });
 
-test('a company admin reads their own callback URLs but cannot reach the admin screens', async ({ page }) => {
+test('a company admin sees their own callback URLs via Manage Webhooks but cannot reach the admin screens', async ({
+  page,
+}) => {
   await signIn(page, DEMO_USERS.companyAdmin);
   // The demo seed generated the company's URLs; the my-company endpoint serves them to its admin.
   const own = await page.evaluate(async () => {
@@ -233,6 +235,14 @@ test('a company admin reads their own callback URLs but cannot reach the admin s
   });
   expect(own.companyName).toBe('Acme Mobile');
   expect(own.dlrCallbackUrl).toMatch(new RegExp(`/api/v1/callbacks/dlr/${own.companyId}/[\\w-]{43}$`));
+  // The dashboard's Manage Webhooks opens the same URLs in the modal.
+  await page.getByRole('button', { name: 'Manage Webhooks' }).click();
+  const modal = dialog(page, 'Callback URLs - Acme Mobile');
+  await expect(modal.getByRole('textbox', { name: 'Delivery Report (DLR) Callback URL' })).toHaveValue(
+    own.dlrCallbackUrl,
+  );
+  await modal.getByRole('button', { name: 'Close', exact: true }).click();
+
   await page.goto('/admin');
   await expect(page.getByRole('heading', { name: 'Access Denied' })).toBeVisible();
   await page.goto('/admin/audit');
