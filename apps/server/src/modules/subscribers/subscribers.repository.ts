@@ -41,9 +41,15 @@ function filtered(db: Executor, filter: SubscriberFilter) {
   return query;
 }
 
-/** A page, newest first. Offsets are bounded by MAX_PAGE, so the deepest page is still an index walk. */
+/**
+ * A page, newest first. The offset is walked over ids alone (an index-only scan) and only the
+ * page's rows are then read with their services: deep pages stay cheap (MAX_PAGE bounds them).
+ */
 export function listSubscribers(db: Executor, filter: SubscriberFilter, offset: number, limit: number) {
-  return filtered(db, filter)
+  const page = filtered(db, filter).select('s.id').orderBy('s.id', 'desc').offset(offset).limit(limit);
+  return db
+    .selectFrom(page.as('p'))
+    .innerJoin('subscribers as s', 's.id', 'p.id')
     .select((eb) => [
       's.id',
       's.msisdn',
@@ -53,8 +59,6 @@ export function listSubscribers(db: Executor, filter: SubscriberFilter, offset: 
       activeServiceIds(eb).as('active_services'),
     ])
     .orderBy('s.id', 'desc')
-    .offset(offset)
-    .limit(limit)
     .execute();
 }
 
@@ -126,7 +130,17 @@ export function listServiceSubscribers(
   offset: number,
   limit: number,
 ) {
-  return serviceSubscribers(db, filter)
+  const page = serviceSubscribers(db, filter)
+    .select('x.subscriber_id as id')
+    .orderBy('x.subscriber_id', 'desc')
+    .offset(offset)
+    .limit(limit);
+  return db
+    .selectFrom(page.as('p'))
+    .innerJoin('subscribers as s', 's.id', 'p.id')
+    .innerJoin('subscriptions as x', (join) =>
+      join.onRef('x.subscriber_id', '=', 'p.id').on('x.service_id', '=', filter.serviceId),
+    )
     .select((eb) => [
       's.id',
       's.msisdn',
@@ -139,9 +153,7 @@ export function listServiceSubscribers(
       'x.unsubscribed_at',
       activeServiceIds(eb).as('active_services'),
     ])
-    .orderBy('x.subscriber_id', 'desc')
-    .offset(offset)
-    .limit(limit)
+    .orderBy('s.id', 'desc')
     .execute();
 }
 
