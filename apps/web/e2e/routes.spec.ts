@@ -7,7 +7,7 @@ test('a viewer opening /admin sees Access Denied', async ({ page }) => {
   await page.goto('/admin');
 
   await expect(page.getByRole('heading', { name: 'Access Denied' })).toBeVisible();
-  await expect(page.getByText("You don't have permission to access this page.")).toBeVisible();
+  await expect(page.getByText('System administrator access required.')).toBeVisible();
   await expect(page.getByText('Your role').locator('..')).toContainText('viewer');
   await expect(page.getByText('Required role').locator('..')).toContainText('system admin');
   await page.getByRole('button', { name: 'Go Back' }).click();

@@ -3,6 +3,7 @@ import { fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { createMemoryRouter, RouterProvider } from 'react-router';
 import { beforeEach, describe, expect, it, type Mock, vi } from 'vitest';
 import { ErrorBoundary } from '../components/error-boundary.tsx';
+import { ToastProvider } from '../components/toast/toast-provider.tsx';
 import { makeUser } from '../test/auth-fixtures.tsx';
 import { createRoutes } from './routes.tsx';
 
@@ -21,7 +22,9 @@ function renderApp(path: string) {
   const router = createMemoryRouter(createRoutes(), { initialEntries: [path] });
   render(
     <QueryClientProvider client={new QueryClient()}>
-      <RouterProvider router={router} />
+      <ToastProvider>
+        <RouterProvider router={router} />
+      </ToastProvider>
     </QueryClientProvider>,
   );
   return router;
@@ -75,7 +78,20 @@ describe('routes', () => {
     renderApp('/admin');
 
     expect(await screen.findByRole('heading', { name: 'Access Denied' })).toBeInTheDocument();
+    expect(screen.getByText('System administrator access required.')).toBeInTheDocument();
     expect(screen.getByRole('navigation', { name: 'Main navigation' })).toBeInTheDocument();
+  });
+
+  it('gives the audit log its own Access Denied text', async () => {
+    signInAs('company_admin');
+    renderApp('/admin/audit');
+    expect(await screen.findByText("You don't have permission to view audit logs.")).toBeInTheDocument();
+  });
+
+  it('gives other routes the general Access Denied text', async () => {
+    signInAs('viewer');
+    renderApp('/services');
+    expect(await screen.findByText("You don't have permission to access this page.")).toBeInTheDocument();
   });
 
   it.each([

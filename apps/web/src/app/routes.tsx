@@ -14,9 +14,14 @@ import { RootLayout } from './root-layout.tsx';
 type TPageModule = { default: ComponentType };
 
 /** A guarded page whose code loads on first visit, so each feature stays out of the start-up bundle. */
-function lazyPage(path: string, roles: readonly TRole[], load: () => Promise<TPageModule>): RouteObject {
+function lazyPage(
+  path: string,
+  roles: readonly TRole[],
+  load: () => Promise<TPageModule>,
+  deniedMessage?: string,
+): RouteObject {
   return {
-    element: <ProtectedRoute allowedRoles={roles} />,
+    element: <ProtectedRoute allowedRoles={roles} deniedMessage={deniedMessage} />,
     children: [{ path, lazy: { Component: async () => (await load()).default } }],
   };
 }
@@ -65,11 +70,17 @@ export function createRoutes(): RouteObject[] {
                   ROUTE_ROLES.reports,
                   () => import('../features/reports/pages/reports-page.tsx'),
                 ),
-                lazyPage('/admin', ROUTE_ROLES.admin, () => import('../features/admin/pages/admin-page.tsx')),
+                lazyPage(
+                  '/admin',
+                  ROUTE_ROLES.admin,
+                  () => import('../features/admin/pages/admin-page.tsx'),
+                  'System administrator access required.',
+                ),
                 lazyPage(
                   '/admin/audit',
                   ROUTE_ROLES.audit,
                   () => import('../features/audit/pages/audit-page.tsx'),
+                  "You don't have permission to view audit logs.",
                 ),
               ],
             },

@@ -3,12 +3,20 @@ import { useNavigate } from 'react-router';
 import { Button } from './button.tsx';
 import { LockIcon } from './icons.tsx';
 
+export const DEFAULT_ACCESS_DENIED_MESSAGE = "You don't have permission to access this page.";
+
 type TAccessDeniedProps = {
   userRole: string | null | undefined;
   requiredRoles: readonly string[];
+  /** A screen's own wording (the admin panel and audit log have theirs). */
+  message?: string;
 };
 
-export function AccessDenied({ userRole, requiredRoles }: TAccessDeniedProps) {
+export function AccessDenied({
+  userRole,
+  requiredRoles,
+  message = DEFAULT_ACCESS_DENIED_MESSAGE,
+}: TAccessDeniedProps) {
   const navigate = useNavigate();
 
   function goBack() {
@@ -25,7 +33,7 @@ export function AccessDenied({ userRole, requiredRoles }: TAccessDeniedProps) {
           <LockIcon className="size-6" />
         </div>
         <h1 className="mt-4 text-xl font-semibold text-slate-900">Access Denied</h1>
-        <p className="mt-2 text-sm text-slate-600">You don't have permission to access this page.</p>
+        <p className="mt-2 text-sm text-slate-600">{message}</p>
         <dl className="mt-6 space-y-2 rounded-lg bg-slate-50 p-4 text-left text-sm">
           <div className="flex justify-between gap-4">
             <dt className="text-slate-500">Your role</dt>

@@ -12,11 +12,18 @@ type TProtectedRouteProps = {
   requiredRole?: TRole;
   /** Roles that may open the route; with neither prop, any signed-in user may. */
   allowedRoles?: readonly TRole[];
+  /** The Access Denied text, where a screen has its own. */
+  deniedMessage?: string;
   /** Rendered when allowed; without children the matched child route renders. */
   children?: ReactNode;
 };
 
-export function ProtectedRoute({ requiredRole, allowedRoles, children }: TProtectedRouteProps) {
+export function ProtectedRoute({
+  requiredRole,
+  allowedRoles,
+  deniedMessage,
+  children,
+}: TProtectedRouteProps) {
   const { user, isAuthenticated, isLoading } = useAuth();
   const location = useLocation();
 
@@ -30,7 +37,8 @@ export function ProtectedRoute({ requiredRole, allowedRoles, children }: TProtec
   }
 
   const roles = requiredRole ? [requiredRole] : (allowedRoles ?? ALL_ROLES);
-  if (!isRoleAllowed(user.role, roles)) return <AccessDenied userRole={user.role} requiredRoles={roles} />;
+  if (!isRoleAllowed(user.role, roles))
+    return <AccessDenied userRole={user.role} requiredRoles={roles} message={deniedMessage} />;
 
   return children ?? <Outlet />;
 }
