@@ -31,7 +31,7 @@ export default defineConfig({
         ...devices['Desktop Chrome'],
         launchOptions: {
           // Debian's Chromium: no browser download on these machines.
-          executablePath: '/usr/bin/chromium',
+          executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
           args: [
             '--no-sandbox',
             '--disable-gpu',
