@@ -170,14 +170,15 @@ export default function ServicesPage() {
               <thead className="bg-slate-50 text-left text-xs font-semibold tracking-wide text-slate-500 uppercase">
                 <tr>
                   <th className="px-3 py-3">Service</th>
-                  <th className="px-3 py-3 whitespace-nowrap">Code · Keyword</th>
+                  <th className="px-3 py-3 whitespace-nowrap">Code / Billing</th>
                   {isSystemAdmin ? <th className="px-3 py-3">Company</th> : null}
-                  <th className="px-3 py-3">Billing</th>
                   <th className="px-3 py-3">Status</th>
                   <th className="px-3 py-3 text-right">Subscribers</th>
                   <th className="px-3 py-3 text-right">Messages</th>
                   <th className="px-3 py-3 whitespace-nowrap">Last activity</th>
-                  {readOnly ? null : <th className="px-3 py-3 text-right">Actions</th>}
+                  {readOnly ? null : (
+                    <th className="sticky right-0 bg-slate-50 px-3 py-3 text-right">Actions</th>
+                  )}
                 </tr>
               </thead>
               <tbody className="divide-y divide-slate-100">
@@ -186,18 +187,18 @@ export default function ServicesPage() {
                     <td className="px-3 py-3">
                       <p className="font-medium text-slate-900">{service.name}</p>
                       {service.description ? (
-                        <p className="max-w-56 truncate text-xs text-slate-500">{service.description}</p>
+                        <p className="max-w-52 truncate text-xs text-slate-500">{service.description}</p>
                       ) : null}
                     </td>
-                    <td className="px-3 py-3 font-mono text-xs whitespace-nowrap text-slate-700">
-                      {service.shortcode} · {service.keyword}
+                    <td className="px-3 py-3 whitespace-nowrap">
+                      <p className="font-mono text-xs text-slate-700">
+                        {service.shortcode} · {service.keyword}
+                      </p>
+                      <p className="text-xs text-slate-500">{BILLING_TYPE_LABELS[service.billingType]}</p>
                     </td>
                     {isSystemAdmin ? (
                       <td className="px-3 py-3 text-slate-700">{service.company.name}</td>
                     ) : null}
-                    <td className="px-3 py-3 whitespace-nowrap text-slate-700">
-                      {BILLING_TYPE_LABELS[service.billingType]}
-                    </td>
                     <td className="px-3 py-3">
                       <ServiceStatusBadge status={service.status} />
                     </td>
@@ -211,7 +212,7 @@ export default function ServicesPage() {
                       {formatDate(service.lastActivity)}
                     </td>
                     {readOnly ? null : (
-                      <td className="px-3 py-3 text-right whitespace-nowrap">
+                      <td className="sticky right-0 bg-white px-3 py-3 text-right whitespace-nowrap">
                         <Button
                           variant="ghost"
                           size="sm"
