@@ -7,6 +7,7 @@ import {
 import { type ComponentProps, useDeferredValue, useState } from 'react';
 import { Button } from '../../../components/button.tsx';
 import { ConfirmDialog } from '../../../components/confirm-dialog.tsx';
+import { INPUT_CLASSES } from '../../../components/form-field.tsx';
 import { SearchIcon } from '../../../components/icons.tsx';
 import { ModalDialog } from '../../../components/modal-dialog.tsx';
 import { PaginationBar } from '../../../components/pagination-bar.tsx';
@@ -22,7 +23,6 @@ import { useSuspendCompany } from '../api/suspend-company.ts';
 import { useUpdateCompany } from '../api/update-company.ts';
 import { PlanBadge, StatusBadge } from './badges.tsx';
 import { CompanyForm } from './company-form.tsx';
-import { INPUT_CLASSES } from './form-field.tsx';
 import { StatCard } from './stat-card.tsx';
 
 type TStatusFilter = (typeof COMPANY_FILTER_STATUSES)[number] | '';

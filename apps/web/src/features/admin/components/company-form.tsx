@@ -9,8 +9,8 @@ import {
 } from '@sms/contracts/admin/company';
 import { useForm, useWatch } from 'react-hook-form';
 import { Button } from '../../../components/button.tsx';
+import { FormField, INPUT_CLASSES } from '../../../components/form-field.tsx';
 import { XCircleIcon } from '../../../components/icons.tsx';
-import { FormField, INPUT_CLASSES } from './form-field.tsx';
 
 type TCompanyFormProps = {
   company?: TCompany;

@@ -9,8 +9,8 @@ import { ROLES } from '@sms/contracts/auth/roles';
 import { type TUser, USER_STATUSES } from '@sms/contracts/auth/user';
 import { useForm, useWatch } from 'react-hook-form';
 import { Button } from '../../../components/button.tsx';
+import { FormField, INPUT_CLASSES } from '../../../components/form-field.tsx';
 import { useCompanies } from '../api/list-companies.ts';
-import { FormField, INPUT_CLASSES } from './form-field.tsx';
 
 export type TUserFormValues = {
   name: string;

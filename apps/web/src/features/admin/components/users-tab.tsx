@@ -4,6 +4,7 @@ import type { TUser } from '@sms/contracts/auth/user';
 import { useDeferredValue, useState } from 'react';
 import { Button } from '../../../components/button.tsx';
 import { ConfirmDialog } from '../../../components/confirm-dialog.tsx';
+import { INPUT_CLASSES } from '../../../components/form-field.tsx';
 import { SearchIcon } from '../../../components/icons.tsx';
 import { ModalDialog } from '../../../components/modal-dialog.tsx';
 import { PaginationBar } from '../../../components/pagination-bar.tsx';
@@ -15,7 +16,6 @@ import { useDeleteUser } from '../api/delete-user.ts';
 import { useUsers } from '../api/list-users.ts';
 import { useUpdateUser } from '../api/update-user.ts';
 import { RoleBadge, StatusBadge } from './badges.tsx';
-import { INPUT_CLASSES } from './form-field.tsx';
 import { type TUserFormValues, UserForm } from './user-form.tsx';
 
 type TPending = { kind: 'form'; user?: TUser } | { kind: 'delete'; user: TUser } | null;

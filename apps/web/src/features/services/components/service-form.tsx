@@ -13,8 +13,8 @@ import {
 } from '@sms/contracts/services/service';
 import { useForm } from 'react-hook-form';
 import { Button } from '../../../components/button.tsx';
+import { FormField, INPUT_CLASSES } from '../../../components/form-field.tsx';
 import { XCircleIcon } from '../../../components/icons.tsx';
-import { SERVICE_INPUT_CLASSES as INPUT, ServiceField } from './service-field.tsx';
 
 type TServiceFormProps = {
   service?: TService;
@@ -76,14 +76,14 @@ export function ServiceForm({
           <p>{error}</p>
         </div>
       ) : null}
-      <ServiceField id="service-name" label="Service Name" required error={errors.name?.message}>
-        <input id="service-name" className={INPUT} placeholder="Daily News" {...register('name')} />
-      </ServiceField>
+      <FormField id="service-name" label="Service Name" required error={errors.name?.message}>
+        <input id="service-name" className={INPUT_CLASSES} placeholder="Daily News" {...register('name')} />
+      </FormField>
       <div className="grid gap-4 sm:grid-cols-2">
-        <ServiceField id="service-shortcode" label="Short Code" required error={errors.shortcode?.message}>
+        <FormField id="service-shortcode" label="Short Code" required error={errors.shortcode?.message}>
           <input
             id="service-shortcode"
-            className={`${INPUT} uppercase`}
+            className={`${INPUT_CLASSES} uppercase`}
             placeholder="22550"
             autoComplete="off"
             {...register('shortcode', {
@@ -92,45 +92,45 @@ export function ServiceForm({
               },
             })}
           />
-        </ServiceField>
-        <ServiceField id="service-keyword" label="Keyword" required error={errors.keyword?.message}>
+        </FormField>
+        <FormField id="service-keyword" label="Keyword" required error={errors.keyword?.message}>
           <input
             id="service-keyword"
-            className={INPUT}
+            className={INPUT_CLASSES}
             placeholder="NEWS"
             autoComplete="off"
             {...register('keyword')}
           />
-        </ServiceField>
+        </FormField>
       </div>
-      <ServiceField id="service-description" label="Description" error={errors.description?.message}>
-        <textarea id="service-description" rows={3} className={INPUT} {...register('description')} />
-      </ServiceField>
+      <FormField id="service-description" label="Description" error={errors.description?.message}>
+        <textarea id="service-description" rows={3} className={INPUT_CLASSES} {...register('description')} />
+      </FormField>
       <div className="grid gap-4 sm:grid-cols-2">
-        <ServiceField id="service-billing" label="Billing Type" error={errors.billingType?.message}>
-          <select id="service-billing" className={INPUT} {...register('billingType')}>
+        <FormField id="service-billing" label="Billing Type" error={errors.billingType?.message}>
+          <select id="service-billing" className={INPUT_CLASSES} {...register('billingType')}>
             {BILLING_TYPES.map((type) => (
               <option key={type} value={type}>
                 {BILLING_TYPE_LABELS[type]}
               </option>
             ))}
           </select>
-        </ServiceField>
-        <ServiceField id="service-status" label="Status" error={errors.status?.message}>
-          <select id="service-status" className={INPUT} {...register('status')}>
+        </FormField>
+        <FormField id="service-status" label="Status" error={errors.status?.message}>
+          <select id="service-status" className={INPUT_CLASSES} {...register('status')}>
             {SERVICE_STATUSES.map((status) => (
               <option key={status} value={status}>
                 {SERVICE_STATUS_LABELS[status]}
               </option>
             ))}
           </select>
-        </ServiceField>
+        </FormField>
       </div>
       {pickCompany ? (
-        <ServiceField id="service-company" label="Company" required error={errors.companyId?.message}>
+        <FormField id="service-company" label="Company" required error={errors.companyId?.message}>
           <select
             id="service-company"
-            className={INPUT}
+            className={INPUT_CLASSES}
             {...register('companyId', {
               setValueAs: (value) => (value === '' || value == null ? undefined : Number(value)),
             })}
@@ -142,7 +142,7 @@ export function ServiceForm({
               </option>
             ))}
           </select>
-        </ServiceField>
+        </FormField>
       ) : null}
       <div className="flex justify-end gap-2 pt-2">
         <Button variant="secondary" onClick={onCancel} disabled={isSubmitting}>
