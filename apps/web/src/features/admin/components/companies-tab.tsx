@@ -7,11 +7,11 @@ import {
 import { type ComponentProps, useDeferredValue, useState } from 'react';
 import { Button } from '../../../components/button.tsx';
 import { ConfirmDialog } from '../../../components/confirm-dialog.tsx';
+import { TableEmpty, TableLoading, TableRetryError } from '../../../components/data-table-states.tsx';
 import { INPUT_CLASSES } from '../../../components/form-field.tsx';
 import { SearchIcon } from '../../../components/icons.tsx';
 import { ModalDialog } from '../../../components/modal-dialog.tsx';
 import { PaginationBar } from '../../../components/pagination-bar.tsx';
-import { Spinner } from '../../../components/spinner.tsx';
 import { useToast } from '../../../components/toast/toast-provider.tsx';
 import { ApiError, getServerMessage } from '../../../lib/api-client.ts';
 import { CallbackUrlsModal } from '../../callbacks/components/callback-urls-modal.tsx';
@@ -165,18 +165,11 @@ export function CompaniesTab() {
         </div>
 
         {companies.isPending ? (
-          <div className="flex justify-center py-12">
-            <Spinner label="Loading companies" />
-          </div>
+          <TableLoading label="Loading companies" />
         ) : companies.isError ? (
-          <div role="alert" className="flex flex-col items-center gap-3 py-12 text-sm text-red-700">
-            <p>{COMPANY_MESSAGES.loadFailed}</p>
-            <Button variant="secondary" size="sm" onClick={() => companies.refetch()}>
-              Retry
-            </Button>
-          </div>
+          <TableRetryError message={COMPANY_MESSAGES.loadFailed} onRetry={() => companies.refetch()} />
         ) : rows.length === 0 ? (
-          <p className="py-12 text-center text-sm text-slate-500">{COMPANY_MESSAGES.empty}</p>
+          <TableEmpty>{COMPANY_MESSAGES.empty}</TableEmpty>
         ) : (
           <div className="overflow-x-auto">
             <table className="min-w-full divide-y divide-slate-200 text-sm">

@@ -4,11 +4,11 @@ import type { TUser } from '@sms/contracts/auth/user';
 import { useDeferredValue, useState } from 'react';
 import { Button } from '../../../components/button.tsx';
 import { ConfirmDialog } from '../../../components/confirm-dialog.tsx';
+import { TableEmpty, TableLoading, TableRetryError } from '../../../components/data-table-states.tsx';
 import { INPUT_CLASSES } from '../../../components/form-field.tsx';
 import { SearchIcon } from '../../../components/icons.tsx';
 import { ModalDialog } from '../../../components/modal-dialog.tsx';
 import { PaginationBar } from '../../../components/pagination-bar.tsx';
-import { Spinner } from '../../../components/spinner.tsx';
 import { useToast } from '../../../components/toast/toast-provider.tsx';
 import { getServerMessage } from '../../../lib/api-client.ts';
 import { useCreateUser } from '../api/create-user.ts';
@@ -108,18 +108,14 @@ export function UsersTab() {
       </div>
 
       {users.isPending ? (
-        <div className="flex justify-center py-12">
-          <Spinner label="Loading users" />
-        </div>
+        <TableLoading label="Loading users" />
       ) : users.isError ? (
-        <div role="alert" className="flex flex-col items-center gap-3 py-12 text-sm text-red-700">
-          <p>{getServerMessage(users.error) ?? 'Failed to load users'}</p>
-          <Button variant="secondary" size="sm" onClick={() => users.refetch()}>
-            Retry
-          </Button>
-        </div>
+        <TableRetryError
+          message={getServerMessage(users.error) ?? 'Failed to load users'}
+          onRetry={() => users.refetch()}
+        />
       ) : rows.length === 0 ? (
-        <p className="py-12 text-center text-sm text-slate-500">{USER_MESSAGES.empty}</p>
+        <TableEmpty>{USER_MESSAGES.empty}</TableEmpty>
       ) : (
         <div className="overflow-x-auto">
           <table className="min-w-full divide-y divide-slate-200 text-sm">

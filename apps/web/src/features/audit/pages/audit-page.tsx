@@ -8,10 +8,10 @@ import {
 import { AUDIT_MESSAGES } from '@sms/contracts/audit/list-audit-logs';
 import { useState } from 'react';
 import { Button } from '../../../components/button.tsx';
+import { TableEmpty, TableLoading } from '../../../components/data-table-states.tsx';
 import { LockIcon } from '../../../components/icons.tsx';
 import { PageHeader } from '../../../components/page-header.tsx';
 import { PaginationBar } from '../../../components/pagination-bar.tsx';
-import { Spinner } from '../../../components/spinner.tsx';
 import { getServerMessage } from '../../../lib/api-client.ts';
 import { useAuth } from '../../auth/components/auth-provider.tsx';
 import { useAuditLogs } from '../api/list-audit-logs.ts';
@@ -129,9 +129,7 @@ export default function AuditPage() {
           </div>
         </div>
         {logs.isPending ? (
-          <div className="flex justify-center py-12">
-            <Spinner label="Loading audit logs" />
-          </div>
+          <TableLoading label="Loading audit logs" />
         ) : logs.isError ? (
           <div role="alert" className="flex flex-col items-center gap-2 py-12 text-sm text-red-700">
             <p className="font-medium">{AUDIT_MESSAGES.loadFailed}</p>
@@ -141,7 +139,7 @@ export default function AuditPage() {
             </Button>
           </div>
         ) : entries.length === 0 ? (
-          <p className="py-12 text-center text-sm text-slate-500">{AUDIT_MESSAGES.empty}</p>
+          <TableEmpty>{AUDIT_MESSAGES.empty}</TableEmpty>
         ) : (
           <>
             <AuditLogTable entries={entries} />

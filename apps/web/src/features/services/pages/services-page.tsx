@@ -9,10 +9,10 @@ import {
 import { useMemo, useState } from 'react';
 import { Button } from '../../../components/button.tsx';
 import { ConfirmDialog } from '../../../components/confirm-dialog.tsx';
-import { AlertIcon, SearchIcon } from '../../../components/icons.tsx';
+import { TableEmpty, TableLoading, TableTryAgainError } from '../../../components/data-table-states.tsx';
+import { SearchIcon } from '../../../components/icons.tsx';
 import { ModalDialog } from '../../../components/modal-dialog.tsx';
 import { PageHeader } from '../../../components/page-header.tsx';
-import { Spinner } from '../../../components/spinner.tsx';
 import { useToast } from '../../../components/toast/toast-provider.tsx';
 import { getServerMessage } from '../../../lib/api-client.ts';
 import { useAuth } from '../../auth/components/auth-provider.tsx';
@@ -142,17 +142,9 @@ export default function ServicesPage() {
         </div>
 
         {services.isPending ? (
-          <div className="flex justify-center py-16">
-            <Spinner label="Loading services" />
-          </div>
+          <TableLoading label="Loading services" roomy />
         ) : services.isError ? (
-          <div role="alert" className="flex flex-col items-center gap-3 py-16 text-center">
-            <AlertIcon className="size-8 text-red-500" />
-            <p className="text-sm text-slate-700">{SERVICE_MESSAGES.loadFailed}</p>
-            <Button variant="secondary" onClick={() => services.refetch()}>
-              Try Again
-            </Button>
-          </div>
+          <TableTryAgainError message={SERVICE_MESSAGES.loadFailed} onRetry={() => services.refetch()} />
         ) : all.length === 0 ? (
           <div className="py-16 text-center">
             <p className="text-sm font-medium text-slate-900">{SERVICE_MESSAGES.emptyAll}</p>
@@ -161,9 +153,7 @@ export default function ServicesPage() {
             )}
           </div>
         ) : visible.length === 0 ? (
-          <p className="py-16 text-center text-sm font-medium text-slate-900">
-            {SERVICE_MESSAGES.emptyFiltered}
-          </p>
+          <TableEmpty roomy>{SERVICE_MESSAGES.emptyFiltered}</TableEmpty>
         ) : (
           <div className="overflow-x-auto">
             <table className="min-w-full divide-y divide-slate-200 text-sm">

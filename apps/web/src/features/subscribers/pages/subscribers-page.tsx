@@ -7,10 +7,10 @@ import {
 } from '@sms/contracts/subscribers/subscriber';
 import { useEffect, useMemo, useState } from 'react';
 import { Button } from '../../../components/button.tsx';
-import { AlertIcon, SearchIcon } from '../../../components/icons.tsx';
+import { TableEmpty, TableLoading, TableTryAgainError } from '../../../components/data-table-states.tsx';
+import { SearchIcon } from '../../../components/icons.tsx';
 import { PageHeader } from '../../../components/page-header.tsx';
 import { PaginationBar } from '../../../components/pagination-bar.tsx';
-import { Spinner } from '../../../components/spinner.tsx';
 import { useToast } from '../../../components/toast/toast-provider.tsx';
 import { getServerMessage } from '../../../lib/api-client.ts';
 import { useAuth } from '../../auth/components/auth-provider.tsx';
@@ -153,20 +153,15 @@ export default function SubscribersPage() {
         </div>
 
         {failed ? (
-          <div role="alert" className="flex flex-col items-center gap-2 py-16 text-center">
-            <AlertIcon className="size-8 text-red-500" />
-            <p className="text-sm font-medium text-slate-900">{SUBSCRIBER_MESSAGES.loadFailedTitle}</p>
-            <p className="text-sm text-slate-600">{SUBSCRIBER_MESSAGES.loadFailed}</p>
-            <Button variant="secondary" className="mt-2" onClick={retry}>
-              Try Again
-            </Button>
-          </div>
+          <TableTryAgainError
+            title={SUBSCRIBER_MESSAGES.loadFailedTitle}
+            message={SUBSCRIBER_MESSAGES.loadFailed}
+            onRetry={retry}
+          />
         ) : subscribers.isPending || !data ? (
-          <div className="flex justify-center py-16">
-            <Spinner label="Loading subscribers" />
-          </div>
+          <TableLoading label="Loading subscribers" roomy />
         ) : data.subscribers.length === 0 ? (
-          <p className="py-16 text-center text-sm font-medium text-slate-900">{SUBSCRIBER_MESSAGES.empty}</p>
+          <TableEmpty roomy>{SUBSCRIBER_MESSAGES.empty}</TableEmpty>
         ) : (
           <>
             <div className={`overflow-x-auto ${subscribers.isFetching ? 'opacity-60' : ''}`}>
