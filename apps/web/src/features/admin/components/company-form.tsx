@@ -8,7 +8,7 @@ import {
   ZCompanyForm,
 } from '@sms/contracts/admin/company';
 import { useForm, useWatch } from 'react-hook-form';
-import { Button } from '../../../components/button.tsx';
+import { FormActions } from '../../../components/form-actions.tsx';
 import { FormField, INPUT_CLASSES } from '../../../components/form-field.tsx';
 import { XCircleIcon } from '../../../components/icons.tsx';
 
@@ -142,14 +142,12 @@ export function CompanyForm({
           />
         </FormField>
       </fieldset>
-      <div className="flex justify-end gap-2 pt-2">
-        <Button variant="secondary" onClick={onCancel} disabled={isSubmitting}>
-          Cancel
-        </Button>
-        <Button type="submit" disabled={!allRequiredFilled || isSubmitting}>
-          {isSubmitting ? 'Saving...' : company ? 'Update Company' : 'Create Company'}
-        </Button>
-      </div>
+      <FormActions
+        onCancel={onCancel}
+        isPending={isSubmitting}
+        submitLabel={company ? 'Update Company' : 'Create Company'}
+        submitDisabled={!allRequiredFilled}
+      />
     </form>
   );
 }

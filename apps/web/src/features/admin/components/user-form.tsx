@@ -8,7 +8,7 @@ import {
 import { ROLES } from '@sms/contracts/auth/roles';
 import { type TUser, USER_STATUSES } from '@sms/contracts/auth/user';
 import { useForm, useWatch } from 'react-hook-form';
-import { Button } from '../../../components/button.tsx';
+import { FormActions } from '../../../components/form-actions.tsx';
 import { FormField, INPUT_CLASSES } from '../../../components/form-field.tsx';
 import { useCompanies } from '../api/list-companies.ts';
 
@@ -117,14 +117,11 @@ export function UserForm({ user, onSubmit, onCancel, isSubmitting, error }: TUse
           </select>
         </FormField>
       ) : null}
-      <div className="flex justify-end gap-2 pt-2">
-        <Button variant="secondary" onClick={onCancel} disabled={isSubmitting}>
-          Cancel
-        </Button>
-        <Button type="submit" disabled={isSubmitting}>
-          {isSubmitting ? 'Saving...' : user ? 'Update User' : 'Create User'}
-        </Button>
-      </div>
+      <FormActions
+        onCancel={onCancel}
+        isPending={isSubmitting}
+        submitLabel={user ? 'Update User' : 'Create User'}
+      />
     </form>
   );
 }

@@ -12,7 +12,7 @@ import {
   ZServiceFormForSystemAdmin,
 } from '@sms/contracts/services/service';
 import { useForm } from 'react-hook-form';
-import { Button } from '../../../components/button.tsx';
+import { FormActions } from '../../../components/form-actions.tsx';
 import { FormField, INPUT_CLASSES } from '../../../components/form-field.tsx';
 import { XCircleIcon } from '../../../components/icons.tsx';
 
@@ -144,14 +144,11 @@ export function ServiceForm({
           </select>
         </FormField>
       ) : null}
-      <div className="flex justify-end gap-2 pt-2">
-        <Button variant="secondary" onClick={onCancel} disabled={isSubmitting}>
-          Cancel
-        </Button>
-        <Button type="submit" disabled={isSubmitting}>
-          {isSubmitting ? 'Saving...' : service ? 'Save Changes' : 'Create Service'}
-        </Button>
-      </div>
+      <FormActions
+        onCancel={onCancel}
+        isPending={isSubmitting}
+        submitLabel={service ? 'Save Changes' : 'Create Service'}
+      />
     </form>
   );
 }

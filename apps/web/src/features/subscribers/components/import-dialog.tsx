@@ -2,11 +2,12 @@ import type { TService } from '@sms/contracts/services/service';
 import { IMPORT_MESSAGES, type TImportSubscribersData } from '@sms/contracts/subscribers/import-subscribers';
 import { type FormEvent, useState } from 'react';
 import { Button } from '../../../components/button.tsx';
+import { FormActions } from '../../../components/form-actions.tsx';
 import { ModalDialog } from '../../../components/modal-dialog.tsx';
 import { useToast } from '../../../components/toast/toast-provider.tsx';
 import { getServerMessage } from '../../../lib/api-client.ts';
 import { useImportSubscribers } from '../api/import-subscribers.ts';
-import { SUBSCRIBER_INPUT_CLASSES, serviceLabel } from './subscription-dialog.tsx';
+import { ServiceSelect } from './service-select.tsx';
 
 type TImportDialogProps = { services: TService[]; withCompany: boolean; onClose: () => void };
 
@@ -102,24 +103,13 @@ export function ImportDialog({ services, withCompany, onClose }: TImportDialogPr
             column; otherwise the first column is read. Numbers without a country code use your company's
             country.
           </p>
-          <div>
-            <label htmlFor="import-service" className="block text-sm font-medium text-slate-700">
-              Service
-            </label>
-            <select
-              id="import-service"
-              className={`mt-1 ${SUBSCRIBER_INPUT_CLASSES}`}
-              value={serviceId}
-              onChange={(event) => setServiceId(event.target.value)}
-            >
-              <option value="">Select a service</option>
-              {services.map((service) => (
-                <option key={service.id} value={service.id}>
-                  {serviceLabel(service, withCompany)}
-                </option>
-              ))}
-            </select>
-          </div>
+          <ServiceSelect
+            id="import-service"
+            services={services}
+            withCompany={withCompany}
+            value={serviceId}
+            onChange={setServiceId}
+          />
           <div>
             <label htmlFor="import-file" className="block text-sm font-medium text-slate-700">
               CSV file
@@ -132,14 +122,12 @@ export function ImportDialog({ services, withCompany, onClose }: TImportDialogPr
               className="mt-1 block w-full text-sm text-slate-700 file:mr-3 file:rounded-lg file:border-0 file:bg-indigo-50 file:px-3 file:py-2 file:text-sm file:font-medium file:text-indigo-700 hover:file:bg-indigo-100"
             />
           </div>
-          <div className="flex justify-end gap-2 pt-2">
-            <Button variant="secondary" onClick={onClose} disabled={importSubscribers.isPending}>
-              Cancel
-            </Button>
-            <Button type="submit" disabled={importSubscribers.isPending}>
-              {importSubscribers.isPending ? 'Importing...' : 'Import'}
-            </Button>
-          </div>
+          <FormActions
+            onCancel={onClose}
+            isPending={importSubscribers.isPending}
+            submitLabel="Import"
+            pendingLabel="Importing..."
+          />
         </form>
       )}
     </ModalDialog>

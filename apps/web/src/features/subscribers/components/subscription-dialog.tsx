@@ -1,18 +1,14 @@
 import type { TService } from '@sms/contracts/services/service';
 import { SUBSCRIBER_MESSAGES } from '@sms/contracts/subscribers/subscriber';
 import { type FormEvent, useState } from 'react';
-import { Button } from '../../../components/button.tsx';
+import { FormActions } from '../../../components/form-actions.tsx';
+import { FormField, INPUT_CLASSES } from '../../../components/form-field.tsx';
 import { ModalDialog } from '../../../components/modal-dialog.tsx';
 import { useToast } from '../../../components/toast/toast-provider.tsx';
 import { getServerMessage } from '../../../lib/api-client.ts';
 import { useSubscribe } from '../api/subscribe.ts';
 import { useUnsubscribe } from '../api/unsubscribe.ts';
-
-export const SUBSCRIBER_INPUT_CLASSES =
-  'block w-full rounded-lg border-0 bg-white px-3 py-2 text-sm text-slate-900 shadow-sm ring-1 ring-inset ring-slate-300 placeholder:text-slate-400 focus:outline-none focus:ring-2 focus:ring-inset focus:ring-indigo-600';
-
-export const serviceLabel = (service: TService, withCompany: boolean) =>
-  `${service.name} (${service.shortcode} ${service.keyword})${withCompany ? ` · ${service.company.name}` : ''}`;
+import { ServiceSelect } from './service-select.tsx';
 
 type TSubscriptionDialogProps = {
   mode: 'subscribe' | 'unsubscribe';
@@ -65,45 +61,30 @@ export function SubscriptionDialog({
             {error}
           </p>
         ) : null}
-        <div>
-          <label htmlFor="subscription-phone" className="block text-sm font-medium text-slate-700">
-            Phone Number
-          </label>
+        <FormField id="subscription-phone" label="Phone Number">
           <input
             id="subscription-phone"
-            className={`mt-1 ${SUBSCRIBER_INPUT_CLASSES}`}
+            className={INPUT_CLASSES}
             placeholder="+254712345678 or 0712 345678"
             value={phone}
             onChange={(event) => setPhone(event.target.value)}
             inputMode="tel"
           />
-        </div>
-        <div>
-          <label htmlFor="subscription-service" className="block text-sm font-medium text-slate-700">
-            Service
-          </label>
-          <select
-            id="subscription-service"
-            className={`mt-1 ${SUBSCRIBER_INPUT_CLASSES}`}
-            value={serviceId}
-            onChange={(event) => setServiceId(event.target.value)}
-          >
-            <option value="">Select a service</option>
-            {services.map((service) => (
-              <option key={service.id} value={service.id}>
-                {serviceLabel(service, withCompany)}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="flex justify-end gap-2 pt-2">
-          <Button variant="secondary" onClick={onClose} disabled={pending}>
-            Cancel
-          </Button>
-          <Button type="submit" variant={mode === 'subscribe' ? 'primary' : 'danger'} disabled={pending}>
-            {pending ? 'Working...' : mode === 'subscribe' ? 'Subscribe' : 'Unsubscribe'}
-          </Button>
-        </div>
+        </FormField>
+        <ServiceSelect
+          id="subscription-service"
+          services={services}
+          withCompany={withCompany}
+          value={serviceId}
+          onChange={setServiceId}
+        />
+        <FormActions
+          onCancel={onClose}
+          isPending={pending}
+          submitLabel={mode === 'subscribe' ? 'Subscribe' : 'Unsubscribe'}
+          pendingLabel="Working..."
+          submitVariant={mode === 'subscribe' ? 'primary' : 'danger'}
+        />
       </form>
     </ModalDialog>
   );
