@@ -4,6 +4,7 @@ import { companyHasDataMessage } from '@sms/contracts/admin/delete-company';
 import type { TCompanyStats } from '@sms/contracts/admin/list-companies';
 import { totalPages } from '@sms/contracts/common/pagination';
 import type { AppDeps } from '../../app-deps.ts';
+import { inActorTransaction } from '../../db/actor-transaction.ts';
 import type { CompanyUpdate } from '../../db/schema.ts';
 import { AppError, conflict, notFound } from '../../errors.ts';
 import { decryptSecret, encryptSecret, maskSecret } from '../../lib/crypto.ts';
@@ -76,7 +77,7 @@ function auditedFields(form: TCompanyForm) {
 
 export async function createCompany(deps: AppDeps, ctx: RequestContext, form: TCompanyForm) {
   const key = deps.keys.encryption;
-  const id = await deps.db.transaction().execute(async (trx) => {
+  const id = await inActorTransaction(deps.db, ctx, async (trx) => {
     const companyId = await repo.insertCompany(trx, {
       name: form.name,
       email: form.email,
@@ -103,7 +104,7 @@ export async function createCompany(deps: AppDeps, ctx: RequestContext, form: TC
 
 export async function updateCompany(deps: AppDeps, ctx: RequestContext, id: number, form: TCompanyForm) {
   const key = deps.keys.encryption;
-  await deps.db.transaction().execute(async (trx) => {
+  await inActorTransaction(deps.db, ctx, async (trx) => {
     const before = await repo.findCompanyById(trx, id);
     if (!before) throw notFound('Company');
     const values: CompanyUpdate = {
@@ -151,7 +152,7 @@ export async function changeCompanyStatus(
   change: keyof typeof TRANSITIONS,
 ) {
   const transition = TRANSITIONS[change];
-  await deps.db.transaction().execute(async (trx) => {
+  await inActorTransaction(deps.db, ctx, async (trx) => {
     const changed = await repo.changeCompanyStatus(trx, id, transition.from, transition.to);
     if (!changed) {
       if (!(await repo.findCompanyById(trx, id))) throw notFound('Company');
@@ -173,7 +174,7 @@ export async function changeCompanyStatus(
  * request confirms the cascade; everything it owns then goes with it in one transaction.
  */
 export async function deleteCompany(deps: AppDeps, ctx: RequestContext, id: number, cascade: boolean) {
-  return deps.db.transaction().execute(async (trx) => {
+  return inActorTransaction(deps.db, ctx, async (trx) => {
     const company = await repo.findCompanyById(trx, id);
     if (!company) throw notFound('Company');
     const removed = (await repo.countCompanyData(trx, id))!;

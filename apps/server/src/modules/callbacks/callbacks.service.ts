@@ -1,5 +1,6 @@
 import type { TCallbackType, TCallbackUrls } from '@sms/contracts/callbacks/callback-urls';
 import type { AppDeps } from '../../app-deps.ts';
+import { inActorTransaction } from '../../db/actor-transaction.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import { type RequestContext, tenantOf } from '../../request-context.ts';
 import { auditSourceOf, recordAudit } from '../audit/record-audit.ts';
@@ -50,7 +51,7 @@ export async function getCallbackUrls(
 /** New tokens for both URLs; the old URLs stop working when this commits. */
 export async function regenerateCallbackUrls(deps: AppDeps, ctx: RequestContext, companyId: number) {
   await companyInScope(deps, ctx, companyId);
-  await deps.db.transaction().execute(async (trx) => {
+  await inActorTransaction(deps.db, ctx, async (trx) => {
     await regenerateCallbackTokens(trx, companyId, deps.keys.encryption);
     await recordAudit(trx, auditSourceOf(ctx), {
       action: 'REGENERATE',

@@ -30,15 +30,6 @@ export function findServicesByKeyword(db: Executor, companyId: number, keyword: 
     .execute();
 }
 
-export function findCompanyCountry(db: Executor, companyId: number) {
-  return db
-    .selectFrom('companies')
-    .select('default_country')
-    .where('id', '=', companyId)
-    .executeTakeFirst()
-    .then((row) => row?.default_country ?? null);
-}
-
 export type InboundMessage = {
   companyId: number;
   serviceId: number | null;

@@ -2,8 +2,11 @@ import type { AppDeps } from '../../app-deps.ts';
 import type { Executor } from '../../db/database.ts';
 import { badRequest } from '../../errors.ts';
 import type { AuditSource } from '../audit/record-audit.ts';
-import { normalisePhoneNumber } from '../subscribers/phone-number.ts';
-import { subscribeNumber, unsubscribeNumber } from '../subscribers/subscribers.service.ts';
+import {
+  normaliseForCompany,
+  subscribeNumber,
+  unsubscribeNumber,
+} from '../subscribers/subscribers.service.ts';
 import { classifySubscriptionCallback, readStopCommand } from './africastalking-payloads.ts';
 import * as repo from './provider-callbacks.repository.ts';
 
@@ -12,13 +15,6 @@ export type CallbackOutcome = {
   serviceIds?: number[];
   messageId?: number;
 };
-
-async function toMsisdn(deps: AppDeps, db: Executor, companyId: number, input: string) {
-  const country = (await repo.findCompanyCountry(db, companyId)) ?? deps.config.defaultCountry;
-  const result = normalisePhoneNumber(input, country);
-  if (!result.ok) throw badRequest(`${input} is not a valid phone number`);
-  return result.msisdn;
-}
 
 /**
  * The services an opt-out names: the keyword's on that short code, else every service on the
@@ -49,7 +45,7 @@ export async function handleSubscriptionCallback(
   return deps.db.transaction().execute(async (trx) => {
     if (callback.kind === 'subscription') {
       const { phoneNumber, shortCode, keyword, updateType } = callback.payload;
-      const msisdn = await toMsisdn(deps, trx, companyId, phoneNumber);
+      const msisdn = await normaliseForCompany(deps, trx, companyId, phoneNumber);
       const service = (await repo.findServicesByShortcode(trx, companyId, shortCode)).find(
         (candidate) => candidate.keyword.toUpperCase() === keyword.toUpperCase(),
       );
@@ -66,7 +62,7 @@ export async function handleSubscriptionCallback(
     }
 
     if (callback.kind === 'opt-out') {
-      const msisdn = await toMsisdn(deps, trx, companyId, callback.payload.phoneNumber);
+      const msisdn = await normaliseForCompany(deps, trx, companyId, callback.payload.phoneNumber);
       const targets = await optOutTargets(trx, companyId, callback.payload.senderId, null);
       const result = await unsubscribeNumber(trx, audit, companyId, msisdn, targets, 'provider');
       return {
@@ -76,7 +72,7 @@ export async function handleSubscriptionCallback(
     }
 
     const { from, to, text, id } = callback.payload;
-    const msisdn = await toMsisdn(deps, trx, companyId, from);
+    const msisdn = await normaliseForCompany(deps, trx, companyId, from);
     const stop = readStopCommand(text);
     const firstWord = stop === undefined ? text.trim().split(/\s+/)[0] : stop;
     const onShortcode = await repo.findServicesByShortcode(trx, companyId, to);

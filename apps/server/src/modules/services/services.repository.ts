@@ -82,18 +82,22 @@ export function findServiceByPair(db: Executor, shortcode: string, keyword: stri
   return query.executeTakeFirst();
 }
 
+function serviceColumns(values: ServiceValues) {
+  return {
+    company_id: values.companyId,
+    name: values.name,
+    shortcode: values.shortcode,
+    keyword: values.keyword,
+    description: values.description,
+    billing_type: values.billingType,
+    status: values.status,
+  };
+}
+
 export async function insertService(db: Executor, values: ServiceValues) {
   const row = await db
     .insertInto('services')
-    .values({
-      company_id: values.companyId,
-      name: values.name,
-      shortcode: values.shortcode,
-      keyword: values.keyword,
-      description: values.description,
-      billing_type: values.billingType,
-      status: values.status,
-    })
+    .values(serviceColumns(values))
     .returning('id')
     .executeTakeFirstOrThrow();
   return row.id;
@@ -102,16 +106,7 @@ export async function insertService(db: Executor, values: ServiceValues) {
 export async function updateService(db: Executor, id: number, values: ServiceValues) {
   await db
     .updateTable('services')
-    .set({
-      company_id: values.companyId,
-      name: values.name,
-      shortcode: values.shortcode,
-      keyword: values.keyword,
-      description: values.description,
-      billing_type: values.billingType,
-      status: values.status,
-      updated_at: new Date(),
-    })
+    .set({ ...serviceColumns(values), updated_at: new Date() })
     .where('id', '=', id)
     .execute();
 }

@@ -1,5 +1,6 @@
 import { SERVICE_MESSAGES, type TServiceFormValues } from '@sms/contracts/services/service';
 import type { AppDeps } from '../../app-deps.ts';
+import { inActorTransaction } from '../../db/actor-transaction.ts';
 import type { Executor } from '../../db/database.ts';
 import { badRequest, conflict, forbidden, notFound } from '../../errors.ts';
 import { type RequestContext, tenantOf } from '../../request-context.ts';
@@ -62,7 +63,7 @@ async function withPairConflict<T>(values: TServiceFormValues, run: () => Promis
 export async function createService(deps: AppDeps, ctx: RequestContext, values: TServiceFormValues) {
   refuseContentManager(ctx, SERVICE_MESSAGES.contentManagerEdit);
   const id = await withPairConflict(values, () =>
-    deps.db.transaction().execute(async (trx) => {
+    inActorTransaction(deps.db, ctx, async (trx) => {
       const companyId = await targetCompany(trx, ctx, values.companyId);
       await ensurePairIsFree(trx, values);
       const serviceId = await repo.insertService(trx, { ...values, companyId });
@@ -87,7 +88,7 @@ export async function updateService(
 ) {
   refuseContentManager(ctx, SERVICE_MESSAGES.contentManagerEdit);
   await withPairConflict(values, () =>
-    deps.db.transaction().execute(async (trx) => {
+    inActorTransaction(deps.db, ctx, async (trx) => {
       const current = await repo.lockService(trx, id, tenantOf(ctx.actor));
       if (!current) throw notFound('Service');
       const companyId =
@@ -130,7 +131,7 @@ export async function updateService(
  */
 export async function deleteService(deps: AppDeps, ctx: RequestContext, id: number, force: boolean) {
   refuseContentManager(ctx, SERVICE_MESSAGES.contentManagerDelete);
-  return deps.db.transaction().execute(async (trx) => {
+  return inActorTransaction(deps.db, ctx, async (trx) => {
     const current = await repo.lockService(trx, id, tenantOf(ctx.actor));
     if (!current) throw notFound('Service');
     const subscribers = current.subscriber_count;

@@ -14,6 +14,7 @@ import {
   type TSubscriber,
 } from '@sms/contracts/subscribers/subscriber';
 import type { AppDeps } from '../../app-deps.ts';
+import { inActorTransaction } from '../../db/actor-transaction.ts';
 import type { Executor } from '../../db/database.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import { type RequestContext, tenantOf } from '../../request-context.ts';
@@ -124,9 +125,14 @@ export async function listServiceSubscribers(
   };
 }
 
+/** The country that numbers without a country code belong to: the company's, else the platform's. */
+async function companyCountry(deps: AppDeps, db: Executor, companyId: number) {
+  return (await repo.findCompanyCountry(db, companyId)) ?? deps.config.defaultCountry;
+}
+
 /** The number in E.164 for the company's default country (else the platform's), or a 400 naming it. */
 export async function normaliseForCompany(deps: AppDeps, db: Executor, companyId: number, input: string) {
-  const country = (await repo.findCompanyCountry(db, companyId)) ?? deps.config.defaultCountry;
+  const country = await companyCountry(deps, db, companyId);
   const result = normalisePhoneNumber(input, country);
   if (!result.ok)
     throw badRequest(SUBSCRIBER_MESSAGES.phoneInvalid(input.trim()), [
@@ -188,9 +194,9 @@ export async function unsubscribeNumber(
 export async function subscribe(deps: AppDeps, ctx: RequestContext, serviceId: number, phoneNumber: string) {
   const service = await serviceInScope(deps, ctx, serviceId);
   const msisdn = await normaliseForCompany(deps, deps.db, service.company_id, phoneNumber);
-  const result = await deps.db
-    .transaction()
-    .execute((trx) => subscribeNumber(trx, auditSourceOf(ctx), service, msisdn, 'console'));
+  const result = await inActorTransaction(deps.db, ctx, (trx) =>
+    subscribeNumber(trx, auditSourceOf(ctx), service, msisdn, 'console'),
+  );
   const subscriber = await repo.findSubscriber(deps.db, service.company_id, msisdn);
   return {
     subscriber: presentSubscriber(subscriber!),
@@ -209,11 +215,9 @@ export async function unsubscribe(
 ) {
   const service = await serviceInScope(deps, ctx, serviceId);
   const msisdn = await normaliseForCompany(deps, deps.db, service.company_id, phoneNumber);
-  const result = await deps.db
-    .transaction()
-    .execute((trx) =>
-      unsubscribeNumber(trx, auditSourceOf(ctx), service.company_id, msisdn, [service.id], 'console'),
-    );
+  const result = await inActorTransaction(deps.db, ctx, (trx) =>
+    unsubscribeNumber(trx, auditSourceOf(ctx), service.company_id, msisdn, [service.id], 'console'),
+  );
   const subscriber = result.subscriberId
     ? await repo.findSubscriber(deps.db, service.company_id, msisdn)
     : undefined;
@@ -235,7 +239,7 @@ export async function importSubscribers(deps: AppDeps, ctx: RequestContext, serv
   const rows = readPhoneColumn(csv);
   if (rows.length === 0) throw badRequest(IMPORT_MESSAGES.empty);
   if (rows.length > IMPORT_MAX_ROWS) throw badRequest(IMPORT_MESSAGES.tooManyRows);
-  const country = (await repo.findCompanyCountry(deps.db, service.company_id)) ?? deps.config.defaultCountry;
+  const country = await companyCountry(deps, deps.db, service.company_id);
 
   const errors: TImportLineError[] = [];
   let invalidRows = 0;
@@ -265,7 +269,7 @@ export async function importSubscribers(deps: AppDeps, ctx: RequestContext, serv
   }
 
   const totals = { imported: 0, alreadySubscribed: 0, previouslyUnsubscribed: 0 };
-  await deps.db.transaction().execute(async (trx) => {
+  await inActorTransaction(deps.db, ctx, async (trx) => {
     for (let start = 0; start < numbers.length; start += IMPORT_CHUNK) {
       const chunk = await repo.importChunk(
         trx,

@@ -1,0 +1,50 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { inActorTransaction } from '../src/db/actor-transaction.ts';
+import type { RequestContext } from '../src/request-context.ts';
+import { createTestContext, type TestContext } from './support/test-app.ts';
+
+let ctx: TestContext;
+beforeAll(async () => {
+  ctx = await createTestContext();
+});
+afterAll(() => ctx.close());
+
+const requestAs = (role: 'system_admin' | 'viewer', companyId: number | null): RequestContext => ({
+  actor: { userId: 7, role, companyId, name: 'A', email: 'a@b.test', sessionId: 's' },
+  ip: '127.0.0.1',
+  userAgent: null,
+});
+
+const readSettings = (trx: Parameters<Parameters<typeof inActorTransaction>[2]>[0]) =>
+  sql<{ company: string; user: string }>`select current_setting('app.company_id', true) as company,
+                                                current_setting('app.user_id', true) as user`
+    .execute(trx)
+    .then((result) => result.rows[0]);
+
+it('binds the tenant and user to the transaction, and only to it', async () => {
+  const inside = await inActorTransaction(ctx.db, requestAs('viewer', 42), readSettings);
+  expect(inside).toEqual({ company: '42', user: '7' });
+
+  const platform = await inActorTransaction(ctx.db, requestAs('system_admin', null), readSettings);
+  expect(platform).toEqual({ company: '', user: '7' });
+
+  // Transaction-local: a pooled connection carries nothing into the next request.
+  const outside = await ctx.db.transaction().execute(readSettings);
+  expect(outside.company ?? '').toBe('');
+});
+
+it('rolls back the work when it fails', async () => {
+  await expect(
+    inActorTransaction(ctx.db, requestAs('viewer', 1), async (trx) => {
+      await trx.insertInto('platform_secrets').values({ name: 'rollback-probe', value: 'x' }).execute();
+      throw new Error('boom');
+    }),
+  ).rejects.toThrow('boom');
+  const row = await ctx.db
+    .selectFrom('platform_secrets')
+    .select('name')
+    .where('name', '=', 'rollback-probe')
+    .executeTakeFirst();
+  expect(row).toBeUndefined();
+});
