@@ -9,9 +9,9 @@ import { Button } from '../../../components/button.tsx';
 import { ConfirmDialog } from '../../../components/confirm-dialog.tsx';
 import { TableEmpty, TableLoading, TableRetryError } from '../../../components/data-table-states.tsx';
 import { INPUT_CLASSES } from '../../../components/form-field.tsx';
-import { SearchIcon } from '../../../components/icons.tsx';
 import { ModalDialog } from '../../../components/modal-dialog.tsx';
 import { PaginationBar } from '../../../components/pagination-bar.tsx';
+import { SearchField, SearchFilterBar } from '../../../components/search-filter-bar.tsx';
 import { useToast } from '../../../components/toast/toast-provider.tsx';
 import { ApiError, getServerMessage } from '../../../lib/api-client.ts';
 import { CallbackUrlsModal } from '../../callbacks/components/callback-urls-modal.tsx';
@@ -132,21 +132,17 @@ export function CompaniesTab() {
       </div>
 
       <div className="rounded-xl border border-slate-200 bg-white shadow-sm">
-        <div className="flex flex-col gap-3 border-b border-slate-200 p-4 sm:flex-row sm:items-center">
-          <div className="relative flex-1">
-            <SearchIcon className="pointer-events-none absolute top-2.5 left-3 size-4 text-slate-400" />
-            <input
-              type="search"
-              aria-label="Search companies"
-              placeholder="Search companies..."
-              value={search}
-              onChange={(event) => {
-                setSearch(event.target.value);
-                setPage(1);
-              }}
-              className={`${INPUT_CLASSES} pl-9`}
-            />
-          </div>
+        <SearchFilterBar>
+          <SearchField
+            look="form"
+            label="Search companies"
+            placeholder="Search companies..."
+            value={search}
+            onChange={(value) => {
+              setSearch(value);
+              setPage(1);
+            }}
+          />
           <select
             aria-label="Filter by status"
             value={status}
@@ -162,7 +158,7 @@ export function CompaniesTab() {
             <option value="pending">Pending</option>
           </select>
           <Button onClick={() => setPending({ kind: 'form' })}>Add Company</Button>
-        </div>
+        </SearchFilterBar>
 
         {companies.isPending ? (
           <TableLoading label="Loading companies" />

@@ -6,9 +6,9 @@ import { Button } from '../../../components/button.tsx';
 import { ConfirmDialog } from '../../../components/confirm-dialog.tsx';
 import { TableEmpty, TableLoading, TableRetryError } from '../../../components/data-table-states.tsx';
 import { INPUT_CLASSES } from '../../../components/form-field.tsx';
-import { SearchIcon } from '../../../components/icons.tsx';
 import { ModalDialog } from '../../../components/modal-dialog.tsx';
 import { PaginationBar } from '../../../components/pagination-bar.tsx';
+import { SearchField } from '../../../components/search-filter-bar.tsx';
 import { useToast } from '../../../components/toast/toast-provider.tsx';
 import { getServerMessage } from '../../../lib/api-client.ts';
 import { useCreateUser } from '../api/create-user.ts';
@@ -73,20 +73,16 @@ export function UsersTab() {
       <div className="flex flex-col gap-3 border-b border-slate-200 p-4">
         <h2 className="text-lg font-semibold text-slate-900">User Management</h2>
         <div className="flex flex-col gap-3 sm:flex-row sm:items-center">
-          <div className="relative flex-1">
-            <SearchIcon className="pointer-events-none absolute top-2.5 left-3 size-4 text-slate-400" />
-            <input
-              type="search"
-              aria-label="Search users"
-              placeholder="Search users..."
-              value={search}
-              onChange={(event) => {
-                setSearch(event.target.value);
-                setPage(1);
-              }}
-              className={`${INPUT_CLASSES} pl-9`}
-            />
-          </div>
+          <SearchField
+            look="form"
+            label="Search users"
+            placeholder="Search users..."
+            value={search}
+            onChange={(value) => {
+              setSearch(value);
+              setPage(1);
+            }}
+          />
           <select
             aria-label="Filter by role"
             value={role}

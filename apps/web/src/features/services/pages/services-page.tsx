@@ -10,9 +10,13 @@ import { useMemo, useState } from 'react';
 import { Button } from '../../../components/button.tsx';
 import { ConfirmDialog } from '../../../components/confirm-dialog.tsx';
 import { TableEmpty, TableLoading, TableTryAgainError } from '../../../components/data-table-states.tsx';
-import { SearchIcon } from '../../../components/icons.tsx';
 import { ModalDialog } from '../../../components/modal-dialog.tsx';
 import { PageHeader } from '../../../components/page-header.tsx';
+import {
+  FILTER_SELECT_CLASSES,
+  SearchField,
+  SearchFilterBar,
+} from '../../../components/search-filter-bar.tsx';
 import { useToast } from '../../../components/toast/toast-provider.tsx';
 import { getServerMessage } from '../../../lib/api-client.ts';
 import { useAuth } from '../../auth/components/auth-provider.tsx';
@@ -114,23 +118,19 @@ export default function ServicesPage() {
       />
 
       <div className="rounded-xl border border-slate-200 bg-white shadow-sm">
-        <div className="flex flex-col gap-3 border-b border-slate-200 p-4 sm:flex-row sm:items-center">
-          <div className="relative flex-1">
-            <SearchIcon className="pointer-events-none absolute top-1/2 left-3 size-4 -translate-y-1/2 text-slate-400" />
-            <input
-              type="search"
-              aria-label="Search services"
-              placeholder="Search by name, short code or keyword..."
-              value={search}
-              onChange={(event) => setSearch(event.target.value)}
-              className="block w-full rounded-lg border-0 py-2 pr-3 pl-9 text-sm ring-1 ring-inset ring-slate-300 focus:ring-2 focus:ring-indigo-600 focus:outline-none"
-            />
-          </div>
+        <SearchFilterBar>
+          <SearchField
+            look="flat"
+            label="Search services"
+            placeholder="Search by name, short code or keyword..."
+            value={search}
+            onChange={setSearch}
+          />
           <select
             aria-label="Filter by status"
             value={status}
             onChange={(event) => setStatus(event.target.value)}
-            className="rounded-lg border-0 py-2 pr-8 pl-3 text-sm ring-1 ring-inset ring-slate-300 focus:ring-2 focus:ring-indigo-600"
+            className={FILTER_SELECT_CLASSES}
           >
             <option value="">All Status</option>
             {SERVICE_STATUSES.map((value) => (
@@ -139,7 +139,7 @@ export default function ServicesPage() {
               </option>
             ))}
           </select>
-        </div>
+        </SearchFilterBar>
 
         {services.isPending ? (
           <TableLoading label="Loading services" roomy />

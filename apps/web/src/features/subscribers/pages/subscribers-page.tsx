@@ -8,9 +8,13 @@ import {
 import { useEffect, useMemo, useState } from 'react';
 import { Button } from '../../../components/button.tsx';
 import { TableEmpty, TableLoading, TableTryAgainError } from '../../../components/data-table-states.tsx';
-import { SearchIcon } from '../../../components/icons.tsx';
 import { PageHeader } from '../../../components/page-header.tsx';
 import { PaginationBar } from '../../../components/pagination-bar.tsx';
+import {
+  FILTER_SELECT_CLASSES,
+  SearchField,
+  SearchFilterBar,
+} from '../../../components/search-filter-bar.tsx';
 import { useToast } from '../../../components/toast/toast-provider.tsx';
 import { getServerMessage } from '../../../lib/api-client.ts';
 import { useAuth } from '../../auth/components/auth-provider.tsx';
@@ -109,24 +113,20 @@ export default function SubscribersPage() {
       />
 
       <div className="rounded-xl border border-slate-200 bg-white shadow-sm">
-        <div className="flex flex-col gap-3 border-b border-slate-200 p-4 sm:flex-row sm:items-center">
-          <div className="relative flex-1">
-            <SearchIcon className="pointer-events-none absolute top-1/2 left-3 size-4 -translate-y-1/2 text-slate-400" />
-            <input
-              type="search"
-              aria-label="Search by phone number"
-              placeholder="Search by phone number..."
-              value={searchInput}
-              onChange={(event) => setSearchInput(event.target.value)}
-              inputMode="tel"
-              className="block w-full rounded-lg border-0 py-2 pr-3 pl-9 text-sm ring-1 ring-inset ring-slate-300 focus:ring-2 focus:ring-indigo-600 focus:outline-none"
-            />
-          </div>
+        <SearchFilterBar>
+          <SearchField
+            look="flat"
+            label="Search by phone number"
+            placeholder="Search by phone number..."
+            value={searchInput}
+            onChange={setSearchInput}
+            inputMode="tel"
+          />
           <select
             aria-label="Filter by status"
             value={status}
             onChange={(event) => setStatus(event.target.value)}
-            className="rounded-lg border-0 py-2 pr-8 pl-3 text-sm capitalize ring-1 ring-inset ring-slate-300 focus:ring-2 focus:ring-indigo-600"
+            className={`${FILTER_SELECT_CLASSES} capitalize`}
           >
             <option value="">All Statuses</option>
             {SUBSCRIBER_STATUSES.map((value) => (
@@ -141,7 +141,7 @@ export default function SubscribersPage() {
               aria-label="Subscribers per page"
               value={limit}
               onChange={(event) => setLimit(Number(event.target.value))}
-              className="rounded-lg border-0 py-2 pr-8 pl-3 text-sm ring-1 ring-inset ring-slate-300 focus:ring-2 focus:ring-indigo-600"
+              className={FILTER_SELECT_CLASSES}
             >
               {SUBSCRIBER_PAGE_SIZES.map((size) => (
                 <option key={size} value={size}>
@@ -150,7 +150,7 @@ export default function SubscribersPage() {
               ))}
             </select>
           </label>
-        </div>
+        </SearchFilterBar>
 
         {failed ? (
           <TableTryAgainError
