@@ -4,7 +4,7 @@ import {
   type TCompany,
   type TCompanyForm,
 } from '@sms/contracts/admin/company';
-import { type ComponentProps, useDeferredValue, useState } from 'react';
+import { type ComponentProps, useState } from 'react';
 import { Button } from '../../../components/button.tsx';
 import { ConfirmDialog } from '../../../components/confirm-dialog.tsx';
 import { TableEmpty, TableLoading, TableRetryError } from '../../../components/data-table-states.tsx';
@@ -21,6 +21,7 @@ import { useDeleteCompany } from '../api/delete-company.ts';
 import { useCompanies } from '../api/list-companies.ts';
 import { useSuspendCompany } from '../api/suspend-company.ts';
 import { useUpdateCompany } from '../api/update-company.ts';
+import { usePagedSearch } from '../hooks/use-paged-search.ts';
 import { PlanBadge, StatusBadge } from './badges.tsx';
 import { CompanyForm } from './company-form.tsx';
 import { StatCard } from './stat-card.tsx';
@@ -50,11 +51,8 @@ function formatDate(iso: string | null) {
 
 export function CompaniesTab() {
   const { showToast } = useToast();
-  const [page, setPage] = useState(1);
-  const [search, setSearch] = useState('');
-  const [status, setStatus] = useState<TStatusFilter>('');
-  const searchTerm = useDeferredValue(search.trim());
-  const companies = useCompanies({ page, searchTerm, status });
+  const table = usePagedSearch<TStatusFilter>('');
+  const companies = useCompanies({ page: table.page, searchTerm: table.searchTerm, status: table.filter });
   const [pending, setPending] = useState<TPending>(null);
   const create = useCreateCompany();
   const update = useUpdateCompany();
@@ -137,19 +135,13 @@ export function CompaniesTab() {
             look="form"
             label="Search companies"
             placeholder="Search companies..."
-            value={search}
-            onChange={(value) => {
-              setSearch(value);
-              setPage(1);
-            }}
+            value={table.search}
+            onChange={table.setSearch}
           />
           <select
             aria-label="Filter by status"
-            value={status}
-            onChange={(event) => {
-              setStatus(event.target.value as TStatusFilter);
-              setPage(1);
-            }}
+            value={table.filter}
+            onChange={(event) => table.setFilter(event.target.value as TStatusFilter)}
             className={`${INPUT_CLASSES} sm:w-44`}
           >
             <option value="">All Status</option>
@@ -259,7 +251,7 @@ export function CompaniesTab() {
             currentPage={companies.data.pagination.currentPage}
             totalPages={companies.data.pagination.totalPages}
             totalItems={companies.data.pagination.totalItems}
-            onPageChange={setPage}
+            onPageChange={table.setPage}
             itemLabel="companies"
           />
         ) : null}

@@ -1,7 +1,7 @@
 import { USER_MESSAGES } from '@sms/contracts/admin/admin-user';
 import { ROLES, type TRole } from '@sms/contracts/auth/roles';
 import type { TUser } from '@sms/contracts/auth/user';
-import { useDeferredValue, useState } from 'react';
+import { useState } from 'react';
 import { Button } from '../../../components/button.tsx';
 import { ConfirmDialog } from '../../../components/confirm-dialog.tsx';
 import { TableEmpty, TableLoading, TableRetryError } from '../../../components/data-table-states.tsx';
@@ -15,6 +15,7 @@ import { useCreateUser } from '../api/create-user.ts';
 import { useDeleteUser } from '../api/delete-user.ts';
 import { useUsers } from '../api/list-users.ts';
 import { useUpdateUser } from '../api/update-user.ts';
+import { usePagedSearch } from '../hooks/use-paged-search.ts';
 import { RoleBadge, StatusBadge } from './badges.tsx';
 import { type TUserFormValues, UserForm } from './user-form.tsx';
 
@@ -25,11 +26,8 @@ const roleLabel = (role: string) =>
 
 export function UsersTab() {
   const { showToast } = useToast();
-  const [page, setPage] = useState(1);
-  const [search, setSearch] = useState('');
-  const [role, setRole] = useState<TRole | ''>('');
-  const searchTerm = useDeferredValue(search.trim());
-  const users = useUsers({ page, searchTerm, role });
+  const table = usePagedSearch<TRole | ''>('');
+  const users = useUsers({ page: table.page, searchTerm: table.searchTerm, role: table.filter });
   const [pending, setPending] = useState<TPending>(null);
   const create = useCreateUser();
   const update = useUpdateUser();
@@ -77,19 +75,13 @@ export function UsersTab() {
             look="form"
             label="Search users"
             placeholder="Search users..."
-            value={search}
-            onChange={(value) => {
-              setSearch(value);
-              setPage(1);
-            }}
+            value={table.search}
+            onChange={table.setSearch}
           />
           <select
             aria-label="Filter by role"
-            value={role}
-            onChange={(event) => {
-              setRole(event.target.value as TRole | '');
-              setPage(1);
-            }}
+            value={table.filter}
+            onChange={(event) => table.setFilter(event.target.value as TRole | '')}
             className={`${INPUT_CLASSES} sm:w-48`}
           >
             <option value="">All Roles</option>
@@ -178,7 +170,7 @@ export function UsersTab() {
           currentPage={users.data.currentPage}
           totalPages={users.data.totalPages}
           totalItems={users.data.totalItems}
-          onPageChange={setPage}
+          onPageChange={table.setPage}
           itemLabel="users"
         />
       ) : null}
