@@ -1,4 +1,4 @@
-import { type ExpressionBuilder, sql } from 'kysely';
+import { type ExpressionBuilder, type SelectQueryBuilder, sql } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
 
@@ -76,14 +76,7 @@ export async function countSubscribers(db: Executor, filter: SubscriberFilter, c
     const row = await query.executeTakeFirstOrThrow();
     return { total: Number(row.total), exact: true };
   }
-  const matches = filtered(db, filter)
-    .select(sql`1`.as('one'))
-    .limit(cap + 1);
-  const row = await db
-    .selectFrom(matches.as('m'))
-    .select(sql<number>`count(*)::int`.as('n'))
-    .executeTakeFirstOrThrow();
-  return row.n > cap ? { total: cap, exact: false } : { total: row.n, exact: true };
+  return countUpTo(db, filtered(db, filter), cap);
 }
 
 /** Keyset batches for the export: every matching row, newest first, `size` at a time. */
@@ -163,11 +156,22 @@ export async function countServiceSubscribers(
   cap: number,
 ) {
   if (!filter.digits && filter.status === 'active') return { total: filter.activeCount, exact: true };
-  const matches = serviceSubscribers(db, filter)
-    .select(sql`1`.as('one'))
-    .limit(cap + 1);
+  return countUpTo(db, serviceSubscribers(db, filter), cap);
+}
+
+/** Counts a query's rows but stops after `cap`: a broad search must not count millions per page view. */
+async function countUpTo<TDatabase, TTables extends keyof TDatabase>(
+  db: Executor,
+  query: SelectQueryBuilder<TDatabase, TTables, object>,
+  cap: number,
+) {
   const row = await db
-    .selectFrom(matches.as('m'))
+    .selectFrom(
+      query
+        .select(sql`1`.as('one'))
+        .limit(cap + 1)
+        .as('m'),
+    )
     .select(sql<number>`count(*)::int`.as('n'))
     .executeTakeFirstOrThrow();
   return row.n > cap ? { total: cap, exact: false } : { total: row.n, exact: true };
