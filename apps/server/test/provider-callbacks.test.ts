@@ -232,6 +232,68 @@ describe('incoming messages', () => {
     expect(audit.some((entry) => (entry.details as { source?: string }).source === 'sms')).toBe(true);
   });
 
+  it('a keyword texted to its short code subscribes the sender; a repeat changes nothing', async () => {
+    const msisdn = kenyanNumber(63, 10);
+    const joined = await post({ from: msisdn, to: '22550', text: ' news ', id: 'ATXid_20' });
+    expect(joined.json().data).toMatchObject({ outcome: 'subscribed', serviceIds: [news.id] });
+    expect(await subscriptionOf(ctx.db, news.id, msisdn)).toMatchObject({ status: 'active', source: 'sms' });
+    const withJoinWord = await post({ from: msisdn, to: '22550', text: 'JOIN NEWS', id: 'ATXid_21' });
+    expect(withJoinWord.json().data.outcome).toBe('unchanged');
+    const sportsToo = await post({ from: msisdn, to: '22550', text: 'sports start', id: 'ATXid_22' });
+    expect(sportsToo.json().data).toMatchObject({ outcome: 'subscribed', serviceIds: [sports.id] });
+  });
+
+  it('an opted-out number that texts the keyword again is back in', async () => {
+    const msisdn = kenyanNumber(63, 11);
+    await subscribeNumbers(ctx.db, news, [msisdn]);
+    await post({ from: msisdn, to: '22550', text: 'STOP NEWS', id: 'ATXid_30' });
+    expect(await subscriptionOf(ctx.db, news.id, msisdn)).toMatchObject({ status: 'unsubscribed' });
+    const back = await post({ from: msisdn, to: '22550', text: 'NEWS', id: 'ATXid_31' });
+    expect(back.json().data.outcome).toBe('subscribed');
+    expect(await subscriptionOf(ctx.db, news.id, msisdn)).toMatchObject({ status: 'active' });
+  });
+
+  it('neither a longer text nor a keyword of an inactive service subscribes anyone', async () => {
+    const paused = await createService(ctx.db, company.id, {
+      shortcode: '44770',
+      keyword: 'PAUSED',
+      status: 'inactive',
+    });
+    const msisdn = kenyanNumber(63, 12);
+    const chat = await post({
+      from: msisdn,
+      to: '22550',
+      text: 'news about the match please',
+      id: 'ATXid_40',
+    });
+    expect(chat.json().data.outcome).toBe('stored');
+    expect(await subscriptionOf(ctx.db, news.id, msisdn)).toBeUndefined();
+    const inactive = await post({ from: msisdn, to: '44770', text: 'paused', id: 'ATXid_41' });
+    expect(inactive.json().data.outcome).toBe('stored');
+    expect(await subscriptionOf(ctx.db, paused.id, msisdn)).toBeUndefined();
+  });
+
+  it('records every received message in the audit trail, once', async () => {
+    const msisdn = kenyanNumber(63, 13);
+    const message = { from: msisdn, to: '33660', text: 'Thanks!', id: 'ATXid_50' };
+    const stored = (await post(message)).json().data;
+    await post(message);
+    const entries = await ctx.db
+      .selectFrom('audit_logs')
+      .selectAll()
+      .where('entity', '=', 'MESSAGE')
+      .where('entity_id', '=', String(stored.messageId))
+      .execute();
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({ action: 'CREATE', company_id: company.id, user_id: null });
+    expect(entries[0].details).toMatchObject({
+      direction: 'inbound',
+      from: msisdn,
+      to: '33660',
+      serviceId: otherCode.id,
+    });
+  });
+
   it('does not read "stop by later" as an opt-out', async () => {
     const msisdn = kenyanNumber(63, 3);
     await subscribeNumbers(ctx.db, news, [msisdn]);

@@ -78,3 +78,19 @@ export function readStopCommand(message: string): string | null | undefined {
   if (words[0]?.toUpperCase() !== 'STOP' || words.length > 2) return undefined;
   return words[1] ?? null;
 }
+
+const JOIN_WORDS = new Set(['JOIN', 'START', 'SUBSCRIBE', 'YES']);
+
+/**
+ * An opt-in request in an incoming text: the keyword alone, or with JOIN / START / SUBSCRIBE /
+ * YES before or after it. Returns the candidate keyword in upper case, or undefined. Longer texts
+ * ("news please") are messages, not sign-ups: joining must be deliberate.
+ */
+export function readJoinCommand(message: string): string | undefined {
+  const words = message.trim().toUpperCase().split(/\s+/).filter(Boolean);
+  if (words.length === 1) return words[0];
+  if (words.length !== 2) return undefined;
+  if (JOIN_WORDS.has(words[0])) return words[1];
+  if (JOIN_WORDS.has(words[1])) return words[0];
+  return undefined;
+}

@@ -13,19 +13,9 @@ export type CallbackService = {
 export function findServicesByShortcode(db: Executor, companyId: number, shortcode: string) {
   return db
     .selectFrom('services')
-    .select(['id', 'company_id', 'name', 'shortcode', 'keyword'])
+    .select(['id', 'company_id', 'name', 'shortcode', 'keyword', 'status'])
     .where('company_id', '=', companyId)
     .where(sql<string>`upper(shortcode)`, '=', shortcode.toUpperCase())
-    .orderBy('id')
-    .execute();
-}
-
-export function findServicesByKeyword(db: Executor, companyId: number, keyword: string) {
-  return db
-    .selectFrom('services')
-    .select(['id', 'company_id', 'name', 'shortcode', 'keyword'])
-    .where('company_id', '=', companyId)
-    .where(sql<string>`upper(keyword)`, '=', keyword.toUpperCase())
     .orderBy('id')
     .execute();
 }

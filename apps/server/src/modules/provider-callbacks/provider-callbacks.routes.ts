@@ -44,7 +44,9 @@ export function providerCallbacksRoutes(app: App, deps: AppDeps) {
         description:
           "Africa's Talking premium-subscription notifications (phoneNumber, shortCode, keyword, updateType addition|deletion), " +
           'bulk opt-outs (senderId, phoneNumber) and incoming messages (from, to, text, id, ...), form-encoded or JSON. ' +
-          'An incoming STOP (or STOP <keyword>) unsubscribes the sender. Repeats change nothing. A wrong URL is a 404.',
+          'An incoming STOP (or STOP <keyword>) unsubscribes the sender; a service keyword texted to its short code ' +
+          '(alone, or with JOIN, START, SUBSCRIBE or YES) subscribes the sender to that active service. ' +
+          'Repeats change nothing. A wrong URL is a 404.',
         params: ZCallbackParams,
         response: { 200: ZCallbackResponse },
       },

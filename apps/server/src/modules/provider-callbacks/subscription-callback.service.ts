@@ -1,13 +1,13 @@
 import type { AppDeps } from '../../app-deps.ts';
 import type { Executor } from '../../db/database.ts';
 import { badRequest } from '../../errors.ts';
-import type { AuditSource } from '../audit/record-audit.ts';
+import { type AuditSource, recordAudit } from '../audit/record-audit.ts';
 import {
   normaliseForCompany,
   subscribeNumber,
   unsubscribeNumber,
 } from '../subscribers/subscribers.service.ts';
-import { classifySubscriptionCallback, readStopCommand } from './africastalking-payloads.ts';
+import { classifySubscriptionCallback, readJoinCommand, readStopCommand } from './africastalking-payloads.ts';
 import * as repo from './provider-callbacks.repository.ts';
 
 export type CallbackOutcome = {
@@ -74,10 +74,11 @@ export async function handleSubscriptionCallback(
     const { from, to, text, id } = callback.payload;
     const msisdn = await normaliseForCompany(deps, trx, companyId, from);
     const stop = readStopCommand(text);
-    const firstWord = stop === undefined ? text.trim().split(/\s+/)[0] : stop;
+    const join = stop === undefined ? readJoinCommand(text) : undefined;
+    const keyword = (stop ?? join ?? text.trim().split(/\s+/)[0] ?? '').toUpperCase();
     const onShortcode = await repo.findServicesByShortcode(trx, companyId, to);
     const matched =
-      onShortcode.find((service) => firstWord && service.keyword.toUpperCase() === firstWord.toUpperCase()) ??
+      onShortcode.find((service) => keyword && service.keyword.toUpperCase() === keyword) ??
       (onShortcode.length === 1 ? onShortcode[0] : undefined);
     const messageId = await repo.insertInboundMessage(trx, {
       companyId,
@@ -87,7 +88,21 @@ export async function handleSubscriptionCallback(
       providerMessageId: id || null,
     });
     if (messageId === null) return { outcome: 'duplicate' };
-    if (stop === undefined) return { outcome: 'stored', messageId };
+    await recordAudit(trx, audit, {
+      action: 'CREATE',
+      entity: 'MESSAGE',
+      entityId: messageId,
+      companyId,
+      details: { direction: 'inbound', from: msisdn, to, serviceId: matched?.id ?? null },
+    });
+    if (stop === undefined) {
+      const joined = join
+        ? onShortcode.find((service) => service.keyword.toUpperCase() === join && service.status === 'active')
+        : undefined;
+      if (!joined) return { outcome: 'stored', messageId };
+      const result = await subscribeNumber(trx, audit, joined, msisdn, 'sms');
+      return { outcome: result.changed ? 'subscribed' : 'unchanged', serviceIds: [joined.id], messageId };
+    }
     const targets = await optOutTargets(trx, companyId, to, stop);
     const result = await unsubscribeNumber(trx, audit, companyId, msisdn, targets, 'sms');
     return {
