@@ -2,7 +2,7 @@ import type { TRole } from '@sms/contracts/auth/roles';
 import { SUBSCRIBER_COUNT_CAP } from '@sms/contracts/subscribers/subscriber';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, createTenantWithStaff } from './support/factories.ts';
+import { bearer, createCompany, createTenantWithStaff } from './support/factories.ts';
 import {
   createService,
   kenyanNumber,
@@ -132,7 +132,10 @@ describe('POST /services/{id}/subscribe and DELETE /services/{id}/unsubscribe', 
       phoneNumber: '+254721000002',
     });
     expect(admin.statusCode).toBe(200);
-    expect(admin.json().data.subscriber.companyId).toBe(other.company.id);
+    expect(admin.json().data.subscriber).toMatchObject({
+      companyId: other.company.id,
+      company: { name: other.company.name },
+    });
   });
 });
 
@@ -237,14 +240,82 @@ describe('GET /subscriptions/subscribers', () => {
     expect(all).toMatchObject({ totalItems: SUBSCRIBER_COUNT_CAP + 5, totalIsExact: true });
   });
 
-  it('lets system_admin see every company or one', async () => {
-    const service = await createService(ctx.db, other.company.id);
-    await subscribeNumbers(ctx.db, service, [kenyanNumber(34, 1)]);
+  it('lets system_admin see every company or one, each row naming its company', async () => {
+    const first = await createTenantWithStaff(ctx.app, ctx.db);
+    const second = await createTenantWithStaff(ctx.app, ctx.db);
+    const firstNumbers = Array.from({ length: 3 }, (_, i) => kenyanNumber(34, i));
+    const secondNumbers = Array.from({ length: 2 }, (_, i) => kenyanNumber(35, i));
+    await subscribeNumbers(ctx.db, await createService(ctx.db, first.company.id), firstNumbers);
+    await subscribeNumbers(ctx.db, await createService(ctx.db, second.company.id), secondNumbers);
+    type Row = { msisdn: string; companyId: number; company: { name: string } };
+
+    // Unfiltered: both companies, told apart by name.
+    const all = (await call('GET', '/subscriptions/subscribers?limit=100', 'system_admin')).json().data;
+    const byNumber = new Map(all.subscribers.map((s: Row) => [s.msisdn, s]));
+    expect(byNumber.get(firstNumbers[0])).toMatchObject({
+      companyId: first.company.id,
+      company: { name: first.company.name },
+    });
+    expect(byNumber.get(secondNumbers[0])).toMatchObject({
+      companyId: second.company.id,
+      company: { name: second.company.name },
+    });
+
+    // Narrowed to one company: only its numbers, and the exact total from its counters.
     const one = (
-      await call('GET', `/subscriptions/subscribers?companyId=${other.company.id}&limit=100`, 'system_admin')
+      await call('GET', `/subscriptions/subscribers?companyId=${second.company.id}&limit=100`, 'system_admin')
     ).json().data;
-    expect(one.subscribers.every((s: { companyId: number }) => s.companyId === other.company.id)).toBe(true);
-    expect(one.subscribers.map((s: { msisdn: string }) => s.msisdn)).toContain(kenyanNumber(34, 1));
+    expect(one.subscribers.map((s: Row) => s.msisdn).sort()).toEqual([...secondNumbers].sort());
+    expect(one.subscribers.every((s: Row) => s.company.name === second.company.name)).toBe(true);
+    expect(one).toMatchObject({ totalItems: 2, totalPages: 1, totalIsExact: true });
+
+    // The company filter combines with search and status.
+    const searched = (
+      await call(
+        'GET',
+        `/subscriptions/subscribers?companyId=${first.company.id}&search=${firstNumbers[1].slice(-8)}&status=active`,
+        'system_admin',
+      )
+    ).json().data;
+    expect(searched.subscribers.map((s: Row) => s.msisdn)).toEqual([firstNumbers[1]]);
+    expect(searched.totalItems).toBe(1);
+  });
+
+  it('keeps a company_admin to their own company whatever companyId they send', async () => {
+    const mine = await createTenantWithStaff(ctx.app, ctx.db);
+    const theirs = await createTenantWithStaff(ctx.app, ctx.db);
+    const myNumber = kenyanNumber(36, 1);
+    await subscribeNumbers(ctx.db, await createService(ctx.db, mine.company.id), [myNumber]);
+    await subscribeNumbers(ctx.db, await createService(ctx.db, theirs.company.id), [kenyanNumber(36, 2)]);
+    const response = await call(
+      'GET',
+      `/subscriptions/subscribers?companyId=${theirs.company.id}&limit=100`,
+      'company_admin',
+      undefined,
+      mine,
+    );
+    expect(response.statusCode).toBe(200);
+    const data = response.json().data;
+    expect(data.subscribers).toEqual([
+      expect.objectContaining({
+        msisdn: myNumber,
+        companyId: mine.company.id,
+        company: { name: mine.company.name },
+      }),
+    ]);
+    expect(data.totalItems).toBe(1);
+    // The export too: their own rows, under the columns a company user always had.
+    const csv = await call(
+      'GET',
+      `/subscriptions/subscribers/export?companyId=${theirs.company.id}`,
+      'company_admin',
+      undefined,
+      mine,
+    );
+    const rows = csv.body.trim().split('\n');
+    expect(rows[0]).toBe('phone_number,status,created_at,active_services');
+    expect(rows).toHaveLength(2);
+    expect(rows[1].startsWith(`${myNumber},active,`)).toBe(true);
   });
 });
 
@@ -419,6 +490,37 @@ describe('CSV import and export', () => {
     );
     expect(searched.body.trim().split('\n')).toHaveLength(2);
     expect((await call('GET', '/subscriptions/subscribers/export', 'content_manager')).statusCode).toBe(403);
+  });
+
+  it('gives a system_admin’s export a company column, narrowed by companyId', async () => {
+    const company = await createCompany(ctx.db, { name: '=Globex, "East"' });
+    const service = await createService(ctx.db, company.id, { name: 'Alerts' });
+    await subscribeNumbers(ctx.db, service, [kenyanNumber(56, 1), kenyanNumber(56, 2)]);
+    const elsewhere = await createService(ctx.db, other.company.id);
+    await subscribeNumbers(ctx.db, elsewhere, [kenyanNumber(56, 3)]);
+    const header = 'phone_number,status,created_at,active_services,company';
+
+    const response = await call(
+      'GET',
+      `/subscriptions/subscribers/export?companyId=${company.id}`,
+      'system_admin',
+    );
+    expect(response.statusCode).toBe(200);
+    const rows = response.body.trim().split('\n');
+    expect(rows[0]).toBe(header);
+    expect(rows).toHaveLength(3);
+    // Newest first; the name is defused and quoted like any other cell.
+    for (const [index, msisdn] of [kenyanNumber(56, 2), kenyanNumber(56, 1)].entries()) {
+      expect(rows[index + 1].startsWith(`${msisdn},active,`)).toBe(true);
+      expect(rows[index + 1].endsWith(`,Alerts,"'=Globex, ""East"""`)).toBe(true);
+    }
+
+    const everyone = await call('GET', '/subscriptions/subscribers/export', 'system_admin');
+    const all = everyone.body.trim().split('\n');
+    expect(all[0]).toBe(header);
+    expect(
+      all.find((row) => row.startsWith(`${kenyanNumber(56, 3)},`))?.endsWith(`,${other.company.name}`),
+    ).toBe(true);
   });
 });
 

@@ -91,6 +91,55 @@ test.describe('subscribers', () => {
     await expect(row.getByText('unsubscribed')).toBeVisible();
   });
 
+  test('a system admin sees each number’s company and narrows the list and export to one', async ({
+    page,
+  }) => {
+    await signIn(page, DEMO_USERS.systemAdmin);
+    await page.goto('/subscribers');
+    await expect(table(page).getByRole('columnheader', { name: 'Company' })).toBeVisible();
+    await expect(table(page).getByRole('row')).toHaveCount(21);
+    await page.getByRole('button', { name: 'Next' }).click();
+    await expect(page.getByText(/^Page 2 of/)).toBeVisible();
+
+    const companyFilter = page.getByLabel('Filter by company');
+    await expect(companyFilter.getByRole('option', { name: 'All Companies' })).toBeAttached();
+    await companyFilter.selectOption({ label: 'Globex Telecom' });
+    // A new filter starts again at page 1.
+    await expect(page.getByText(/^Page 1 of 75 · 1,500 subscribers$/)).toBeVisible();
+    const rows = table(page).getByRole('row');
+    await expect(rows).toHaveCount(21);
+    for (const row of await rows.all().then((all) => all.slice(1))) {
+      await expect(row.getByRole('cell').nth(0)).toHaveText(/^\+25472\d{7}$/);
+      await expect(row.getByRole('cell').nth(1)).toHaveText('Globex Telecom');
+    }
+    await page.screenshot({ path: 'test-results/screens/subscribers-admin-company.png', fullPage: true });
+
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Export CSV' }).click();
+    const lines = (await readFile(await (await download).path(), 'utf8')).trim().split('\n');
+    expect(lines[0]).toBe('phone_number,status,created_at,active_services,company');
+    expect(lines).toHaveLength(1501);
+    expect(lines.slice(1).every((line) => /^\+25472\d{7},.*,Globex Telecom$/.test(line))).toBe(true);
+
+    await companyFilter.selectOption({ label: 'All Companies' });
+    // Every company again (the other tests here add a few numbers to the seeded 5,400).
+    await expect(page.getByText(/^Page 1 of 2\d\d · 5,4\d\d subscribers$/)).toBeVisible();
+  });
+
+  test('a company admin sees no company column or filter', async ({ page }) => {
+    await signIn(page, DEMO_USERS.companyAdmin);
+    await page.goto('/subscribers');
+    await expect(table(page).getByRole('row')).toHaveCount(21);
+    await expect(table(page).getByRole('columnheader')).toHaveText([
+      'Phone number',
+      'Status',
+      'Active services',
+      'Joined',
+      'Actions',
+    ]);
+    await expect(page.getByLabel('Filter by company')).toHaveCount(0);
+  });
+
   test('an invalid number is refused with the server’s reason', async ({ page }) => {
     await signIn(page, DEMO_USERS.companyAdmin);
     await page.goto('/subscribers');

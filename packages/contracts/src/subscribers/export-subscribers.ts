@@ -3,3 +3,5 @@ import { ZSubscriberFilters } from './list-subscribers.ts';
 /** GET /subscriptions/subscribers/export: text/csv, the same filters as the list, every matching row. */
 export const ZExportSubscribersQuery = ZSubscriberFilters;
 export const EXPORT_CSV_HEADER = ['phone_number', 'status', 'created_at', 'active_services'] as const;
+/** A system_admin's export spans companies: the same columns, then the company's name. */
+export const EXPORT_CSV_HEADER_WITH_COMPANY = [...EXPORT_CSV_HEADER, 'company'] as const;

@@ -29,6 +29,8 @@ export const ZSubscriber = z.object({
   msisdn: z.string(),
   status: z.enum(SUBSCRIBER_STATUSES),
   companyId: z.number().int(),
+  /** The owning company, so a system_admin's cross-company list can say whose number it is. */
+  company: z.object({ name: z.string() }),
   createdAt: z.string(),
   /** Ids of the services this number is actively subscribed to. */
   active_services: z.array(z.number().int()),

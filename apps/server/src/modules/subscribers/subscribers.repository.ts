@@ -50,11 +50,13 @@ export function listSubscribers(db: Executor, filter: SubscriberFilter, offset: 
   return db
     .selectFrom(page.as('p'))
     .innerJoin('subscribers as s', 's.id', 'p.id')
+    .innerJoin('companies as c', 'c.id', 's.company_id')
     .select((eb) => [
       's.id',
       's.msisdn',
       's.status',
       's.company_id',
+      'c.name as company_name',
       's.created_at',
       activeServiceIds(eb).as('active_services'),
     ])
@@ -82,13 +84,14 @@ export async function countSubscribers(db: Executor, filter: SubscriberFilter, c
 /** Keyset batches for the export: every matching row, newest first, `size` at a time. */
 export function exportBatch(db: Executor, filter: SubscriberFilter, beforeId: number | null, size: number) {
   let page = filtered(db, filter)
-    .select(['s.id', 's.msisdn', 's.status', 's.created_at'])
+    .select(['s.id', 's.msisdn', 's.status', 's.company_id', 's.created_at'])
     .orderBy('s.id', 'desc')
     .limit(size);
   if (beforeId !== null) page = page.where('s.id', '<', beforeId);
   // Names joined once per batch, not looked up row by row.
   return db
     .selectFrom(page.as('p'))
+    .innerJoin('companies as c', 'c.id', 'p.company_id')
     .leftJoin('subscriptions as x', (join) =>
       join.onRef('x.subscriber_id', '=', 'p.id').on('x.status', '=', 'active'),
     )
@@ -98,9 +101,10 @@ export function exportBatch(db: Executor, filter: SubscriberFilter, beforeId: nu
       'p.msisdn',
       'p.status',
       'p.created_at',
+      'c.name as company_name',
       sql<string>`coalesce(string_agg(sv.name, '; ' order by sv.name), '')`.as('active_service_names'),
     ])
-    .groupBy(['p.id', 'p.msisdn', 'p.status', 'p.created_at'])
+    .groupBy(['p.id', 'p.msisdn', 'p.status', 'p.created_at', 'c.name'])
     .orderBy('p.id', 'desc')
     .execute();
 }
@@ -131,6 +135,7 @@ export function listServiceSubscribers(
   return db
     .selectFrom(page.as('p'))
     .innerJoin('subscribers as s', 's.id', 'p.id')
+    .innerJoin('companies as c', 'c.id', 's.company_id')
     .innerJoin('subscriptions as x', (join) =>
       join.onRef('x.subscriber_id', '=', 'p.id').on('x.service_id', '=', filter.serviceId),
     )
@@ -139,6 +144,7 @@ export function listServiceSubscribers(
       's.msisdn',
       's.status',
       's.company_id',
+      'c.name as company_name',
       's.created_at',
       'x.status as subscription_status',
       'x.source',
@@ -189,11 +195,13 @@ export function findCompanyCountry(db: Executor, companyId: number) {
 export function findSubscriber(db: Executor, companyId: number, msisdn: string) {
   return db
     .selectFrom('subscribers as s')
+    .innerJoin('companies as c', 'c.id', 's.company_id')
     .select((eb) => [
       's.id',
       's.msisdn',
       's.status',
       's.company_id',
+      'c.name as company_name',
       's.created_at',
       activeServiceIds(eb).as('active_services'),
     ])

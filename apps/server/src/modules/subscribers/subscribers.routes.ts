@@ -63,7 +63,8 @@ export function subscribersRoutes(app: App, deps: AppDeps) {
         tags,
         description:
           'Subscribers, newest first. search matches digits anywhere in the phone number (a leading 0 is read as the national prefix). ' +
-          'Totals without a search come from counters; with one, counting stops at 10,000 (totalIsExact false).',
+          'Totals without a search come from counters; with one, counting stops at 10,000 (totalIsExact false). ' +
+          'Each row names its company; companyId narrows a system_admin to one company and is ignored for everyone else.',
         querystring: ZListSubscribersQuery,
         response: { 200: ZListSubscribersResponse },
       },
@@ -80,7 +81,9 @@ export function subscribersRoutes(app: App, deps: AppDeps) {
       preHandler: managers,
       schema: {
         tags,
-        description: 'The subscriber list as CSV (same filters as the list, every matching row), streamed.',
+        description:
+          'The subscriber list as CSV (same filters as the list, every matching row), streamed. ' +
+          'A system_admin’s file has a last column, company.',
         querystring: ZExportSubscribersQuery,
       },
     },

@@ -1,6 +1,9 @@
 import { Readable } from 'node:stream';
 import { totalPages } from '@sms/contracts/common/pagination';
-import { EXPORT_CSV_HEADER } from '@sms/contracts/subscribers/export-subscribers';
+import {
+  EXPORT_CSV_HEADER,
+  EXPORT_CSV_HEADER_WITH_COMPANY,
+} from '@sms/contracts/subscribers/export-subscribers';
 import {
   IMPORT_MAX_REPORTED_ERRORS,
   IMPORT_MAX_ROWS,
@@ -29,6 +32,7 @@ type SubscriberRow = {
   msisdn: string;
   status: string;
   company_id: number;
+  company_name: string;
   created_at: Date;
   active_services: number[] | null;
 };
@@ -39,6 +43,7 @@ export function presentSubscriber(row: SubscriberRow): TSubscriber {
     msisdn: row.msisdn,
     status: row.status as TSubscriber['status'],
     companyId: row.company_id,
+    company: { name: row.company_name },
     createdAt: row.created_at.toISOString(),
     active_services: row.active_services ?? [],
   };
@@ -307,11 +312,17 @@ export async function importSubscribers(deps: AppDeps, ctx: RequestContext, serv
 
 const EXPORT_BATCH = 2_000;
 
-/** The CSV as a stream of keyset batches: memory stays flat however many rows match. */
+/**
+ * The CSV as a stream of keyset batches: memory stays flat however many rows match. A system_admin's
+ * file ends with a company column (even when filtered to one company, so its header never changes);
+ * a company user's file keeps the columns it always had.
+ */
 export async function exportSubscribers(deps: AppDeps, ctx: RequestContext, filter: ListFilter) {
   const scoped = await scopedFilter(deps, ctx, filter);
+  const withCompany = tenantOf(ctx.actor) === null;
+  const header = withCompany ? EXPORT_CSV_HEADER_WITH_COMPANY : EXPORT_CSV_HEADER;
   async function* lines() {
-    yield `${EXPORT_CSV_HEADER.join(',')}\n`;
+    yield `${header.join(',')}\n`;
     let beforeId: number | null = null;
     for (;;) {
       const batch = await repo.exportBatch(deps.db, scoped, beforeId, EXPORT_BATCH);
@@ -323,6 +334,7 @@ export async function exportSubscribers(deps: AppDeps, ctx: RequestContext, filt
             row.status,
             row.created_at.toISOString(),
             csvCell(row.active_service_names ?? ''),
+            ...(withCompany ? [csvCell(row.company_name)] : []),
           ].join(','),
         )
         .join('\n')

@@ -2,7 +2,7 @@ import { useMutation } from '@tanstack/react-query';
 import { ApiError, api } from '../../../lib/api-client.ts';
 import { getAccessToken } from '../../../lib/token-storage.ts';
 
-type TExportFilters = { status?: string; search?: string };
+type TExportFilters = { status?: string; search?: string; companyId?: number };
 
 const API_BASE_URL: string = import.meta.env.VITE_API_BASE_URL ?? '/api/v1';
 

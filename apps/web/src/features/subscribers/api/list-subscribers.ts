@@ -2,8 +2,14 @@ import type { TListSubscribersData } from '@sms/contracts/subscribers/list-subsc
 import { keepPreviousData, queryOptions, useQuery } from '@tanstack/react-query';
 import { api } from '../../../lib/api-client.ts';
 
-/** What the screen sends: page and size always, status and phone search when set. */
-export type TSubscribersQuery = { page: number; limit: number; status?: string; search?: string };
+/** What the screen sends: page and size always; status, phone search and (system_admin) company when set. */
+export type TSubscribersQuery = {
+  page: number;
+  limit: number;
+  status?: string;
+  search?: string;
+  companyId?: number;
+};
 
 export const subscribersQueryKey = ['subscribers'] as const;
 

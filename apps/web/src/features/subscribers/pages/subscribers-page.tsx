@@ -19,6 +19,7 @@ import { useToast } from '../../../components/toast/toast-provider.tsx';
 import { getServerMessage } from '../../../lib/api-client.ts';
 import { useAuth } from '../../auth/components/auth-provider.tsx';
 import { useExportSubscribers } from '../api/export-subscribers.ts';
+import { useCompanyOptions } from '../api/list-company-options.ts';
 import { useServiceOptions } from '../api/list-service-options.ts';
 import { useSubscribers } from '../api/list-subscribers.ts';
 import { ImportDialog } from '../components/import-dialog.tsx';
@@ -49,22 +50,27 @@ export default function SubscribersPage() {
   const { showToast } = useToast();
   const [limit, setLimit] = useState<number>(SUBSCRIBER_DEFAULT_PAGE_SIZE);
   const [status, setStatus] = useState('');
+  // system_admin only: '' is every company.
+  const [companyId, setCompanyId] = useState('');
   const [searchInput, setSearchInput] = useState('');
   const search = useDebouncedValue(searchInput.trim(), SEARCH_DELAY_MS);
   const [dialog, setDialog] = useState<TDialog>(null);
 
   // A new search, filter or page size starts again at page 1: the page belongs to its filters.
-  const filterKey = `${search}|${status}|${limit}`;
+  // The reset is stored, so going back to an earlier filter does not bring its old page back.
+  const filterKey = `${search}|${status}|${companyId}|${limit}`;
   const [paging, setPaging] = useState({ filterKey, page: 1 });
+  if (paging.filterKey !== filterKey) setPaging({ filterKey, page: 1 });
   const page = paging.filterKey === filterKey ? paging.page : 1;
   const setPage = (next: number) => setPaging({ filterKey, page: next });
 
-  const subscribers = useSubscribers({
-    page,
-    limit,
+  const filters = {
     status: status || undefined,
     search: search || undefined,
-  });
+    companyId: withCompany && companyId ? Number(companyId) : undefined,
+  };
+  const subscribers = useSubscribers({ page, limit, ...filters });
+  const companies = useCompanyOptions(withCompany);
   const services = useServiceOptions();
   const exportCsv = useExportSubscribers();
   const serviceList = services.data?.services ?? [];
@@ -82,7 +88,7 @@ export default function SubscribersPage() {
 
   const download = async () => {
     try {
-      await exportCsv.mutateAsync({ status: status || undefined, search: search || undefined });
+      await exportCsv.mutateAsync(filters);
     } catch (error) {
       showToast(getServerMessage(error) ?? 'Failed to export subscribers. Please try again.', 'error');
     }
@@ -122,6 +128,21 @@ export default function SubscribersPage() {
             onChange={setSearchInput}
             inputMode="tel"
           />
+          {withCompany ? (
+            <select
+              aria-label="Filter by company"
+              value={companyId}
+              onChange={(event) => setCompanyId(event.target.value)}
+              className={FILTER_SELECT_CLASSES}
+            >
+              <option value="">All Companies</option>
+              {(companies.data ?? []).map((company) => (
+                <option key={company.id} value={company.id}>
+                  {company.name}
+                </option>
+              ))}
+            </select>
+          ) : null}
           <select
             aria-label="Filter by status"
             value={status}
@@ -169,6 +190,7 @@ export default function SubscribersPage() {
                 <thead className="bg-slate-50 text-left text-xs font-semibold tracking-wide text-slate-500 uppercase">
                   <tr>
                     <th className="px-4 py-3">Phone number</th>
+                    {withCompany ? <th className="px-4 py-3">Company</th> : null}
                     <th className="px-4 py-3">Status</th>
                     <th className="px-4 py-3">Active services</th>
                     <th className="px-4 py-3">Joined</th>
@@ -179,6 +201,9 @@ export default function SubscribersPage() {
                   {data.subscribers.map((subscriber) => (
                     <tr key={subscriber.id} className="hover:bg-slate-50">
                       <td className="px-4 py-3 font-mono text-slate-900">{subscriber.msisdn}</td>
+                      {withCompany ? (
+                        <td className="px-4 py-3 text-slate-700">{subscriber.company.name}</td>
+                      ) : null}
                       <td className="px-4 py-3">
                         <SubscriberStatusBadge status={subscriber.status} />
                       </td>
