@@ -98,7 +98,11 @@ export default function SubscribersPage() {
     <div className="space-y-6">
       <PageHeader
         title="Subscribers"
-        description="Phone numbers subscribed to your services."
+        description={
+          withCompany
+            ? 'Phone numbers subscribed to services across all companies.'
+            : 'Phone numbers subscribed to your services.'
+        }
         actions={
           <>
             <Button variant="secondary" onClick={download} disabled={exportCsv.isPending}>
