@@ -40,3 +40,18 @@ export const badRequest = (message: string, details?: string[]) =>
 export const notFound = (what: string) => new AppError('not_found', `${what} not found`);
 export const forbidden = (message: string) => new AppError('forbidden', message);
 export const conflict = (message: string) => new AppError('conflict', message);
+
+const UNIQUE_VIOLATION = '23505';
+
+/**
+ * Runs work whose pre-checks give the clear message; when two requests race past them, the
+ * unique index decides and its error becomes the same 409.
+ */
+export async function conflictOnDuplicate<T>(work: Promise<T>, message: string): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if ((error as { code?: string }).code === UNIQUE_VIOLATION) throw conflict(message);
+    throw error;
+  }
+}

@@ -69,6 +69,26 @@ export async function listCompanies(
   };
 }
 
+/**
+ * The columns a saved form writes. Credentials left out of the form keep the stored ones (the
+ * form only ever sees them masked); given ones are encrypted.
+ */
+function companyColumns(form: TCompanyForm, key: Buffer) {
+  const columns = {
+    name: form.name,
+    email: form.email,
+    phone_number: form.phoneNumber,
+    address: form.address,
+    plan: form.plan,
+    status: form.status,
+  } satisfies CompanyUpdate;
+  return {
+    ...columns,
+    ...(form.apiKey !== undefined && { api_key_encrypted: encryptSecret(form.apiKey, key) }),
+    ...(form.apiSecret !== undefined && { api_secret_encrypted: encryptSecret(form.apiSecret, key) }),
+  };
+}
+
 /** The audit details of a save: field values, but for credentials only whether they changed. */
 function auditedFields(form: TCompanyForm) {
   const { apiKey, apiSecret, ...rest } = form;
@@ -78,16 +98,7 @@ function auditedFields(form: TCompanyForm) {
 export async function createCompany(deps: AppDeps, ctx: RequestContext, form: TCompanyForm) {
   const key = deps.keys.encryption;
   const id = await inActorTransaction(deps.db, ctx, async (trx) => {
-    const companyId = await repo.insertCompany(trx, {
-      name: form.name,
-      email: form.email,
-      phone_number: form.phoneNumber,
-      address: form.address,
-      plan: form.plan,
-      status: form.status,
-      api_key_encrypted: form.apiKey ? encryptSecret(form.apiKey, key) : null,
-      api_secret_encrypted: form.apiSecret ? encryptSecret(form.apiSecret, key) : null,
-    });
+    const companyId = await repo.insertCompany(trx, companyColumns(form, key));
     // A new company can be wired to its provider at once: the callback modal shows real URLs.
     await regenerateCallbackTokens(trx, companyId, key);
     await recordAudit(trx, auditSourceOf(ctx), {
@@ -107,18 +118,7 @@ export async function updateCompany(deps: AppDeps, ctx: RequestContext, id: numb
   await inActorTransaction(deps.db, ctx, async (trx) => {
     const before = await repo.findCompanyById(trx, id);
     if (!before) throw notFound('Company');
-    const values: CompanyUpdate = {
-      name: form.name,
-      email: form.email,
-      phone_number: form.phoneNumber,
-      address: form.address,
-      plan: form.plan,
-      status: form.status,
-    };
-    // Blank credentials keep the stored ones (the form only ever sees them masked).
-    if (form.apiKey !== undefined) values.api_key_encrypted = encryptSecret(form.apiKey, key);
-    if (form.apiSecret !== undefined) values.api_secret_encrypted = encryptSecret(form.apiSecret, key);
-    await repo.updateCompany(trx, id, values);
+    await repo.updateCompany(trx, id, companyColumns(form, key));
     await recordAudit(trx, auditSourceOf(ctx), {
       action: 'UPDATE',
       entity: 'COMPANY',

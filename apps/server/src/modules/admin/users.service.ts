@@ -3,7 +3,7 @@ import type { TRole } from '@sms/contracts/auth/roles';
 import { totalPages } from '@sms/contracts/common/pagination';
 import type { AppDeps } from '../../app-deps.ts';
 import { inActorTransaction } from '../../db/actor-transaction.ts';
-import { badRequest, conflict, notFound } from '../../errors.ts';
+import { badRequest, conflict, conflictOnDuplicate, notFound } from '../../errors.ts';
 import type { RequestContext } from '../../request-context.ts';
 import { auditSourceOf, recordAudit } from '../audit/record-audit.ts';
 import { revokeAllSessionsOfUser } from '../auth/auth.repository.ts';
@@ -37,8 +37,6 @@ export async function listUsers(
   };
 }
 
-const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === '23505';
-
 async function checkForm(trx: Parameters<typeof repo.companyExists>[0], form: UserForm, userId?: number) {
   if (form.companyId !== null && !(await repo.companyExists(trx, form.companyId)))
     throw badRequest(USER_MESSAGES.companyMissing, [`companyId: ${USER_MESSAGES.companyMissing}`]);
@@ -53,57 +51,56 @@ function auditedFields(form: UserForm) {
 
 export async function createUser(deps: AppDeps, ctx: RequestContext, form: UserForm & { password: string }) {
   const passwordHash = await hashPassword(form.password);
-  const id = await inActorTransaction(deps.db, ctx, async (trx) => {
-    await checkForm(trx, form);
-    const userId = await repo.insertUser(trx, { ...form, passwordHash });
-    await recordAudit(trx, auditSourceOf(ctx), {
-      action: 'CREATE',
-      entity: 'USER',
-      entityId: userId,
-      companyId: form.companyId,
-      details: auditedFields(form),
-    });
-    return userId;
-  }).catch((error) => {
-    // Two creations with one e-mail at the same instant: the unique index decides.
-    if (isUniqueViolation(error)) throw conflict(USER_MESSAGES.emailTaken);
-    throw error;
-  });
+  const id = await conflictOnDuplicate(
+    inActorTransaction(deps.db, ctx, async (trx) => {
+      await checkForm(trx, form);
+      const userId = await repo.insertUser(trx, { ...form, passwordHash });
+      await recordAudit(trx, auditSourceOf(ctx), {
+        action: 'CREATE',
+        entity: 'USER',
+        entityId: userId,
+        companyId: form.companyId,
+        details: auditedFields(form),
+      });
+      return userId;
+    }),
+    USER_MESSAGES.emailTaken,
+  );
   return presentUser((await repo.findUser(deps.db, id))!);
 }
 
 export async function updateUser(deps: AppDeps, ctx: RequestContext, id: number, form: UserForm) {
   const passwordHash = form.password ? await hashPassword(form.password) : undefined;
-  await inActorTransaction(deps.db, ctx, async (trx) => {
-    const before = await repo.findUser(trx, id);
-    if (!before) throw notFound('User');
-    const isSelf = id === ctx.actor.userId;
-    if (isSelf && form.role !== 'system_admin') throw badRequest(USER_MESSAGES.cannotDemoteSelf);
-    if (isSelf && form.status !== 'active') throw badRequest(USER_MESSAGES.cannotDeactivateSelf);
-    const losesAdmin =
-      before.role === 'system_admin' &&
-      before.status === 'active' &&
-      (form.role !== 'system_admin' || form.status !== 'active');
-    if (losesAdmin && (await repo.countOtherActiveSystemAdmins(trx, id)) === 0)
-      throw badRequest(USER_MESSAGES.lastAdmin);
-    await checkForm(trx, form, id);
-    await repo.updateUser(trx, id, { ...form, passwordHash });
-    // A new password ends the user's other sign-ins (not the admin's own current one).
-    if (passwordHash && !isSelf) await revokeAllSessionsOfUser(trx, id);
-    await recordAudit(trx, auditSourceOf(ctx), {
-      action: 'UPDATE',
-      entity: 'USER',
-      entityId: id,
-      companyId: form.companyId,
-      details: {
-        ...auditedFields(form),
-        previous: { role: before.role, status: before.status, companyId: before.company_id },
-      },
-    });
-  }).catch((error) => {
-    if (isUniqueViolation(error)) throw conflict(USER_MESSAGES.emailTaken);
-    throw error;
-  });
+  await conflictOnDuplicate(
+    inActorTransaction(deps.db, ctx, async (trx) => {
+      const before = await repo.findUser(trx, id);
+      if (!before) throw notFound('User');
+      const isSelf = id === ctx.actor.userId;
+      if (isSelf && form.role !== 'system_admin') throw badRequest(USER_MESSAGES.cannotDemoteSelf);
+      if (isSelf && form.status !== 'active') throw badRequest(USER_MESSAGES.cannotDeactivateSelf);
+      const losesAdmin =
+        before.role === 'system_admin' &&
+        before.status === 'active' &&
+        (form.role !== 'system_admin' || form.status !== 'active');
+      if (losesAdmin && (await repo.countOtherActiveSystemAdmins(trx, id)) === 0)
+        throw badRequest(USER_MESSAGES.lastAdmin);
+      await checkForm(trx, form, id);
+      await repo.updateUser(trx, id, { ...form, passwordHash });
+      // A new password ends the user's other sign-ins (not the admin's own current one).
+      if (passwordHash && !isSelf) await revokeAllSessionsOfUser(trx, id);
+      await recordAudit(trx, auditSourceOf(ctx), {
+        action: 'UPDATE',
+        entity: 'USER',
+        entityId: id,
+        companyId: form.companyId,
+        details: {
+          ...auditedFields(form),
+          previous: { role: before.role, status: before.status, companyId: before.company_id },
+        },
+      });
+    }),
+    USER_MESSAGES.emailTaken,
+  );
   return presentUser((await repo.findUser(deps.db, id))!);
 }
 

@@ -2,7 +2,7 @@ import { SERVICE_MESSAGES, type TServiceFormValues } from '@sms/contracts/servic
 import type { AppDeps } from '../../app-deps.ts';
 import { inActorTransaction } from '../../db/actor-transaction.ts';
 import type { Executor } from '../../db/database.ts';
-import { badRequest, conflict, forbidden, notFound } from '../../errors.ts';
+import { badRequest, conflict, conflictOnDuplicate, forbidden, notFound } from '../../errors.ts';
 import { type RequestContext, tenantOf } from '../../request-context.ts';
 import { auditSourceOf, recordAudit } from '../audit/record-audit.ts';
 import { presentService } from './present-service.ts';
@@ -47,22 +47,9 @@ async function ensurePairIsFree(db: Executor, values: TServiceFormValues, except
   if (taken) throw conflict(SERVICE_MESSAGES.duplicate(values.shortcode, values.keyword.toUpperCase()));
 }
 
-const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === '23505';
-
-/** The pre-check gives the clear message; the unique index settles a race between two requests. */
-async function withPairConflict<T>(values: TServiceFormValues, run: () => Promise<T>) {
-  try {
-    return await run();
-  } catch (error) {
-    if (isUniqueViolation(error))
-      throw conflict(SERVICE_MESSAGES.duplicate(values.shortcode, values.keyword.toUpperCase()));
-    throw error;
-  }
-}
-
 export async function createService(deps: AppDeps, ctx: RequestContext, values: TServiceFormValues) {
   refuseContentManager(ctx, SERVICE_MESSAGES.contentManagerEdit);
-  const id = await withPairConflict(values, () =>
+  const id = await conflictOnDuplicate(
     inActorTransaction(deps.db, ctx, async (trx) => {
       const companyId = await targetCompany(trx, ctx, values.companyId);
       await ensurePairIsFree(trx, values);
@@ -76,6 +63,7 @@ export async function createService(deps: AppDeps, ctx: RequestContext, values: 
       });
       return serviceId;
     }),
+    SERVICE_MESSAGES.duplicate(values.shortcode, values.keyword.toUpperCase()),
   );
   return getService(deps, ctx, id);
 }
@@ -87,7 +75,7 @@ export async function updateService(
   values: TServiceFormValues,
 ) {
   refuseContentManager(ctx, SERVICE_MESSAGES.contentManagerEdit);
-  await withPairConflict(values, () =>
+  await conflictOnDuplicate(
     inActorTransaction(deps.db, ctx, async (trx) => {
       const current = await repo.lockService(trx, id, tenantOf(ctx.actor));
       if (!current) throw notFound('Service');
@@ -121,6 +109,7 @@ export async function updateService(
         details: { changes },
       });
     }),
+    SERVICE_MESSAGES.duplicate(values.shortcode, values.keyword.toUpperCase()),
   );
   return getService(deps, ctx, id);
 }

@@ -47,8 +47,16 @@ function filtered(db: Executor, filter: SubscriberFilter) {
  */
 export function listSubscribers(db: Executor, filter: SubscriberFilter, offset: number, limit: number) {
   const page = filtered(db, filter).select('s.id').orderBy('s.id', 'desc').offset(offset).limit(limit);
+  return subscriberDetails(db, page).orderBy('s.id', 'desc').execute();
+}
+
+/** What the API shows of a subscriber, for the ids a query picks (a page, or one number). */
+function subscriberDetails<TDatabase, TTables extends keyof TDatabase>(
+  db: Executor,
+  ids: SelectQueryBuilder<TDatabase, TTables, { id: number }>,
+) {
   return db
-    .selectFrom(page.as('p'))
+    .selectFrom(ids.as('p'))
     .innerJoin('subscribers as s', 's.id', 'p.id')
     .innerJoin('companies as c', 'c.id', 's.company_id')
     .select((eb) => [
@@ -59,9 +67,7 @@ export function listSubscribers(db: Executor, filter: SubscriberFilter, offset: 
       'c.name as company_name',
       's.created_at',
       activeServiceIds(eb).as('active_services'),
-    ])
-    .orderBy('s.id', 'desc')
-    .execute();
+    ]);
 }
 
 /**
@@ -193,21 +199,12 @@ export function findCompanyCountry(db: Executor, companyId: number) {
 }
 
 export function findSubscriber(db: Executor, companyId: number, msisdn: string) {
-  return db
-    .selectFrom('subscribers as s')
-    .innerJoin('companies as c', 'c.id', 's.company_id')
-    .select((eb) => [
-      's.id',
-      's.msisdn',
-      's.status',
-      's.company_id',
-      'c.name as company_name',
-      's.created_at',
-      activeServiceIds(eb).as('active_services'),
-    ])
-    .where('s.company_id', '=', companyId)
-    .where('s.msisdn', '=', msisdn)
-    .executeTakeFirst();
+  const ids = db
+    .selectFrom('subscribers')
+    .select('id')
+    .where('company_id', '=', companyId)
+    .where('msisdn', '=', msisdn);
+  return subscriberDetails(db, ids).executeTakeFirst();
 }
 
 /** The subscriber's id, creating an active one when the number is new to the company. */
