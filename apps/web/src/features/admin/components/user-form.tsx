@@ -1,7 +1,6 @@
 import { zodResolver } from '@hookform/resolvers/zod';
 import {
   type TCreateUserFormInput,
-  USER_FORM_COMPANY_LIMIT,
   ZCreateUserForm,
   ZUpdateUserForm,
 } from '@sms/contracts/admin/admin-user';
@@ -10,7 +9,7 @@ import { type TUser, USER_STATUSES } from '@sms/contracts/auth/user';
 import { useForm, useWatch } from 'react-hook-form';
 import { FormActions } from '../../../components/form-actions.tsx';
 import { FormField, INPUT_CLASSES } from '../../../components/form-field.tsx';
-import { useCompanies } from '../api/list-companies.ts';
+import { useCompanyOptions } from '../../../lib/company-options.ts';
 
 export type TUserFormValues = {
   name: string;
@@ -33,7 +32,7 @@ const label = (text: string) => text.replaceAll('_', ' ').replace(/^./, (first) 
 
 /** The user form of spec section 5; one schema with the server (create or edit). */
 export function UserForm({ user, onSubmit, onCancel, isSubmitting, error }: TUserFormProps) {
-  const companies = useCompanies({ page: 1, limit: USER_FORM_COMPANY_LIMIT });
+  const companies = useCompanyOptions();
   const {
     register,
     handleSubmit,
@@ -53,7 +52,7 @@ export function UserForm({ user, onSubmit, onCancel, isSubmitting, error }: TUse
   const role = useWatch({ control, name: 'role' });
   const needsCompany = role !== 'system_admin';
   // A user's company may sit beyond the first 100: keep it selectable.
-  const options = companies.data?.companies.map((company) => ({ id: company.id, name: company.name })) ?? [];
+  const options = companies.data ?? [];
   if (user?.companyId && user.company && !options.some((option) => option.id === user.companyId))
     options.unshift({ id: user.companyId, name: user.company.name });
 

@@ -19,10 +19,10 @@ import {
 } from '../../../components/search-filter-bar.tsx';
 import { useToast } from '../../../components/toast/toast-provider.tsx';
 import { getServerMessage } from '../../../lib/api-client.ts';
+import { useCompanyOptions } from '../../../lib/company-options.ts';
 import { useAuth } from '../../auth/components/auth-provider.tsx';
 import { useCreateService } from '../api/create-service.ts';
 import { useDeleteService } from '../api/delete-service.ts';
-import { useCompanyOptions } from '../api/list-company-options.ts';
 import { useServices } from '../api/list-services.ts';
 import { useUpdateService } from '../api/update-service.ts';
 import { ServiceForm } from '../components/service-form.tsx';

@@ -17,9 +17,9 @@ import {
 } from '../../../components/search-filter-bar.tsx';
 import { useToast } from '../../../components/toast/toast-provider.tsx';
 import { getServerMessage } from '../../../lib/api-client.ts';
+import { useCompanyOptions } from '../../../lib/company-options.ts';
 import { useAuth } from '../../auth/components/auth-provider.tsx';
 import { useExportSubscribers } from '../api/export-subscribers.ts';
-import { useCompanyOptions } from '../api/list-company-options.ts';
 import { useServiceOptions } from '../api/list-service-options.ts';
 import { useSubscribers } from '../api/list-subscribers.ts';
 import { ImportDialog } from '../components/import-dialog.tsx';
