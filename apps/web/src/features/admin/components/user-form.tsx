@@ -1,9 +1,5 @@
 import { zodResolver } from '@hookform/resolvers/zod';
-import {
-  type TCreateUserFormInput,
-  ZCreateUserForm,
-  ZUpdateUserForm,
-} from '@sms/contracts/admin/admin-user';
+import { type TCreateUserFormInput, ZCreateUserForm, ZUpdateUserForm } from '@sms/contracts/admin/admin-user';
 import { ROLES } from '@sms/contracts/auth/roles';
 import { type TUser, USER_STATUSES } from '@sms/contracts/auth/user';
 import { useForm, useWatch } from 'react-hook-form';
