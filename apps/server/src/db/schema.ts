@@ -25,7 +25,6 @@ export type CompaniesTable = {
   subscribers_limit: Generated<number>;
   services_limit: Generated<number>;
   monthly_revenue: ColumnType<string, string | number | undefined, string | number>;
-  subscriber_count: Counter;
   last_active_at: NullableTimestamp;
   created_at: Timestamp;
   updated_at: Timestamp;

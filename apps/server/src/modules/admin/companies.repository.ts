@@ -25,6 +25,12 @@ const companyColumns = (db: Executor) =>
         .select(eb.fn.countAll<number>().as('n'))
         .whereRef('s.company_id', '=', 'c.id')
         .as('service_count'),
+      // One counter row per status, kept by triggers: never a count over the subscribers.
+      eb
+        .selectFrom('company_subscriber_counts as k')
+        .select(sql<number>`coalesce(sum(k.subscriber_count), 0)::bigint`.as('n'))
+        .whereRef('k.company_id', '=', 'c.id')
+        .as('subscriber_count'),
     ]);
 
 export type CompanyWithCounts = NonNullable<Awaited<ReturnType<typeof findCompanyById>>>;
@@ -107,12 +113,16 @@ export async function changeCompanyStatus(db: Executor, id: number, from: string
   return result.numUpdatedRows > 0n;
 }
 
-/** What deleting the company would take with it. Subscribers come from the counter column. */
+/** What deleting the company would take with it. Subscribers come from the counters. */
 export async function countCompanyData(db: Executor, id: number) {
   const row = await db
     .selectFrom('companies as c')
     .select((eb) => [
-      'c.subscriber_count as subscribers',
+      eb
+        .selectFrom('company_subscriber_counts as k')
+        .select(sql<number>`coalesce(sum(k.subscriber_count), 0)::bigint`.as('n'))
+        .whereRef('k.company_id', '=', 'c.id')
+        .as('subscribers'),
       eb
         .selectFrom('users as u')
         .select(eb.fn.countAll<number>().as('n'))
