@@ -1,24 +1,21 @@
-import { sql, type Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { RequestContext } from '../request-context.ts';
 import { tenantOf } from '../request-context.ts';
 import type { Database } from './database.ts';
 import type { DB } from './schema.ts';
+import { companyScope, inTenantTransaction, platformScope, type TenantScope } from './tenant-scope.ts';
 
-/**
- * The one way request work writes to the database: a transaction that carries who is acting as
- * transaction-local settings (`app.company_id`, empty for platform staff; `app.user_id`).
- * Row-level security policies can later read them with current_setting() without any
- * repository changing.
- */
+/** A system admin crosses tenants explicitly (the platform scope); everyone else is bound to their company. */
+export function scopeOfRequest(ctx: RequestContext): TenantScope {
+  const companyId = tenantOf(ctx.actor);
+  return companyId === null ? platformScope : companyScope(companyId);
+}
+
+/** The one way request work reaches the database: one transaction bound to the actor's scope and user. */
 export function inActorTransaction<T>(
   db: Database,
   ctx: RequestContext,
   work: (trx: Transaction<DB>) => Promise<T>,
 ) {
-  return db.transaction().execute(async (trx) => {
-    const companyId = tenantOf(ctx.actor);
-    await sql`select set_config('app.company_id', ${companyId === null ? '' : String(companyId)}, true),
-                     set_config('app.user_id', ${String(ctx.actor.userId)}, true)`.execute(trx);
-    return work(trx);
-  });
+  return inTenantTransaction(db, scopeOfRequest(ctx), work, ctx.actor.userId);
 }

@@ -1,0 +1,39 @@
+import { sql, type Transaction } from 'kysely';
+import type { Database } from './database.ts';
+import type { DB } from './schema.ts';
+
+/**
+ * Whose rows a unit of database work may see. Row-level security policies (migration 0005) read
+ * the binding through `app_tenant_visible(company_id)`: a company scope sees that company's rows
+ * only; the platform scope is the one explicit way across tenants (system admins, and engine or
+ * sign-in steps that must find a row before they know its company). No binding sees nothing.
+ */
+export type TenantScope = { kind: 'company'; companyId: number } | { kind: 'platform' };
+
+export const platformScope: TenantScope = { kind: 'platform' };
+export const companyScope = (companyId: number): TenantScope => ({ kind: 'company', companyId });
+
+/**
+ * Runs work in one transaction bound to a scope (and, when known, the acting user). The settings
+ * are transaction-local, so a pooled connection carries nothing into the next piece of work.
+ */
+export function inTenantTransaction<T>(
+  db: Database,
+  scope: TenantScope,
+  work: (trx: Transaction<DB>) => Promise<T>,
+  userId: number | null = null,
+) {
+  return db.transaction().execute(async (trx) => {
+    await bindScope(trx, scope, userId);
+    return work(trx);
+  });
+}
+
+/** Binds a scope inside a transaction the caller already holds. */
+export async function bindScope(trx: Transaction<DB>, scope: TenantScope, userId: number | null = null) {
+  const companyId = scope.kind === 'company' ? String(scope.companyId) : '';
+  const platform = scope.kind === 'platform' ? 'on' : '';
+  await sql`select set_config('app.company_id', ${companyId}, true),
+                   set_config('app.platform', ${platform}, true),
+                   set_config('app.user_id', ${userId === null ? '' : String(userId)}, true)`.execute(trx);
+}
