@@ -40,6 +40,7 @@ const ZEnvironment = z.object({
   LOGIN_BLOCK_MINUTES: z.coerce.number().int().min(1).default(15),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   NODE_ENV: z.string().optional(),
+  CONSOLE_DIR: z.string().min(1).optional(),
 });
 
 export type Config = {
@@ -93,6 +94,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     loginMaxFailures: e.LOGIN_MAX_FAILURES,
     loginBlockMinutes: e.LOGIN_BLOCK_MINUTES,
     logLevel: e.LOG_LEVEL,
-    consoleDir: path.resolve(ROOT, 'apps/web/dist'),
+    // CONSOLE_DIR lets parallel browser-test runs each serve their own build.
+    consoleDir: path.resolve(ROOT, e.CONSOLE_DIR ?? 'apps/web/dist'),
   };
 }
