@@ -1,0 +1,56 @@
+/**
+ * The smallest interface every SMS provider sits behind (listmonk's Messenger): hand over a
+ * batch, learn each recipient's fate, and report deliveries as they come back.
+ */
+
+/** One recipient's copy of a message. */
+export type OutboundSms = {
+  /**
+   * Our delivery-report id, unique per recipient and stable across retries: the idempotency key
+   * of the hand-off, so a batch re-offered after a crash is not accepted twice where the
+   * provider can tell.
+   */
+  recipientKey: string;
+  to: string; // E.164
+  from: string; // the service's short code or sender id
+  text: string;
+  /** GSM-7 (data coding 0) or UCS-2 (8), and how many parts each recipient gets. */
+  encoding: 'GSM-7' | 'UCS-2';
+  parts: number;
+};
+
+/** The provider's answer for one recipient of a batch. */
+export type SubmitOutcome =
+  | { recipientKey: string; outcome: 'accepted'; providerMessageId: string; providerStatus?: string }
+  /** Refused for good (invalid number, blacklisted, ...): the recipient fails with this reason. */
+  | { recipientKey: string; outcome: 'rejected'; reason: string; providerStatus?: string }
+  /** Not handed over (timeout, 5xx, throttled): offer it again later with backoff. */
+  | { recipientKey: string; outcome: 'retry'; reason: string };
+
+/** A delivery report, as any provider's receipt maps onto our statuses. */
+export type DeliveryUpdate = {
+  providerMessageId: string;
+  status: 'submitted' | 'sent' | 'delivered' | 'failed' | 'rejected' | 'expired';
+  /** The provider's own word for it (Success, DELIVRD, ...), kept for support. */
+  providerStatus: string;
+  error: string | null;
+  at: Date;
+};
+
+export type SmsProvider = {
+  readonly kind: 'simulator' | 'africastalking' | 'smpp';
+  /** The largest batch one sendBatch call takes. */
+  readonly maxBatchSize: number;
+  /**
+   * Hands a batch over and resolves with one outcome per recipient (any order). It never
+   * throws for a provider fault: transport errors become 'retry' outcomes. It must finish
+   * within its own time-out.
+   */
+  sendBatch(messages: OutboundSms[]): Promise<SubmitOutcome[]>;
+  /**
+   * Providers that report over their own connection (SMPP deliver_sm) call this; HTTP providers
+   * post to our DLR callback URL instead and never call it.
+   */
+  onDeliveryReport?(listener: (update: DeliveryUpdate) => void): void;
+  close(): Promise<void>;
+};
