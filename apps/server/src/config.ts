@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { newPassword } from '@sms/contracts/auth/password';
 import { z } from 'zod';
 import { StartupError } from './lib/startup-error.ts';
 
@@ -32,16 +33,32 @@ const ZEnvironment = z.object({
     .regex(/^[0-9a-fA-F]{64}$/, 'ENCRYPTION_KEY must be 64 hex characters (32 bytes)')
     .optional(),
   ADMIN_EMAIL: z.email().optional(),
-  ADMIN_PASSWORD: z.string().min(8, 'ADMIN_PASSWORD must be at least 8 characters').optional(),
+  ADMIN_PASSWORD: newPassword().optional(),
   DEFAULT_COUNTRY: z.string().length(2).toUpperCase().default('KE'),
   SEED_DEMO: ZFlag.optional(),
   E2E_FRESH_DATA: ZFlag.default(false),
   LOGIN_MAX_FAILURES: z.coerce.number().int().min(1).default(5),
   LOGIN_BLOCK_MINUTES: z.coerce.number().int().min(1).default(15),
+  LOGIN_ACCOUNT_MAX_FAILURES: z.coerce.number().int().min(1).default(20),
+  REFRESH_REUSE_GRACE: ZDuration.prefault('10s'),
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(1000),
+  RATE_LIMIT_AUTH_PER_MINUTE: z.coerce.number().int().min(1).default(20),
+  RATE_LIMIT_VALIDATE_PER_MINUTE: z.coerce.number().int().min(1).default(30),
+  RATE_LIMIT_CALLBACKS_PER_SECOND: z.coerce.number().int().min(1).default(5000),
+  TRUST_PROXY: ZFlag.default(false),
+  HSTS: ZFlag.optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   NODE_ENV: z.string().optional(),
   CONSOLE_DIR: z.string().min(1).optional(),
 });
+
+/** Requests per client (per company for provider callbacks) before a 429; in memory, per process. */
+export type RateLimits = {
+  perMinute: number;
+  authPerMinute: number;
+  validatePerMinute: number;
+  callbacksPerSecond: number;
+};
 
 export type Config = {
   port: number;
@@ -61,6 +78,12 @@ export type Config = {
   freshData: boolean;
   loginMaxFailures: number;
   loginBlockMinutes: number;
+  loginAccountMaxFailures: number;
+  refreshReuseGraceSeconds: number;
+  rateLimits: RateLimits;
+  trustProxy: boolean;
+  /** true: always send HSTS; false: never; undefined: only on requests that arrived over TLS. */
+  hsts: boolean | undefined;
   logLevel: string;
   consoleDir: string;
 };
@@ -93,6 +116,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     freshData: e.E2E_FRESH_DATA,
     loginMaxFailures: e.LOGIN_MAX_FAILURES,
     loginBlockMinutes: e.LOGIN_BLOCK_MINUTES,
+    loginAccountMaxFailures: e.LOGIN_ACCOUNT_MAX_FAILURES,
+    refreshReuseGraceSeconds: e.REFRESH_REUSE_GRACE,
+    rateLimits: {
+      perMinute: e.RATE_LIMIT_PER_MINUTE,
+      authPerMinute: e.RATE_LIMIT_AUTH_PER_MINUTE,
+      validatePerMinute: e.RATE_LIMIT_VALIDATE_PER_MINUTE,
+      callbacksPerSecond: e.RATE_LIMIT_CALLBACKS_PER_SECOND,
+    },
+    trustProxy: e.TRUST_PROXY,
+    hsts: e.HSTS,
     logLevel: e.LOG_LEVEL,
     // CONSOLE_DIR lets parallel browser-test runs each serve their own build.
     consoleDir: path.resolve(ROOT, e.CONSOLE_DIR ?? 'apps/web/dist'),

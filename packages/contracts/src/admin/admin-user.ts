@@ -1,18 +1,18 @@
 import { z } from 'zod';
+import { emailAddress } from '../auth/email.ts';
+import { newPassword, PASSWORD_MAX_LENGTH, PASSWORD_MESSAGES, passwordProblem } from '../auth/password.ts';
 import { ROLES } from '../auth/roles.ts';
 import { USER_STATUSES } from '../auth/user.ts';
-import { SIMPLE_EMAIL_PATTERN } from './company.ts';
 
 export const USER_PAGE_SIZE = 10;
 /** The company dropdown of the user form loads up to this many companies. */
 export const USER_FORM_COMPANY_LIMIT = 100;
-export const PASSWORD_MIN_LENGTH = 8;
 
 export const USER_MESSAGES = {
   requiredFields: 'Please fill all required fields',
   companyRequired: 'Company is required for this role',
   emailInvalid: 'Please enter a valid email address',
-  passwordTooShort: `Password must be at least ${PASSWORD_MIN_LENGTH} characters`,
+  passwordTooShort: PASSWORD_MESSAGES.tooShort,
   emailTaken: 'A user with this email already exists',
   companyMissing: 'The selected company does not exist',
   formFailed: 'An error occurred',
@@ -34,7 +34,7 @@ const required = (max: number) =>
 
 const userFields = {
   name: required(200),
-  email: required(254).regex(SIMPLE_EMAIL_PATTERN, USER_MESSAGES.emailInvalid),
+  email: emailAddress({ required: USER_MESSAGES.requiredFields, invalid: USER_MESSAGES.emailInvalid }),
   role: z
     .enum(ROLES, { error: 'Role must be one of system_admin, company_admin, content_manager, viewer' })
     .default('viewer'),
@@ -58,11 +58,7 @@ const companyRule = (value: { role: string; companyId: number | null }) =>
   value.role === 'system_admin' || value.companyId !== null;
 const companyIssue = { message: USER_MESSAGES.companyRequired, path: ['companyId'] };
 
-const password = z
-  .string({ error: USER_MESSAGES.requiredFields })
-  .min(1, USER_MESSAGES.requiredFields)
-  .min(PASSWORD_MIN_LENGTH, USER_MESSAGES.passwordTooShort)
-  .max(128, 'Password must be 128 characters or less');
+const password = newPassword(USER_MESSAGES.requiredFields);
 
 export const ZCreateUserForm = z
   .object({ ...userFields, password })
@@ -75,9 +71,12 @@ export const ZUpdateUserForm = z
     ...userFields,
     password: z
       .string()
-      .max(128, 'Password must be 128 characters or less')
+      .max(PASSWORD_MAX_LENGTH, PASSWORD_MESSAGES.tooLong)
       .optional()
-      .refine((value) => !value || value.length >= PASSWORD_MIN_LENGTH, USER_MESSAGES.passwordTooShort)
+      .superRefine((value, context) => {
+        const problem = value ? passwordProblem(value) : null;
+        if (problem) context.addIssue({ code: 'custom', message: problem });
+      })
       .transform((value) => (value ? value : undefined)),
   })
   .refine(companyRule, companyIssue)

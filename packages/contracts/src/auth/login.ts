@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { successEnvelope } from '../common/envelope.ts';
 import { requiredText } from '../common/text.ts';
+import { normaliseEmail } from './email.ts';
 import { ZUser } from './user.ts';
 
 export const AUTH_MESSAGES = {
@@ -35,7 +36,8 @@ export function isSessionExpiredError(status: number | undefined, message: strin
 }
 
 export const ZLoginRequest = z.object({
-  email: requiredText('Email is required', 254),
+  // Compared in its normal form, so a full-width or decomposed spelling finds the same account.
+  email: requiredText('Email is required', 254).transform(normaliseEmail),
   password: z.string({ error: 'Password is required' }).min(1, 'Password is required').max(1024),
 });
 export type TLoginRequest = z.infer<typeof ZLoginRequest>;
