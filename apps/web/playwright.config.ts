@@ -48,7 +48,13 @@ export default defineConfig({
   webServer: {
     command: 'node apps/server/src/main.ts',
     cwd: ROOT,
-    env: { PORT: String(PORT), DATA_DIR: `.tmp/e2e-data-${PORT}`, E2E_FRESH_DATA: '1' },
+    env: {
+      PORT: String(PORT),
+      DATA_DIR: `.tmp/e2e-data-${PORT}`,
+      E2E_FRESH_DATA: '1',
+      // Every test signs in from the same address, more often than a person would.
+      RATE_LIMIT_AUTH_PER_MINUTE: '1000',
+    },
     url: `${BASE_URL}/api/v1/health`,
     timeout: 120_000,
     reuseExistingServer: false,

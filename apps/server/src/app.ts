@@ -1,10 +1,7 @@
-import { existsSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import path from 'node:path';
 import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
 import multipart from '@fastify/multipart';
-import fastifyStatic from '@fastify/static';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from 'fastify';
@@ -15,7 +12,12 @@ import {
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
 import type { AppDeps } from './app-deps.ts';
-import { errorHandler, notFoundEnvelope } from './plugins/error-handler.ts';
+import { redactingLoggerOptions } from './lib/log-redaction.ts';
+import { registerConsole } from './plugins/console.ts';
+import { errorHandler } from './plugins/error-handler.ts';
+import { registerRateLimits } from './plugins/rate-limits.ts';
+import { MULTIPART_LIMITS, registerRequestGuards } from './plugins/request-guards.ts';
+import { registerResponseHeaders } from './plugins/response-headers.ts';
 import { registerRoutes } from './routes.ts';
 
 export type App = FastifyInstance<
@@ -31,9 +33,11 @@ export const API_PREFIX = '/api/v1';
 export type BuildOptions = { logger?: boolean | object; serveConsole?: boolean };
 
 export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promise<App> {
+  const { config } = deps;
+  const logger = options.logger ?? false;
   const app = Fastify({
-    logger: options.logger ?? false,
-    trustProxy: process.env.TRUST_PROXY === '1',
+    logger: logger === false ? false : redactingLoggerOptions(logger === true ? {} : logger),
+    trustProxy: config.trustProxy,
     bodyLimit: 1024 * 1024,
     // Graceful stop: finish in-flight requests, refuse new ones.
     return503OnClosing: true,
@@ -42,8 +46,11 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(errorHandler);
+  registerRequestGuards(app);
+  registerResponseHeaders(app, { hsts: config.hsts });
 
   // External plugins first, then the API, then the console (fastify/demo's order).
+  await registerRateLimits(app, config.rateLimits);
   await app.register(helmet, {
     contentSecurityPolicy: {
       directives: {
@@ -54,9 +61,11 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
         connectSrc: ["'self'"],
       },
     },
+    // Sent by registerResponseHeaders, and only over TLS.
+    strictTransportSecurity: false,
   });
   await app.register(formbody);
-  await app.register(multipart, { limits: { fileSize: 50 * 1024 * 1024, files: 1 } });
+  await app.register(multipart, { limits: MULTIPART_LIMITS });
   await app.register(swagger, {
     openapi: {
       info: { title: 'SMS Console API', version: '1.0.0', description: 'The API behind the SMS console.' },
@@ -71,23 +80,11 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
 
   await app.register(async (api) => registerRoutes(api as App, deps), { prefix: API_PREFIX });
 
-  const consoleDir = deps.config.consoleDir;
-  const serveConsole = (options.serveConsole ?? true) && existsSync(path.join(consoleDir, 'index.html'));
-  if (serveConsole) {
-    await app.register(fastifyStatic, { root: consoleDir, wildcard: false, index: false });
-  }
-  app.setNotFoundHandler((request, reply) => {
-    if (request.url.startsWith('/api') || request.method !== 'GET') {
-      return reply.code(404).send(notFoundEnvelope(request.method, request.url));
-    }
-    if (!serveConsole) {
-      return reply
-        .code(404)
-        .type('text/plain')
-        .send('The console is not built. Run `npm run build` (npm start does it for you).');
-    }
-    // Client-side routes (/dashboard, /admin/audit, unknown paths) all load the app, which routes itself.
-    return reply.type('text/html').header('cache-control', 'no-cache').sendFile('index.html');
+  await registerConsole(app, {
+    consoleDir: config.consoleDir,
+    enabled: options.serveConsole ?? true,
+    // Unknown URLs count against the client's limit too, so probing for routes is throttled.
+    notFoundPreHandler: app.rateLimit(),
   });
   return app as unknown as App;
 }

@@ -1,4 +1,6 @@
 import type { TApiError } from '@sms/contracts/common/envelope';
+import { REQUEST_LIMIT_MESSAGES } from '@sms/contracts/common/request-limits';
+import { IMPORT_MAX_BYTES } from '@sms/contracts/subscribers/import-subscribers';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { AppError } from '../errors.ts';
@@ -46,6 +48,11 @@ export function errorHandler(
     return reply.code(500).send(envelope('Internal server error', 'internal'));
   }
   const status = (error as FastifyError).statusCode;
+  if (status === 413) {
+    return reply
+      .code(413)
+      .send(envelope(REQUEST_LIMIT_MESSAGES.tooLarge(sizeLimitOf(error, request)), 'bad_request'));
+  }
   if (status && status >= 400 && status < 500) {
     if (status === 429) return reply.code(429).send(envelope(error.message, 'rate_limited'));
     return reply.code(status).send(envelope(error.message, status === 404 ? 'not_found' : 'bad_request'));
@@ -53,6 +60,18 @@ export function errorHandler(
   // Anything else is our fault: log it whole, tell the client nothing about it.
   request.log.error({ err: error }, 'unhandled error');
   return reply.code(500).send(envelope('Internal server error', 'internal'));
+}
+
+/** The limit a too-large request broke: its own, a multipart file's, or the route's body limit. */
+function sizeLimitOf(error: Error, request: FastifyRequest) {
+  const own = (error as { maxBytes?: unknown }).maxBytes;
+  if (typeof own === 'number') return own;
+  // @fastify/multipart's limit errors (file too large, too many parts, files or fields).
+  if (
+    /^FST_(REQ_FILE_TOO_LARGE|PARTS_LIMIT|FILES_LIMIT|FIELDS_LIMIT)$/.test((error as FastifyError).code ?? '')
+  )
+    return IMPORT_MAX_BYTES;
+  return request.routeOptions.bodyLimit ?? request.server.initialConfig.bodyLimit ?? 1024 * 1024;
 }
 
 function envelope(message: string, code: string, details?: string[]): TApiError {

@@ -32,6 +32,10 @@ export async function createTestContext(env: Record<string, string> = {}): Promi
     JWT_SECRET: randomBytes(32).toString('hex'),
     PUBLIC_URL: 'http://sms.test',
     LOG_LEVEL: 'silent',
+    // Tests send more requests a minute than any client would; rate-limit tests set their own limits.
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    RATE_LIMIT_AUTH_PER_MINUTE: '1000000',
+    RATE_LIMIT_VALIDATE_PER_MINUTE: '1000000',
     ...env,
   });
   const handle = connectDatabase(url, 5);

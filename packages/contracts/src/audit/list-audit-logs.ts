@@ -12,6 +12,15 @@ export const AUDIT_MESSAGES = {
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
+/** Whether the text starts with a real calendar day (2026-02-30 does not: Date would roll it to March). */
+function startsWithRealDay(text: string) {
+  const match = /^(\d{4})-(\d{2})-(\d{2})/.exec(text);
+  if (!match) return false;
+  const [year, month, day] = match.slice(1).map(Number);
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth;
+}
+
 /** A date (YYYY-MM-DD, read in UTC) or an ISO date-time; empty means no bound. */
 const ZDateBound = (endOfDay: boolean) =>
   z
@@ -22,7 +31,7 @@ const ZDateBound = (endOfDay: boolean) =>
       if (!value) return undefined;
       const text = DATE_ONLY.test(value) ? `${value}T00:00:00.000Z` : value;
       const date = new Date(text);
-      if (Number.isNaN(date.getTime()) || !/^\d{4}-\d{2}-\d{2}/.test(value)) {
+      if (Number.isNaN(date.getTime()) || !startsWithRealDay(value)) {
         context.addIssue({ code: 'custom', message: AUDIT_MESSAGES.badDate });
         return z.NEVER;
       }

@@ -3,6 +3,8 @@ import { successEnvelope } from '../common/envelope.ts';
 
 /** Lines after the header; larger files are refused before anything is written. */
 export const IMPORT_MAX_ROWS = 200_000;
+/** The largest file (or CSV body) an import accepts. */
+export const IMPORT_MAX_BYTES = 20 * 1024 * 1024;
 /** The report lists at most this many bad lines; invalidRows still counts them all. */
 export const IMPORT_MAX_REPORTED_ERRORS = 500;
 /** Header names recognised for the phone-number column (case-insensitive); otherwise the first column. */

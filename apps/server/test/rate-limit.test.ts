@@ -1,0 +1,105 @@
+import type { InjectOptions } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCompany } from './support/factories.ts';
+import { subscriptionCallbackToken } from './support/services-factories.ts';
+import { createTestContext, type TestContext } from './support/test-app.ts';
+
+let ctx: TestContext;
+beforeAll(async () => {
+  ctx = await createTestContext({
+    RATE_LIMIT_PER_MINUTE: '5',
+    RATE_LIMIT_AUTH_PER_MINUTE: '2',
+    RATE_LIMIT_VALIDATE_PER_MINUTE: '3',
+    RATE_LIMIT_CALLBACKS_PER_SECOND: '3',
+  });
+});
+afterAll(() => ctx.close());
+
+let address = 0;
+/** Each test its own client address, so one test's counters never touch another's. */
+const newClient = () => `10.9.0.${++address}`;
+
+const send = (remoteAddress: string, options: InjectOptions) => ctx.app.inject({ ...options, remoteAddress });
+
+async function statusesOf(count: number, request: () => ReturnType<typeof send>) {
+  const statuses: number[] = [];
+  for (let i = 0; i < count; i++) statuses.push((await request()).statusCode);
+  return statuses;
+}
+
+function expectRateLimited(response: Awaited<ReturnType<typeof send>>) {
+  expect(response.statusCode).toBe(429);
+  expect(response.json()).toEqual({
+    success: false,
+    message: expect.stringMatching(/^Too many requests\. Please wait \d+ seconds? and try again\.$/),
+    error: 'rate_limited',
+  });
+  expect(Number(response.headers['retry-after'])).toBeGreaterThan(0);
+  expect(response.headers['cache-control']).toBe('no-store');
+}
+
+describe('rate limits', () => {
+  it('limits every route per client with the global default, in the standard envelope with Retry-After', async () => {
+    const client = newClient();
+    const health = () => send(client, { method: 'GET', url: '/api/v1/health' });
+    expect(await statusesOf(5, health)).toEqual([200, 200, 200, 200, 200]);
+    expectRateLimited(await health());
+    // Unknown URLs count against the same budget (probing for routes is throttled too).
+    expectRateLimited(await send(client, { method: 'GET', url: '/api/v1/no-such-route' }));
+    // Another client is not affected.
+    expect((await send(newClient(), { method: 'GET', url: '/api/v1/health' })).statusCode).toBe(200);
+  });
+
+  it('limits sign-in more strictly than the default, per client', async () => {
+    const client = newClient();
+    const login = () =>
+      send(client, {
+        method: 'POST',
+        url: '/api/v1/auth/login',
+        payload: { email: 'nobody@example.test', password: 'wrong-password' },
+      });
+    expect(await statusesOf(2, login)).toEqual([401, 401]);
+    expectRateLimited(await login());
+    const elsewhere = await send(newClient(), {
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { email: 'nobody@example.test', password: 'wrong-password' },
+    });
+    expect(elsewhere.statusCode).toBe(401);
+  });
+
+  it('limits token refresh more strictly than the default', async () => {
+    const client = newClient();
+    const refresh = () =>
+      send(client, { method: 'POST', url: '/api/v1/auth/refresh', payload: { refreshToken: 'not-a-token' } });
+    expect(await statusesOf(2, refresh)).toEqual([401, 401]);
+    expectRateLimited(await refresh());
+  });
+
+  it('limits the public callback-URL check', async () => {
+    const client = newClient();
+    const validate = () =>
+      send(client, { method: 'GET', url: '/api/v1/callbacks/validate/subscription/1/some-token' });
+    expect(await statusesOf(3, validate)).toEqual([200, 200, 200]);
+    expectRateLimited(await validate());
+  });
+
+  it('limits provider callbacks per company named in the URL, whatever address they come from', async () => {
+    const first = await createCompany(ctx.db);
+    const second = await createCompany(ctx.db);
+    const tokens = {
+      [first.id]: await subscriptionCallbackToken(ctx.db, first.id),
+      [second.id]: await subscriptionCallbackToken(ctx.db, second.id),
+    };
+    const notify = (companyId: number) =>
+      send(newClient(), {
+        method: 'POST',
+        url: `/api/v1/callbacks/subscription/${companyId}/${tokens[companyId]}`,
+        payload: { phoneNumber: '+254712000001', shortCode: '1', keyword: 'NONE', updateType: 'addition' },
+      });
+    // A window of one second: the burst below takes a fraction of it.
+    expect(await statusesOf(3, () => notify(first.id))).toEqual([200, 200, 200]);
+    expectRateLimited(await notify(first.id));
+    expect((await notify(second.id)).statusCode).toBe(200);
+  });
+});
