@@ -1,0 +1,109 @@
+import { z } from 'zod';
+import { successEnvelope } from '../common/envelope.ts';
+import { ZOptionalQueryText, ZPage, ZPageSize } from '../common/pagination.ts';
+import { MESSAGE_DIRECTIONS, MESSAGE_STATUSES, type TMessageStatus, ZMessage } from './message.ts';
+
+export const MESSAGE_PAGE_SIZE = 20;
+/** Filtered totals and chip counts stop here ("10,000+"): a page view never counts a whole big table. */
+export const MESSAGE_COUNT_CAP = 10_000;
+
+/** Spec section 2: the status filter's options, in its order. */
+export const MESSAGE_STATUS_FILTERS = [
+  'pending',
+  'queued',
+  'scheduled',
+  'sent',
+  'delivered',
+  'failed',
+  'received',
+] as const satisfies readonly TMessageStatus[];
+
+export const MESSAGE_DIRECTION_LABELS = { inbound: 'Inbound', outbound: 'Outbound' } as const;
+
+export const MESSAGE_STATUS_LABELS: Record<TMessageStatus, string> = {
+  pending: 'Pending',
+  queued: 'Queued',
+  scheduled: 'Scheduled',
+  processing: 'Processing',
+  sent: 'Sent',
+  delivered: 'Delivered',
+  failed: 'Failed',
+  received: 'Received',
+};
+
+/**
+ * Spec section 2's quick filter chips, in order. A chip is a group of statuses: Pending is
+ * everything not yet handed to the network (drafts, queued, being processed), Sent is everything
+ * handed over (sent, and delivered since), so a message does not vanish from Sent once delivered.
+ */
+export const MESSAGE_CHIPS = [
+  { id: 'scheduled', label: 'Scheduled Messages', statuses: ['scheduled'] },
+  { id: 'pending', label: 'Pending', statuses: ['pending', 'queued', 'processing'] },
+  { id: 'sent', label: 'Sent', statuses: ['sent', 'delivered'] },
+  { id: 'all', label: 'All Messages', statuses: null },
+] as const satisfies readonly { id: string; label: string; statuses: readonly TMessageStatus[] | null }[];
+export const MESSAGE_CHIP_IDS = MESSAGE_CHIPS.map((chip) => chip.id);
+export type TMessageChip = (typeof MESSAGE_CHIPS)[number]['id'];
+
+export function chipStatuses(chip: TMessageChip): readonly TMessageStatus[] | null {
+  return MESSAGE_CHIPS.find((entry) => entry.id === chip)?.statuses ?? null;
+}
+
+/** "?status=" and "?direction=" (the console's "all") mean no filter. */
+function optionalChoice<const T extends readonly [string, ...string[]]>(name: string, values: T) {
+  return z
+    .union([z.enum(values), z.literal('')], { error: `${name} must be one of ${values.join(', ')}` })
+    .optional()
+    .transform((value) => (value ? value : undefined));
+}
+
+export const ZListMessagesQuery = z.object({
+  page: ZPage,
+  limit: ZPageSize(MESSAGE_PAGE_SIZE),
+  direction: optionalChoice('direction', MESSAGE_DIRECTIONS),
+  status: optionalChoice('status', MESSAGE_STATUSES),
+  /** Case-insensitive, anywhere in the content or the msisdn. */
+  search: ZOptionalQueryText,
+  chip: z
+    .enum(MESSAGE_CHIP_IDS as [TMessageChip, ...TMessageChip[]], {
+      error: `chip must be one of ${MESSAGE_CHIP_IDS.join(', ')}`,
+    })
+    .default('all'),
+  /** system_admin only: one company; ignored for everyone else. */
+  companyId: z
+    .union([z.literal(''), z.coerce.number().int().positive()], { error: 'companyId must be a company id' })
+    .optional()
+    .transform((value) => (value ? value : undefined)),
+});
+/** What the console sends. */
+export type TListMessagesQuery = {
+  page?: number;
+  limit?: number;
+  direction?: (typeof MESSAGE_DIRECTIONS)[number];
+  status?: TMessageStatus;
+  search?: string;
+  chip?: TMessageChip;
+  companyId?: number;
+};
+
+/** A count that stopped at MESSAGE_COUNT_CAP says so: exact false means "at least total". */
+export const ZCappedCount = z.object({ total: z.number().int(), exact: z.boolean() });
+export type TCappedCount = z.infer<typeof ZCappedCount>;
+
+export const ZListMessagesData = z.object({
+  messages: z.array(ZMessage),
+  currentPage: z.number().int(),
+  totalPages: z.number().int(),
+  totalItems: z.number().int(),
+  /** false when totalItems stopped at MESSAGE_COUNT_CAP. */
+  totalIsExact: z.boolean(),
+  /** Per chip, over the caller's messages (one company's for a system_admin who picked one); the other filters do not narrow them. */
+  counts: z.object({
+    scheduled: ZCappedCount,
+    pending: ZCappedCount,
+    sent: ZCappedCount,
+    all: ZCappedCount,
+  }),
+});
+export type TListMessagesData = z.infer<typeof ZListMessagesData>;
+export const ZListMessagesResponse = successEnvelope(ZListMessagesData);
