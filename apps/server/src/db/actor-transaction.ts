@@ -1,14 +1,19 @@
 import type { Transaction } from 'kysely';
 import type { RequestContext } from '../request-context.ts';
-import { tenantOf } from '../request-context.ts';
 import type { Database } from './database.ts';
 import type { DB } from './schema.ts';
 import { companyScope, inTenantTransaction, platformScope, type TenantScope } from './tenant-scope.ts';
 
 /** A system admin crosses tenants explicitly (the platform scope); everyone else is bound to their company. */
+export function scopeOfUser(user: { role: string; companyId: number | null }): TenantScope {
+  if (user.role === 'system_admin') return platformScope;
+  // The schema pairs every other role with a company (users_company_matches_role).
+  if (user.companyId === null) throw new Error(`A ${user.role} must belong to a company`);
+  return companyScope(user.companyId);
+}
+
 export function scopeOfRequest(ctx: RequestContext): TenantScope {
-  const companyId = tenantOf(ctx.actor);
-  return companyId === null ? platformScope : companyScope(companyId);
+  return scopeOfUser(ctx.actor);
 }
 
 /** The one way request work reaches the database: one transaction bound to the actor's scope and user. */

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { DB } from '../db/schema.ts';
+import { inTenantTransaction, platformScope } from '../db/tenant-scope.ts';
 import { hashPassword } from '../modules/auth/passwords.ts';
 import { regenerateCallbackTokens } from '../modules/callbacks/callback-tokens.ts';
 
@@ -15,28 +16,25 @@ export const DEMO_SIGN_INS = [
   { email: 'owner@globex.example.com', role: 'company_admin', company: 'Globex Telecom' },
 ] as const;
 
-/** Whether the database already holds companies (demo or real): seeding never runs on top of data. */
-export async function hasAnyCompany(pool: pg.Pool) {
-  const { rows } = await pool.query('select exists (select 1 from companies) as present');
-  return rows[0].present as boolean;
-}
-
 /**
  * Loads the demo data set in one transaction, with callback URLs for every company (their tokens
- * are encrypted, hence the key). Returns false (and changes nothing) when data exists.
+ * are encrypted, hence the key). Returns false (and changes nothing) when the database already
+ * holds companies (demo or real): seeding never runs on top of data. Runs on the owner's pool,
+ * bound to the platform scope so it sees and writes every company's rows even when the owner is
+ * held to the policies (not a superuser).
  */
-export async function seedDemoData(pool: pg.Pool, encryptionKey: Buffer): Promise<boolean> {
-  if (await hasAnyCompany(pool)) return false;
+export async function seedDemoData(ownerPool: pg.Pool, encryptionKey: Buffer): Promise<boolean> {
   const passwordHash = await hashPassword(DEMO_PASSWORD);
   const template = await readFile(new URL('./demo-data.sql', import.meta.url), 'utf8');
   const script = template.replaceAll(':password_hash', pg.escapeLiteral(passwordHash));
   // Not destroyed afterwards: that would end the caller's pool.
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-  await db.transaction().execute(async (trx) => {
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: ownerPool }) });
+  return inTenantTransaction(db, platformScope, async (trx) => {
+    if (await trx.selectFrom('companies').select('id').limit(1).executeTakeFirst()) return false;
     // No parameters: pg runs the multi-statement script with the simple query protocol.
     await sql.raw(script).execute(trx);
     const companies = await trx.selectFrom('companies').select('id').execute();
     for (const company of companies) await regenerateCallbackTokens(trx, company.id, encryptionKey);
+    return true;
   });
-  return true;
 }

@@ -1,5 +1,6 @@
 import type { TAuditAction, TAuditEntity } from '@sms/contracts/audit/audit-log';
 import type { Executor } from '../../db/database.ts';
+import { companyScope, platformScope, type TenantScope } from '../../db/tenant-scope.ts';
 
 export type AuditEvent = {
   action: TAuditAction;
@@ -49,4 +50,9 @@ export function auditSourceOf(ctx: {
     ip: ctx.ip,
     userAgent: ctx.userAgent,
   };
+}
+
+/** The scope of an audit source's user: their company, or the platform for a system admin (the only users without one). */
+export function scopeOfAuditUser(user: NonNullable<AuditSource['user']>): TenantScope {
+  return user.companyId === null ? platformScope : companyScope(user.companyId);
 }

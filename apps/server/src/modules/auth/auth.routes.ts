@@ -4,6 +4,7 @@ import { ZProfileResponse } from '@sms/contracts/auth/profile';
 import { ZRefreshRequest, ZRefreshResponse } from '@sms/contracts/auth/refresh';
 import type { App } from '../../app.ts';
 import type { AppDeps } from '../../app-deps.ts';
+import { inActorTransaction } from '../../db/actor-transaction.ts';
 import { notFound } from '../../errors.ts';
 import { bearerTokenOf, contextOf, resolveActor } from '../../plugins/authenticate.ts';
 import { guard } from '../../plugins/guards.ts';
@@ -56,8 +57,8 @@ export function authRoutes(app: App, deps: AppDeps) {
     '/auth/profile',
     { preHandler: guard(deps), schema: { tags: ['auth'], response: { 200: ZProfileResponse } } },
     async (request) => {
-      const { actor } = contextOf(request);
-      const user = await findUserById(deps.db, actor.userId);
+      const ctx = contextOf(request);
+      const user = await inActorTransaction(deps.db, ctx, (trx) => findUserById(trx, ctx.actor.userId));
       if (!user) throw notFound('User');
       return { success: true as const, data: { user: presentUser(user) } };
     },

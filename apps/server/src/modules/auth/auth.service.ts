@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { AUTH_MESSAGES } from '@sms/contracts/auth/login';
 import type { AppDeps } from '../../app-deps.ts';
+import { scopeOfUser } from '../../db/actor-transaction.ts';
+import { bindScope, inTenantTransaction, platformScope } from '../../db/tenant-scope.ts';
 import { AppError } from '../../errors.ts';
 import { generateToken, sha256 } from '../../lib/crypto.ts';
-import { recordAudit } from '../audit/record-audit.ts';
+import { recordAudit, scopeOfAuditUser } from '../audit/record-audit.ts';
 import { signAccessToken } from './access-token.ts';
 import * as repo from './auth.repository.ts';
 import { clearLoginFailures, recordLoginFailure, secondsUntilAllowed } from './login-throttle.ts';
@@ -32,7 +34,8 @@ export async function login(deps: AppDeps, email: string, password: string, clie
       headers: { 'retry-after': String(wait) },
     });
   }
-  const user = await repo.findUserByEmail(db, email);
+  // An e-mail names no company: the lookup crosses tenants explicitly, and only it does.
+  const user = await inTenantTransaction(db, platformScope, (trx) => repo.findUserByEmail(trx, email));
   const passwordOk = user
     ? await verifyPassword(user.password_hash, password)
     : await verifyAgainstDummy(password);
@@ -47,6 +50,7 @@ export async function login(deps: AppDeps, email: string, password: string, clie
   if (refusal) throw new AppError('forbidden', refusal);
 
   const tokens = await db.transaction().execute(async (trx) => {
+    await bindScope(trx, scopeOfUser({ role: user.role, companyId: user.company_id }), user.id);
     await clearLoginFailures(trx, throttleKey);
     await repo.recordSuccessfulLogin(trx, user.id, user.company_id);
     const issued = await issueTokens(deps, trx, user.id, randomUUID(), client);
@@ -90,6 +94,9 @@ async function issueTokens(
 /** Rotates a refresh token. Presenting one that was already rotated ends that whole sign-in. */
 export async function refresh(deps: AppDeps, refreshToken: string, client: ClientInfo) {
   const invalid = new AppError('unauthorized', AUTH_MESSAGES.invalidRefreshToken);
+  // Refresh tokens are not tenant-owned (no binding needed for them); the user one names is
+  // found across tenants, explicitly and only for that lookup, then the rotation is bound to
+  // that user's company.
   return deps.db
     .transaction()
     .execute(async (trx) => {
@@ -100,8 +107,10 @@ export async function refresh(deps: AppDeps, refreshToken: string, client: Clien
         return { reused: true as const };
       }
       if (stored.expires_at.getTime() <= Date.now()) throw invalid;
+      await bindScope(trx, platformScope);
       const user = await repo.findUserById(trx, stored.user_id);
       if (!user) throw invalid;
+      await bindScope(trx, scopeOfUser({ role: user.role, companyId: user.company_id }), user.id);
       const refusal = accessRefusal(user);
       if (refusal) {
         await repo.revokeFamily(trx, stored.family_id);
@@ -123,6 +132,8 @@ export type LogoutTarget = { sessionId?: string; refreshToken?: string };
 /** Ends the sign-in named by the access token's session or by a refresh token; unknown ones are ignored. */
 export async function logout(deps: AppDeps, target: LogoutTarget, audit: Parameters<typeof recordAudit>[1]) {
   await deps.db.transaction().execute(async (trx) => {
+    // Without a known user only refresh tokens (not tenant-owned) are touched: no binding needed.
+    if (audit.user) await bindScope(trx, scopeOfAuditUser(audit.user), audit.user.id);
     let familyId = target.sessionId;
     if (!familyId && target.refreshToken) {
       familyId = (await repo.findRefreshToken(trx, sha256(target.refreshToken)))?.family_id;
