@@ -10,7 +10,7 @@ import { useRegenerateCallbackUrls } from '../api/regenerate-callback-urls.ts';
 
 type TCallbackUrlsModalProps = {
   scope: TCallbackScope;
-  /** Shown in the title until the URLs (which carry the name) have loaded. */
+  /** Known before the fetch (the row clicked, the signed-in admin's company): titles the modal while loading and on error. */
   companyName?: string;
   onClose: () => void;
 };
@@ -96,7 +96,11 @@ export function CallbackUrlsModal({ scope, companyName, onClose }: TCallbackUrls
 
   return (
     <>
-      <ModalDialog title={`Callback URLs - ${name}`} onClose={onClose} widthClass="max-w-2xl">
+      <ModalDialog
+        title={name ? `Callback URLs - ${name}` : 'Callback URLs'}
+        onClose={onClose}
+        widthClass="max-w-2xl"
+      >
         {body}
       </ModalDialog>
       {confirming ? (
