@@ -33,7 +33,10 @@ export function companiesRoutes(app: App, deps: AppDeps) {
         response: { 200: ZListCompaniesResponse },
       },
     },
-    async (request) => ({ success: true as const, data: await listCompanies(deps, request.query) }),
+    async (request) => ({
+      success: true as const,
+      data: await listCompanies(deps, contextOf(request), request.query),
+    }),
   );
 
   app.post(

@@ -47,14 +47,17 @@ export function presentCompany(row: repo.CompanyWithCounts, encryptionKey: Buffe
 
 export async function listCompanies(
   deps: AppDeps,
+  ctx: RequestContext,
   query: { page: number; limit: number; searchTerm?: string; status?: TCompanyStatus },
 ) {
-  const { rows, totalItems } = await repo.listCompanies(
-    deps.db,
-    { searchTerm: query.searchTerm, status: query.status },
-    { limit: query.limit, offset: (query.page - 1) * query.limit },
-  );
-  const counts = await repo.countCompaniesByStatus(deps.db);
+  const { rows, totalItems, counts } = await inActorTransaction(deps.db, ctx, async (trx) => ({
+    ...(await repo.listCompanies(
+      trx,
+      { searchTerm: query.searchTerm, status: query.status },
+      { limit: query.limit, offset: (query.page - 1) * query.limit },
+    )),
+    counts: await repo.countCompaniesByStatus(trx),
+  }));
   const stats: TCompanyStats = {
     totalCompanies: Object.values(counts.byStatus).reduce((sum, n) => sum + n, 0),
     activeCompanies: counts.byStatus.active ?? 0,
@@ -97,7 +100,7 @@ function auditedFields(form: TCompanyForm) {
 
 export async function createCompany(deps: AppDeps, ctx: RequestContext, form: TCompanyForm) {
   const key = deps.keys.encryption;
-  const id = await inActorTransaction(deps.db, ctx, async (trx) => {
+  return inActorTransaction(deps.db, ctx, async (trx) => {
     const companyId = await repo.insertCompany(trx, companyColumns(form, key));
     // A new company can be wired to its provider at once: the callback modal shows real URLs.
     await regenerateCallbackTokens(trx, companyId, key);
@@ -108,14 +111,13 @@ export async function createCompany(deps: AppDeps, ctx: RequestContext, form: TC
       companyId,
       details: auditedFields(form),
     });
-    return companyId;
+    return presentCompany((await repo.findCompanyById(trx, companyId))!, key);
   });
-  return presentCompany((await repo.findCompanyById(deps.db, id))!, key);
 }
 
 export async function updateCompany(deps: AppDeps, ctx: RequestContext, id: number, form: TCompanyForm) {
   const key = deps.keys.encryption;
-  await inActorTransaction(deps.db, ctx, async (trx) => {
+  return inActorTransaction(deps.db, ctx, async (trx) => {
     const before = await repo.findCompanyById(trx, id);
     if (!before) throw notFound('Company');
     await repo.updateCompany(trx, id, companyColumns(form, key));
@@ -126,8 +128,8 @@ export async function updateCompany(deps: AppDeps, ctx: RequestContext, id: numb
       companyId: id,
       details: { ...auditedFields(form), previousStatus: before.status },
     });
+    return presentCompany((await repo.findCompanyById(trx, id))!, key);
   });
-  return presentCompany((await repo.findCompanyById(deps.db, id))!, key);
 }
 
 const TRANSITIONS = {
@@ -152,7 +154,7 @@ export async function changeCompanyStatus(
   change: keyof typeof TRANSITIONS,
 ) {
   const transition = TRANSITIONS[change];
-  await inActorTransaction(deps.db, ctx, async (trx) => {
+  return inActorTransaction(deps.db, ctx, async (trx) => {
     const changed = await repo.changeCompanyStatus(trx, id, transition.from, transition.to);
     if (!changed) {
       if (!(await repo.findCompanyById(trx, id))) throw notFound('Company');
@@ -165,8 +167,8 @@ export async function changeCompanyStatus(
       companyId: id,
       details: { from: transition.from, to: transition.to },
     });
+    return presentCompany((await repo.findCompanyById(trx, id))!, deps.keys.encryption);
   });
-  return presentCompany((await repo.findCompanyById(deps.db, id))!, deps.keys.encryption);
 }
 
 /**

@@ -26,7 +26,10 @@ export function usersRoutes(app: App, deps: AppDeps) {
         response: { 200: ZListUsersResponse },
       },
     },
-    async (request) => ({ success: true as const, data: await listUsers(deps, request.query) }),
+    async (request) => ({
+      success: true as const,
+      data: await listUsers(deps, contextOf(request), request.query),
+    }),
   );
 
   app.post(

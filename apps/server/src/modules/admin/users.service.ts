@@ -22,12 +22,15 @@ export type UserForm = {
 
 export async function listUsers(
   deps: AppDeps,
+  ctx: RequestContext,
   query: { page: number; limit: number; searchTerm?: string; role?: TRole; companyId?: number },
 ) {
-  const { rows, totalItems } = await repo.listUsers(
-    deps.db,
-    { searchTerm: query.searchTerm, role: query.role, companyId: query.companyId },
-    { limit: query.limit, offset: (query.page - 1) * query.limit },
+  const { rows, totalItems } = await inActorTransaction(deps.db, ctx, (trx) =>
+    repo.listUsers(
+      trx,
+      { searchTerm: query.searchTerm, role: query.role, companyId: query.companyId },
+      { limit: query.limit, offset: (query.page - 1) * query.limit },
+    ),
   );
   return {
     users: rows.map(presentUser),
@@ -51,7 +54,7 @@ function auditedFields(form: UserForm) {
 
 export async function createUser(deps: AppDeps, ctx: RequestContext, form: UserForm & { password: string }) {
   const passwordHash = await hashPassword(form.password);
-  const id = await conflictOnDuplicate(
+  return conflictOnDuplicate(
     inActorTransaction(deps.db, ctx, async (trx) => {
       await checkForm(trx, form);
       const userId = await repo.insertUser(trx, { ...form, passwordHash });
@@ -62,16 +65,15 @@ export async function createUser(deps: AppDeps, ctx: RequestContext, form: UserF
         companyId: form.companyId,
         details: auditedFields(form),
       });
-      return userId;
+      return presentUser((await repo.findUser(trx, userId))!);
     }),
     USER_MESSAGES.emailTaken,
   );
-  return presentUser((await repo.findUser(deps.db, id))!);
 }
 
 export async function updateUser(deps: AppDeps, ctx: RequestContext, id: number, form: UserForm) {
   const passwordHash = form.password ? await hashPassword(form.password) : undefined;
-  await conflictOnDuplicate(
+  return conflictOnDuplicate(
     inActorTransaction(deps.db, ctx, async (trx) => {
       const before = await repo.findUser(trx, id);
       if (!before) throw notFound('User');
@@ -98,10 +100,10 @@ export async function updateUser(deps: AppDeps, ctx: RequestContext, id: number,
           previous: { role: before.role, status: before.status, companyId: before.company_id },
         },
       });
+      return presentUser((await repo.findUser(trx, id))!);
     }),
     USER_MESSAGES.emailTaken,
   );
-  return presentUser((await repo.findUser(deps.db, id))!);
 }
 
 export async function deleteUser(deps: AppDeps, ctx: RequestContext, id: number) {

@@ -3,7 +3,9 @@ import { ZListAuditLogsQuery, ZListAuditLogsResponse } from '@sms/contracts/audi
 import { totalPages } from '@sms/contracts/common/pagination';
 import type { App } from '../../app.ts';
 import type { AppDeps } from '../../app-deps.ts';
+import { inActorTransaction } from '../../db/actor-transaction.ts';
 import type { AuditLogRow } from '../../db/schema.ts';
+import { contextOf } from '../../plugins/authenticate.ts';
 import { guard } from '../../plugins/guards.ts';
 import { listAuditLogs } from './audit.repository.ts';
 
@@ -40,10 +42,9 @@ export function auditRoutes(app: App, deps: AppDeps) {
     },
     async (request) => {
       const { page, limit, ...filter } = request.query;
-      const { rows, totalItems } = await listAuditLogs(deps.db, filter, {
-        limit,
-        offset: (page - 1) * limit,
-      });
+      const { rows, totalItems } = await inActorTransaction(deps.db, contextOf(request), (trx) =>
+        listAuditLogs(trx, filter, { limit, offset: (page - 1) * limit }),
+      );
       return {
         success: true as const,
         data: {

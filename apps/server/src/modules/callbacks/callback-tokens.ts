@@ -50,7 +50,11 @@ export async function readCallbackTokens(db: Executor, companyId: number, encryp
   return tokens;
 }
 
-/** True only for the company's current token of that type. Unknown companies answer false the same way. */
+/**
+ * True only for the company's current token of that type (a delivery-report token never passes
+ * for a subscription callback, nor the reverse), and only while the company is active: an unknown,
+ * suspended, pending or inactive company answers false the same way.
+ */
 export async function isCallbackTokenValid(
   db: Executor,
   type: TCallbackType,
@@ -60,10 +64,12 @@ export async function isCallbackTokenValid(
   if (!Number.isSafeInteger(companyId) || companyId <= 0 || token.length < 20 || token.length > 200)
     return false;
   const row = await db
-    .selectFrom('company_callback_tokens')
-    .select('token_hash')
-    .where('company_id', '=', companyId)
-    .where('callback_type', '=', type)
+    .selectFrom('company_callback_tokens as t')
+    .innerJoin('companies as c', 'c.id', 't.company_id')
+    .select('t.token_hash')
+    .where('t.company_id', '=', companyId)
+    .where('t.callback_type', '=', type)
+    .where('c.status', '=', 'active')
     .executeTakeFirst();
   const presented = sha256(token);
   // Compare against something even when there is no row, so timing does not reveal which companies exist.

@@ -1,6 +1,8 @@
 import type { TCallbackType, TCallbackUrls } from '@sms/contracts/callbacks/callback-urls';
 import type { AppDeps } from '../../app-deps.ts';
 import { inActorTransaction } from '../../db/actor-transaction.ts';
+import type { Executor } from '../../db/database.ts';
+import { companyScope, inTenantTransaction } from '../../db/tenant-scope.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import { type RequestContext, tenantOf } from '../../request-context.ts';
 import { auditSourceOf, recordAudit } from '../audit/record-audit.ts';
@@ -12,10 +14,10 @@ import {
 } from './callback-tokens.ts';
 
 /** The company whose URLs this actor may see: their own, or any for platform staff. Others' ids are 404. */
-async function companyInScope(deps: AppDeps, ctx: RequestContext, companyId: number) {
+async function companyInScope(trx: Executor, ctx: RequestContext, companyId: number) {
   const tenant = tenantOf(ctx.actor);
   if (tenant !== null && tenant !== companyId) throw notFound('Company');
-  const company = await deps.db
+  const company = await trx
     .selectFrom('companies')
     .select(['id', 'name'])
     .where('id', '=', companyId)
@@ -34,8 +36,10 @@ export async function getCallbackUrls(
   ctx: RequestContext,
   companyId: number,
 ): Promise<TCallbackUrls> {
-  const company = await companyInScope(deps, ctx, companyId);
-  const tokens = await readCallbackTokens(deps.db, company.id, deps.keys.encryption);
+  const { company, tokens } = await inActorTransaction(deps.db, ctx, async (trx) => {
+    const company = await companyInScope(trx, ctx, companyId);
+    return { company, tokens: await readCallbackTokens(trx, company.id, deps.keys.encryption) };
+  });
   const url = (type: TCallbackType) => {
     const token = tokens[type];
     return token ? callbackUrl(deps.config.publicUrl, type, company.id, token) : null;
@@ -50,8 +54,8 @@ export async function getCallbackUrls(
 
 /** New tokens for both URLs; the old URLs stop working when this commits. */
 export async function regenerateCallbackUrls(deps: AppDeps, ctx: RequestContext, companyId: number) {
-  await companyInScope(deps, ctx, companyId);
   await inActorTransaction(deps.db, ctx, async (trx) => {
+    await companyInScope(trx, ctx, companyId);
     await regenerateCallbackTokens(trx, companyId, deps.keys.encryption);
     await recordAudit(trx, auditSourceOf(ctx), {
       action: 'REGENERATE',
@@ -71,5 +75,7 @@ export async function validateCallbackUrl(
   token: string,
 ) {
   const id = /^\d{1,15}$/.test(companyId) ? Number(companyId) : Number.NaN;
-  return isCallbackTokenValid(deps.db, type, id, token);
+  if (!Number.isSafeInteger(id)) return false;
+  // Public: the company the URL names is the only one this check may see.
+  return inTenantTransaction(deps.db, companyScope(id), (trx) => isCallbackTokenValid(trx, type, id, token));
 }

@@ -9,15 +9,30 @@ export type CallbackService = {
   keyword: string;
 };
 
-/** The company's services on a short code (case-insensitive). */
+/**
+ * The company's active services on a short code (case-insensitive). Provider callbacks act on
+ * active services only: an inactive or paused one is treated like an unknown one.
+ */
 export function findServicesByShortcode(db: Executor, companyId: number, shortcode: string) {
   return db
     .selectFrom('services')
     .select(['id', 'company_id', 'name', 'shortcode', 'keyword', 'status'])
     .where('company_id', '=', companyId)
+    .where('status', '=', 'active')
     .where(sql<string>`upper(shortcode)`, '=', shortcode.toUpperCase())
     .orderBy('id')
     .execute();
+}
+
+/** Every active service of the company: what an opt-out without a known short code ends. */
+export async function findActiveServiceIds(db: Executor, companyId: number) {
+  const rows = await db
+    .selectFrom('services')
+    .select('id')
+    .where('company_id', '=', companyId)
+    .where('status', '=', 'active')
+    .execute();
+  return rows.map((row) => row.id);
 }
 
 export type InboundMessage = {

@@ -1,10 +1,8 @@
-import { CALLBACK_MESSAGES } from '@sms/contracts/callbacks/callback-urls';
 import { successEnvelope } from '@sms/contracts/common/envelope';
 import { z } from 'zod';
 import type { App } from '../../app.ts';
 import type { AppDeps } from '../../app-deps.ts';
-import { AppError } from '../../errors.ts';
-import { isCallbackTokenValid } from '../callbacks/callback-tokens.ts';
+import { inCallbackTransaction } from './callback-transaction.ts';
 import { handleSubscriptionCallback } from './subscription-callback.service.ts';
 
 const ZCallbackParams = z.object({ companyId: z.string().max(20), token: z.string().max(300) });
@@ -17,18 +15,6 @@ const ZCallbackResponse = successEnvelope(
     messageId: z.number().int().optional(),
   }),
 );
-
-/** Same answer for an unknown company and a wrong token, so the URL reveals nothing. */
-async function companyOfValidUrl(
-  deps: AppDeps,
-  type: 'subscription' | 'dlr',
-  params: z.infer<typeof ZCallbackParams>,
-) {
-  const companyId = /^\d{1,15}$/.test(params.companyId) ? Number(params.companyId) : 0;
-  if (!(await isCallbackTokenValid(deps.db, type, companyId, params.token)))
-    throw new AppError('not_found', CALLBACK_MESSAGES.invalidCallback);
-  return companyId;
-}
 
 /**
  * What SMS providers post back: no bearer token, the secret in the URL is the proof. The
@@ -46,18 +32,23 @@ export function providerCallbacksRoutes(app: App, deps: AppDeps) {
           'bulk opt-outs (senderId, phoneNumber) and incoming messages (from, to, text, id, ...), form-encoded or JSON. ' +
           'An incoming STOP (or STOP <keyword>) unsubscribes the sender; a service keyword texted to its short code ' +
           '(alone, or with JOIN, START, SUBSCRIBE or YES) subscribes the sender to that active service. ' +
-          'Repeats change nothing. A wrong URL is a 404.',
+          'Repeats change nothing. A service that is not active is treated as unknown (nothing about it changes). ' +
+          'A wrong URL, or a company that is not active, is a 404.',
         params: ZCallbackParams,
         response: { 200: ZCallbackResponse },
       },
     },
     async (request) => {
-      const companyId = await companyOfValidUrl(deps, 'subscription', request.params);
-      const result = await handleSubscriptionCallback(deps, companyId, request.body, {
-        user: null,
-        ip: request.ip,
-        userAgent: request.headers['user-agent'] ?? null,
-      });
+      const audit = { user: null, ip: request.ip, userAgent: request.headers['user-agent'] ?? null };
+      const { companyId, result } = await inCallbackTransaction(
+        deps,
+        'subscription',
+        request.params,
+        async (trx, companyId) => ({
+          companyId,
+          result: await handleSubscriptionCallback(deps, trx, companyId, request.body, audit),
+        }),
+      );
       if (result.outcome === 'unknown_service')
         request.log.warn(
           { companyId, body: request.body },

@@ -17,8 +17,9 @@ export type CallbackOutcome = {
 };
 
 /**
- * The services an opt-out names: the keyword's on that short code, else every service on the
- * short code, else (no short code known) every service of the company. Opting out errs wide.
+ * The active services an opt-out names: the keyword's on that short code, else every service on
+ * the short code, else (no short code known) every service of the company. Opting out errs wide,
+ * but never reaches a service that is not active.
  */
 async function optOutTargets(db: Executor, companyId: number, shortcode: string, keyword: string | null) {
   const onShortcode = await repo.findServicesByShortcode(db, companyId, shortcode);
@@ -26,15 +27,18 @@ async function optOutTargets(db: Executor, companyId: number, shortcode: string,
     const exact = onShortcode.filter((service) => service.keyword.toUpperCase() === keyword.toUpperCase());
     if (exact.length > 0) return exact.map((service) => service.id);
   }
-  return onShortcode.length > 0 ? onShortcode.map((service) => service.id) : null;
+  if (onShortcode.length > 0) return onShortcode.map((service) => service.id);
+  return repo.findActiveServiceIds(db, companyId);
 }
 
 /**
- * Handles one notification posted to a company's subscription callback URL (token already
- * checked). Everything is idempotent: a repeated notification finds nothing left to change.
+ * Handles one notification posted to a company's subscription callback URL, inside the
+ * transaction bound to that company (inCallbackTransaction: token already checked). Everything
+ * is idempotent: a repeated notification finds nothing left to change.
  */
 export async function handleSubscriptionCallback(
   deps: AppDeps,
+  trx: Executor,
   companyId: number,
   body: unknown,
   audit: AuditSource,
@@ -42,73 +46,69 @@ export async function handleSubscriptionCallback(
   const callback = classifySubscriptionCallback(body);
   if (callback.kind === 'invalid') throw badRequest(callback.message);
 
-  return deps.db.transaction().execute(async (trx) => {
-    if (callback.kind === 'subscription') {
-      const { phoneNumber, shortCode, keyword, updateType } = callback.payload;
-      const msisdn = await normaliseForCompany(deps, trx, companyId, phoneNumber);
-      const service = (await repo.findServicesByShortcode(trx, companyId, shortCode)).find(
-        (candidate) => candidate.keyword.toUpperCase() === keyword.toUpperCase(),
-      );
-      if (!service) return { outcome: 'unknown_service' };
-      if (updateType === 'addition') {
-        const result = await subscribeNumber(trx, audit, service, msisdn, 'provider');
-        return { outcome: result.changed ? 'subscribed' : 'unchanged', serviceIds: [service.id] };
-      }
-      const result = await unsubscribeNumber(trx, audit, companyId, msisdn, [service.id], 'provider');
-      return {
-        outcome: result.endedServiceIds.length > 0 ? 'unsubscribed' : 'unchanged',
-        serviceIds: result.endedServiceIds,
-      };
+  if (callback.kind === 'subscription') {
+    const { phoneNumber, shortCode, keyword, updateType } = callback.payload;
+    const msisdn = await normaliseForCompany(deps, trx, companyId, phoneNumber);
+    const service = (await repo.findServicesByShortcode(trx, companyId, shortCode)).find(
+      (candidate) => candidate.keyword.toUpperCase() === keyword.toUpperCase(),
+    );
+    if (!service) return { outcome: 'unknown_service' };
+    if (updateType === 'addition') {
+      const result = await subscribeNumber(trx, audit, service, msisdn, 'provider');
+      return { outcome: result.changed ? 'subscribed' : 'unchanged', serviceIds: [service.id] };
     }
-
-    if (callback.kind === 'opt-out') {
-      const msisdn = await normaliseForCompany(deps, trx, companyId, callback.payload.phoneNumber);
-      const targets = await optOutTargets(trx, companyId, callback.payload.senderId, null);
-      const result = await unsubscribeNumber(trx, audit, companyId, msisdn, targets, 'provider');
-      return {
-        outcome: result.endedServiceIds.length > 0 ? 'unsubscribed' : 'unchanged',
-        serviceIds: result.endedServiceIds,
-      };
-    }
-
-    const { from, to, text, id } = callback.payload;
-    const msisdn = await normaliseForCompany(deps, trx, companyId, from);
-    const stop = readStopCommand(text);
-    const join = stop === undefined ? readJoinCommand(text) : undefined;
-    const keyword = (stop ?? join ?? text.trim().split(/\s+/)[0] ?? '').toUpperCase();
-    const onShortcode = await repo.findServicesByShortcode(trx, companyId, to);
-    const matched =
-      onShortcode.find((service) => keyword && service.keyword.toUpperCase() === keyword) ??
-      (onShortcode.length === 1 ? onShortcode[0] : undefined);
-    const messageId = await repo.insertInboundMessage(trx, {
-      companyId,
-      serviceId: matched?.id ?? null,
-      msisdn,
-      content: text,
-      providerMessageId: id || null,
-    });
-    if (messageId === null) return { outcome: 'duplicate' };
-    await recordAudit(trx, audit, {
-      action: 'CREATE',
-      entity: 'MESSAGE',
-      entityId: messageId,
-      companyId,
-      details: { direction: 'inbound', from: msisdn, to, serviceId: matched?.id ?? null },
-    });
-    if (stop === undefined) {
-      const joined = join
-        ? onShortcode.find((service) => service.keyword.toUpperCase() === join && service.status === 'active')
-        : undefined;
-      if (!joined) return { outcome: 'stored', messageId };
-      const result = await subscribeNumber(trx, audit, joined, msisdn, 'sms');
-      return { outcome: result.changed ? 'subscribed' : 'unchanged', serviceIds: [joined.id], messageId };
-    }
-    const targets = await optOutTargets(trx, companyId, to, stop);
-    const result = await unsubscribeNumber(trx, audit, companyId, msisdn, targets, 'sms');
+    const result = await unsubscribeNumber(trx, audit, companyId, msisdn, [service.id], 'provider');
     return {
       outcome: result.endedServiceIds.length > 0 ? 'unsubscribed' : 'unchanged',
       serviceIds: result.endedServiceIds,
-      messageId,
     };
+  }
+
+  if (callback.kind === 'opt-out') {
+    const msisdn = await normaliseForCompany(deps, trx, companyId, callback.payload.phoneNumber);
+    const targets = await optOutTargets(trx, companyId, callback.payload.senderId, null);
+    const result = await unsubscribeNumber(trx, audit, companyId, msisdn, targets, 'provider');
+    return {
+      outcome: result.endedServiceIds.length > 0 ? 'unsubscribed' : 'unchanged',
+      serviceIds: result.endedServiceIds,
+    };
+  }
+
+  const { from, to, text, id } = callback.payload;
+  const msisdn = await normaliseForCompany(deps, trx, companyId, from);
+  const stop = readStopCommand(text);
+  const join = stop === undefined ? readJoinCommand(text) : undefined;
+  const keyword = (stop ?? join ?? text.trim().split(/\s+/)[0] ?? '').toUpperCase();
+  const onShortcode = await repo.findServicesByShortcode(trx, companyId, to);
+  const matched =
+    onShortcode.find((service) => keyword && service.keyword.toUpperCase() === keyword) ??
+    (onShortcode.length === 1 ? onShortcode[0] : undefined);
+  const messageId = await repo.insertInboundMessage(trx, {
+    companyId,
+    serviceId: matched?.id ?? null,
+    msisdn,
+    content: text,
+    providerMessageId: id || null,
   });
+  if (messageId === null) return { outcome: 'duplicate' };
+  await recordAudit(trx, audit, {
+    action: 'CREATE',
+    entity: 'MESSAGE',
+    entityId: messageId,
+    companyId,
+    details: { direction: 'inbound', from: msisdn, to, serviceId: matched?.id ?? null },
+  });
+  if (stop === undefined) {
+    const joined = join ? onShortcode.find((service) => service.keyword.toUpperCase() === join) : undefined;
+    if (!joined) return { outcome: 'stored', messageId };
+    const result = await subscribeNumber(trx, audit, joined, msisdn, 'sms');
+    return { outcome: result.changed ? 'subscribed' : 'unchanged', serviceIds: [joined.id], messageId };
+  }
+  const targets = await optOutTargets(trx, companyId, to, stop);
+  const result = await unsubscribeNumber(trx, audit, companyId, msisdn, targets, 'sms');
+  return {
+    outcome: result.endedServiceIds.length > 0 ? 'unsubscribed' : 'unchanged',
+    serviceIds: result.endedServiceIds,
+    messageId,
+  };
 }

@@ -14,16 +14,14 @@ export async function listServices(deps: AppDeps, ctx: RequestContext, filter: L
   const tenant = tenantOf(ctx.actor);
   // A company-scoped user's own company, whatever the query says.
   const companyId = tenant ?? filter.companyId ?? null;
-  const rows = await repo.listServices(deps.db, {
-    companyId,
-    status: filter.status,
-    search: filter.search,
-  });
+  const rows = await inActorTransaction(deps.db, ctx, (trx) =>
+    repo.listServices(trx, { companyId, status: filter.status, search: filter.search }),
+  );
   return { services: rows.map(presentService), totalItems: rows.length };
 }
 
 export async function getService(deps: AppDeps, ctx: RequestContext, id: number) {
-  const row = await repo.findService(deps.db, id, tenantOf(ctx.actor));
+  const row = await inActorTransaction(deps.db, ctx, (trx) => repo.findService(trx, id, tenantOf(ctx.actor)));
   if (!row) throw notFound('Service');
   return presentService(row);
 }

@@ -53,13 +53,13 @@ type ListFilter = { status?: string; search?: string; companyId?: number; servic
 
 /** Resolves the filter for the actor: a company-scoped user sees only their company; ids of other tenants read as missing. */
 async function scopedFilter(
-  deps: AppDeps,
+  trx: Executor,
   ctx: RequestContext,
   filter: ListFilter,
 ): Promise<repo.SubscriberFilter> {
   const companyId = tenantOf(ctx.actor) ?? filter.companyId ?? null;
   if (filter.serviceId !== undefined) {
-    const service = await servicesRepo.findService(deps.db, filter.serviceId, companyId);
+    const service = await servicesRepo.findService(trx, filter.serviceId, companyId);
     if (!service) throw notFound('Service');
   }
   return {
@@ -75,11 +75,13 @@ export async function listSubscribers(
   ctx: RequestContext,
   query: ListFilter & { page: number; limit: number },
 ) {
-  const filter = await scopedFilter(deps, ctx, query);
-  const [rows, count] = await Promise.all([
-    repo.listSubscribers(deps.db, filter, (query.page - 1) * query.limit, query.limit),
-    repo.countSubscribers(deps.db, filter, SUBSCRIBER_COUNT_CAP),
-  ]);
+  const { rows, count } = await inActorTransaction(deps.db, ctx, async (trx) => {
+    const filter = await scopedFilter(trx, ctx, query);
+    return {
+      rows: await repo.listSubscribers(trx, filter, (query.page - 1) * query.limit, query.limit),
+      count: await repo.countSubscribers(trx, filter, SUBSCRIBER_COUNT_CAP),
+    };
+  });
   return {
     subscribers: rows.map(presentSubscriber),
     totalItems: count.total,
@@ -89,8 +91,8 @@ export async function listSubscribers(
   };
 }
 
-async function serviceInScope(deps: AppDeps, ctx: RequestContext, serviceId: number) {
-  const service = await servicesRepo.findService(deps.db, serviceId, tenantOf(ctx.actor));
+async function serviceInScope(trx: Executor, ctx: RequestContext, serviceId: number) {
+  const service = await servicesRepo.findService(trx, serviceId, tenantOf(ctx.actor));
   if (!service) throw notFound('Service');
   return service;
 }
@@ -101,20 +103,22 @@ export async function listServiceSubscribers(
   serviceId: number,
   query: { page: number; limit: number; status: string; search?: string },
 ) {
-  const service = await serviceInScope(deps, ctx, serviceId);
   const filter = {
     serviceId,
     status: query.status,
     digits: query.search ? (phoneSearchDigits(query.search) ?? '#') : null,
   };
-  const [rows, count] = await Promise.all([
-    repo.listServiceSubscribers(deps.db, filter, (query.page - 1) * query.limit, query.limit),
-    repo.countServiceSubscribers(
-      deps.db,
-      { ...filter, activeCount: service.subscriber_count },
-      SUBSCRIBER_COUNT_CAP,
-    ),
-  ]);
+  const { rows, count } = await inActorTransaction(deps.db, ctx, async (trx) => {
+    const service = await serviceInScope(trx, ctx, serviceId);
+    return {
+      rows: await repo.listServiceSubscribers(trx, filter, (query.page - 1) * query.limit, query.limit),
+      count: await repo.countServiceSubscribers(
+        trx,
+        { ...filter, activeCount: service.subscriber_count },
+        SUBSCRIBER_COUNT_CAP,
+      ),
+    };
+  });
   return {
     subscribers: rows.map((row) => ({
       ...presentSubscriber(row),
@@ -197,12 +201,13 @@ export async function unsubscribeNumber(
 }
 
 export async function subscribe(deps: AppDeps, ctx: RequestContext, serviceId: number, phoneNumber: string) {
-  const service = await serviceInScope(deps, ctx, serviceId);
-  const msisdn = await normaliseForCompany(deps, deps.db, service.company_id, phoneNumber);
-  const result = await inActorTransaction(deps.db, ctx, (trx) =>
-    subscribeNumber(trx, auditSourceOf(ctx), service, msisdn, 'console'),
-  );
-  const subscriber = await repo.findSubscriber(deps.db, service.company_id, msisdn);
+  const { service, msisdn, result, subscriber } = await inActorTransaction(deps.db, ctx, async (trx) => {
+    const service = await serviceInScope(trx, ctx, serviceId);
+    const msisdn = await normaliseForCompany(deps, trx, service.company_id, phoneNumber);
+    const result = await subscribeNumber(trx, auditSourceOf(ctx), service, msisdn, 'console');
+    const subscriber = await repo.findSubscriber(trx, service.company_id, msisdn);
+    return { service, msisdn, result, subscriber };
+  });
   return {
     subscriber: presentSubscriber(subscriber!),
     changed: result.changed,
@@ -218,14 +223,22 @@ export async function unsubscribe(
   serviceId: number,
   phoneNumber: string,
 ) {
-  const service = await serviceInScope(deps, ctx, serviceId);
-  const msisdn = await normaliseForCompany(deps, deps.db, service.company_id, phoneNumber);
-  const result = await inActorTransaction(deps.db, ctx, (trx) =>
-    unsubscribeNumber(trx, auditSourceOf(ctx), service.company_id, msisdn, [service.id], 'console'),
-  );
-  const subscriber = result.subscriberId
-    ? await repo.findSubscriber(deps.db, service.company_id, msisdn)
-    : undefined;
+  const { service, msisdn, result, subscriber } = await inActorTransaction(deps.db, ctx, async (trx) => {
+    const service = await serviceInScope(trx, ctx, serviceId);
+    const msisdn = await normaliseForCompany(deps, trx, service.company_id, phoneNumber);
+    const result = await unsubscribeNumber(
+      trx,
+      auditSourceOf(ctx),
+      service.company_id,
+      msisdn,
+      [service.id],
+      'console',
+    );
+    const subscriber = result.subscriberId
+      ? await repo.findSubscriber(trx, service.company_id, msisdn)
+      : undefined;
+    return { service, msisdn, result, subscriber };
+  });
   const changed = result.endedServiceIds.length > 0;
   return {
     subscriber: subscriber ? presentSubscriber(subscriber) : null,
@@ -240,11 +253,13 @@ const IMPORT_CHUNK = 5_000;
 
 /** Reads the CSV, keeps the valid numbers (one insert per chunk of 5,000), reports the rest by line. */
 export async function importSubscribers(deps: AppDeps, ctx: RequestContext, serviceId: number, csv: string) {
-  const service = await serviceInScope(deps, ctx, serviceId);
+  const { service, country } = await inActorTransaction(deps.db, ctx, async (trx) => {
+    const service = await serviceInScope(trx, ctx, serviceId);
+    return { service, country: await companyCountry(deps, trx, service.company_id) };
+  });
   const rows = readPhoneColumn(csv);
   if (rows.length === 0) throw badRequest(IMPORT_MESSAGES.empty);
   if (rows.length > IMPORT_MAX_ROWS) throw badRequest(IMPORT_MESSAGES.tooManyRows);
-  const country = await companyCountry(deps, deps.db, service.company_id);
 
   const errors: TImportLineError[] = [];
   let invalidRows = 0;
@@ -311,6 +326,7 @@ export async function importSubscribers(deps: AppDeps, ctx: RequestContext, serv
 }
 
 const EXPORT_BATCH = 2_000;
+type ExportBatch = Awaited<ReturnType<typeof repo.exportBatch>>;
 
 /**
  * The CSV as a stream of keyset batches: memory stays flat however many rows match. A system_admin's
@@ -318,14 +334,18 @@ const EXPORT_BATCH = 2_000;
  * a company user's file keeps the columns it always had.
  */
 export async function exportSubscribers(deps: AppDeps, ctx: RequestContext, filter: ListFilter) {
-  const scoped = await scopedFilter(deps, ctx, filter);
+  const scoped = await inActorTransaction(deps.db, ctx, (trx) => scopedFilter(trx, ctx, filter));
   const withCompany = tenantOf(ctx.actor) === null;
   const header = withCompany ? EXPORT_CSV_HEADER_WITH_COMPANY : EXPORT_CSV_HEADER;
   async function* lines() {
     yield `${header.join(',')}\n`;
     let beforeId: number | null = null;
     for (;;) {
-      const batch = await repo.exportBatch(deps.db, scoped, beforeId, EXPORT_BATCH);
+      // One short transaction per batch: a slow download holds no transaction open.
+      const from: number | null = beforeId;
+      const batch: ExportBatch = await inActorTransaction(deps.db, ctx, (trx) =>
+        repo.exportBatch(trx, scoped, from, EXPORT_BATCH),
+      );
       if (batch.length === 0) return;
       yield batch
         .map((row) =>
