@@ -15,6 +15,8 @@ export type TRequestOptions = {
   auth?: boolean;
   /** false: a session-expiry answer is returned as is, without refreshing (logout). */
   refreshOnExpiry?: boolean;
+  /** Extra request headers, such as an Idempotency-Key. */
+  headers?: Record<string, string>;
 };
 
 type TApiErrorInit = {
@@ -106,7 +108,7 @@ function toApiError(status: number, payload: unknown) {
 }
 
 async function send(path: string, options: TRequestOptions, accessToken: string | null): Promise<unknown> {
-  const headers = new Headers({ Accept: 'application/json' });
+  const headers = new Headers({ ...options.headers, Accept: 'application/json' });
   if (options.body !== undefined) headers.set('Content-Type', 'application/json');
   if (accessToken) headers.set('Authorization', `Bearer ${accessToken}`);
 

@@ -1,5 +1,180 @@
+import { MESSAGE_MESSAGES, type TMessage } from '@sms/contracts/messages/message';
+import { useEffect, useState } from 'react';
+import { Button } from '../../../components/button.tsx';
+import { TableEmpty, TableTryAgainError } from '../../../components/data-table-states.tsx';
 import { PageHeader } from '../../../components/page-header.tsx';
+import { PaginationBar } from '../../../components/pagination-bar.tsx';
+import { Spinner } from '../../../components/spinner.tsx';
+import { useCompanyOptions } from '../../../lib/company-options.ts';
+import { useAuth } from '../../auth/components/auth-provider.tsx';
+import { useMessages } from '../api/list-messages.ts';
+import { CreateMessageModal } from '../components/create-message-modal.tsx';
+import { MessageDetailsModal } from '../components/message-details-modal.tsx';
+import {
+  ActiveFiltersBar,
+  MessageChips,
+  MessageFilterBar,
+  NO_MESSAGE_FILTERS,
+  type TMessageFilters,
+} from '../components/message-filters.tsx';
+import { MessagesTable } from '../components/messages-table.tsx';
+import { describeMessagesError } from '../lib/message-errors.ts';
+
+const SEARCH_DELAY_MS = 300;
+
+/** The text the server searches for, after the person stops typing for a moment. */
+function useDebouncedValue(value: string, delay: number) {
+  const [debounced, setDebounced] = useState(value);
+  useEffect(() => {
+    const timer = setTimeout(() => setDebounced(value), delay);
+    return () => clearTimeout(timer);
+  }, [value, delay]);
+  return debounced;
+}
 
 export default function MessagesPage() {
-  return <PageHeader title="Message Logs" description="Review all inbound and outbound messages." />;
+  const { user } = useAuth();
+  const isSystemAdmin = user?.role === 'system_admin';
+  // Spec section 1: content managers view messaging only; the server refuses their sends alike.
+  const canSend = user?.role === 'system_admin' || user?.role === 'company_admin';
+  const companyName = user?.company?.name;
+  const [filters, setFilters] = useState<TMessageFilters>(NO_MESSAGE_FILTERS);
+  const search = useDebouncedValue(filters.search.trim(), SEARCH_DELAY_MS);
+  const [creating, setCreating] = useState(false);
+  const [viewing, setViewing] = useState<TMessage | null>(null);
+  const companies = useCompanyOptions(isSystemAdmin);
+
+  // A new filter starts again at page 1: the page belongs to its filters.
+  const filterKey = `${filters.chip}|${filters.direction}|${filters.status}|${search}|${filters.companyId}`;
+  const [paging, setPaging] = useState({ filterKey, page: 1 });
+  if (paging.filterKey !== filterKey) setPaging({ filterKey, page: 1 });
+  const page = paging.filterKey === filterKey ? paging.page : 1;
+
+  const messages = useMessages({
+    page,
+    chip: filters.chip,
+    direction: filters.direction || undefined,
+    status: filters.status || undefined,
+    search: search || undefined,
+    companyId: isSystemAdmin && filters.companyId ? Number(filters.companyId) : undefined,
+  });
+  const data = messages.data;
+
+  const pickedCompany = companies.data?.find((company) => String(company.id) === filters.companyId);
+
+  return (
+    <div className="space-y-6">
+      <PageHeader
+        title="Message Logs"
+        description={
+          isSystemAdmin
+            ? 'Review all inbound and outbound messages across all companies.'
+            : `Review all inbound and outbound messages for ${companyName || 'your company'}.`
+        }
+        actions={
+          isSystemAdmin ? null : (
+            <span
+              className="inline-flex items-center gap-2 rounded-full border border-indigo-200 bg-indigo-50 px-3 py-1 text-xs font-medium text-indigo-800"
+              data-testid="company-scope-badge"
+            >
+              <span>{companyName || 'Your company'}</span>
+              <span aria-hidden="true" className="text-indigo-300">
+                |
+              </span>
+              <span>Company Scoped</span>
+            </span>
+          )
+        }
+      />
+
+      <div className="rounded-xl border border-slate-200 bg-white shadow-sm">
+        <div className="flex flex-col gap-3 border-b border-slate-200 px-4 py-4 sm:flex-row sm:items-center sm:justify-between">
+          <div>
+            <h2 className="text-base font-semibold text-slate-900">Message History</h2>
+            {canSend ? null : (
+              <p className="mt-0.5 text-xs text-amber-700" id="create-message-note">
+                {MESSAGE_MESSAGES.contentManagerSend}
+              </p>
+            )}
+          </div>
+          <Button
+            onClick={() => setCreating(true)}
+            disabled={!canSend}
+            title={canSend ? undefined : MESSAGE_MESSAGES.contentManagerSend}
+            aria-describedby={canSend ? undefined : 'create-message-note'}
+          >
+            Create Message
+          </Button>
+        </div>
+
+        <MessageChips
+          value={filters.chip}
+          counts={data?.counts}
+          // A chip and a status are both status filters: picking one lets go of the other.
+          onChange={(chip) => setFilters({ ...filters, chip, status: '' })}
+        />
+        <MessageFilterBar
+          filters={filters}
+          onChange={setFilters}
+          companies={isSystemAdmin ? (companies.data ?? []) : undefined}
+        />
+        <ActiveFiltersBar
+          filters={filters}
+          companyName={pickedCompany?.name}
+          onClear={() => setFilters(NO_MESSAGE_FILTERS)}
+        />
+
+        {messages.isError && !data ? (
+          <TableTryAgainError
+            message={describeMessagesError(messages.error)}
+            onRetry={() => messages.refetch()}
+          />
+        ) : messages.isPending || !data ? (
+          <div className="flex items-center justify-center gap-3 py-16 text-sm text-slate-600">
+            <Spinner className="size-6" label="Loading" />
+            {MESSAGE_MESSAGES.loading}
+          </div>
+        ) : data.messages.length === 0 ? (
+          <TableEmpty roomy>{MESSAGE_MESSAGES.empty}</TableEmpty>
+        ) : (
+          <>
+            {messages.isError ? (
+              <div
+                role="alert"
+                className="flex items-center justify-between gap-3 bg-red-50 px-4 py-2 text-sm text-red-700"
+              >
+                <span>{describeMessagesError(messages.error)}</span>
+                <Button variant="secondary" size="sm" onClick={() => messages.refetch()}>
+                  Try Again
+                </Button>
+              </div>
+            ) : null}
+            <div
+              className={`overflow-x-auto ${messages.isFetching && messages.isPlaceholderData ? 'opacity-60' : ''}`}
+            >
+              <MessagesTable
+                messages={data.messages}
+                showCompany={isSystemAdmin}
+                onViewDetails={setViewing}
+              />
+            </div>
+            <PaginationBar
+              currentPage={data.currentPage}
+              totalPages={data.totalPages}
+              totalItems={data.totalItems}
+              onPageChange={(next) => setPaging({ filterKey, page: next })}
+              itemLabel={data.totalIsExact ? 'messages' : 'or more messages'}
+            />
+          </>
+        )}
+      </div>
+
+      {creating ? (
+        <CreateMessageModal acrossCompanies={isSystemAdmin} onClose={() => setCreating(false)} />
+      ) : null}
+      {viewing ? (
+        <MessageDetailsModal messageId={viewing.id} canCancel={canSend} onClose={() => setViewing(null)} />
+      ) : null}
+    </div>
+  );
 }

@@ -1,0 +1,40 @@
+import { render, screen } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { counterLevel, MessageCounter } from './message-counter.tsx';
+
+const counter = () => screen.getByTestId('message-counter');
+
+describe('MessageCounter', () => {
+  it('reads n/160 and stays neutral up to 120 characters', () => {
+    render(<MessageCounter text={'a'.repeat(120)} />);
+    expect(counter()).toHaveTextContent('120/160');
+    expect(counter()).toHaveClass('text-slate-500');
+  });
+
+  it('turns yellow above 120 and stays yellow at 140', () => {
+    const { rerender } = render(<MessageCounter text={'a'.repeat(121)} />);
+    expect(counter()).toHaveClass('text-yellow-600');
+    rerender(<MessageCounter text={'a'.repeat(140)} />);
+    expect(counter()).toHaveTextContent('140/160');
+    expect(counter()).toHaveClass('text-yellow-600');
+  });
+
+  it('turns red above 140', () => {
+    render(<MessageCounter text={'a'.repeat(141)} />);
+    expect(counter()).toHaveClass('text-red-600');
+    expect(counter()).not.toHaveClass('text-yellow-600');
+  });
+
+  it('names the encoding and the number of SMS parts', () => {
+    const { rerender } = render(<MessageCounter text="Hello" />);
+    expect(screen.getByTestId('sms-encoding')).toHaveTextContent('GSM-7 · 1 SMS part');
+    rerender(<MessageCounter text={'ж'.repeat(71)} />);
+    expect(screen.getByTestId('sms-encoding')).toHaveTextContent('Unicode · 2 SMS parts');
+    rerender(<MessageCounter text={'€'.repeat(81)} />);
+    expect(screen.getByTestId('sms-encoding')).toHaveTextContent('GSM-7 · 2 SMS parts');
+  });
+
+  it('puts the thresholds where the spec does', () => {
+    expect([120, 121, 140, 141].map(counterLevel)).toEqual(['normal', 'warn', 'warn', 'danger']);
+  });
+});

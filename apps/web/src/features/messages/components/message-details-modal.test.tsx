@@ -1,0 +1,145 @@
+import type { TMessageDetailsData } from '@sms/contracts/messages/message-details';
+import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { DETAILS_REFRESH_MS } from '../api/message-details.ts';
+import { json, makeMessage, ok, renderSignedIn, routeFetch } from '../testing/fixtures.tsx';
+import { MessageDetailsModal } from './message-details-modal.tsx';
+
+function details(overrides: Partial<TMessageDetailsData> = {}): TMessageDetailsData {
+  return {
+    message: makeMessage({ id: 5, queue_job_id: '77', status: 'sent', content: 'Big match tonight' }),
+    jobStatus: {
+      id: '77',
+      status: 'completed',
+      attempts: 1,
+      progress: 100,
+      processedOn: '2026-04-01T10:00:01.000Z',
+      finishedOn: '2026-04-01T10:00:03.000Z',
+      failedReason: null,
+    },
+    summary: { total: 2, pending: 0, sent: 0, delivered: 1, failed: 1 },
+    deliveryReports: [
+      {
+        id: 1,
+        recipient_phone: '+254700000001',
+        status: 'delivered',
+        gateway_message_id: 'sim-1',
+        delivered_at: '2026-04-01T10:00:05.000Z',
+        error_message: null,
+        attempts: 1,
+        updatedAt: '2026-04-01T10:00:05.000Z',
+      },
+      {
+        id: 2,
+        recipient_phone: '+254700000002',
+        status: 'failed',
+        gateway_message_id: null,
+        delivered_at: null,
+        error_message: 'UserInBlackList',
+        attempts: 1,
+        updatedAt: '2026-04-01T10:00:05.000Z',
+      },
+    ],
+    currentPage: 1,
+    totalPages: 1,
+    totalItems: 2,
+    ...overrides,
+  };
+}
+
+afterEach(() => vi.useRealTimers());
+
+describe('MessageDetailsModal', () => {
+  it('shows the overview, content, queue job, recipients with N/A blanks and the summary', async () => {
+    routeFetch({ 'GET /api/v1/messages/5/details': () => ok(details()) });
+    renderSignedIn('company_admin', <MessageDetailsModal messageId={5} canCancel onClose={() => {}} />);
+    expect(screen.getByText('Loading message details...')).toBeInTheDocument();
+    const dialog = await screen.findByRole('dialog', { name: 'Message Details' });
+    expect(await within(dialog).findByText('Big match tonight')).toBeInTheDocument();
+    expect(within(dialog).getByText('#77')).toBeInTheDocument();
+    expect(within(dialog).getByText('completed')).toBeInTheDocument();
+    expect(within(dialog).getByText('100%')).toBeInTheDocument();
+    expect(within(dialog).getByRole('button', { name: 'Refresh' })).toBeInTheDocument();
+    const [, delivered, failed] = within(within(dialog).getByRole('table')).getAllByRole('row');
+    expect(delivered).toHaveTextContent('sim-1');
+    expect(delivered).toHaveTextContent(/N\/A$/);
+    expect(failed).toHaveTextContent('+254700000002failedN/AN/AUserInBlackList');
+    const summary = within(dialog).getByRole('heading', { name: 'Delivery Summary' }).parentElement!;
+    expect(summary).toHaveTextContent('Sent0Delivered1Failed1Pending0');
+  });
+
+  it('says Direct send without a queue job and counts recipient_count, else 1', async () => {
+    routeFetch({
+      'GET /api/v1/messages/5/details': () =>
+        ok(
+          details({
+            message: makeMessage({ id: 5, queue_job_id: null, recipient_count: null }),
+            jobStatus: null,
+            summary: { total: 0, pending: 0, sent: 0, delivered: 0, failed: 0 },
+            deliveryReports: [],
+            totalItems: 0,
+          }),
+        ),
+    });
+    renderSignedIn('company_admin', <MessageDetailsModal messageId={5} canCancel onClose={() => {}} />);
+    expect(await screen.findByText('Direct send')).toBeInTheDocument();
+    expect(screen.getByText('Recipients').nextSibling).toHaveTextContent('1');
+    expect(screen.queryByRole('heading', { name: 'Queue Job Details' })).not.toBeInTheDocument();
+  });
+
+  it('shows a load failure in the modal with a retry', async () => {
+    let failures = 1;
+    routeFetch({
+      'GET /api/v1/messages/5/details': () =>
+        failures-- > 0
+          ? json(404, { success: false, message: 'Message not found', error: 'not_found' })
+          : ok(details()),
+    });
+    renderSignedIn('company_admin', <MessageDetailsModal messageId={5} canCancel onClose={() => {}} />);
+    expect(await screen.findByText('Failed to load message details: Message not found')).toBeInTheDocument();
+    fireEvent.click(screen.getByRole('button', { name: 'Retry' }));
+    expect(await screen.findByText('Big match tonight')).toBeInTheDocument();
+  });
+
+  it('refreshes itself while recipients still wait for their reports, and stops once all are in', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    const inFlight = details({ summary: { total: 2, pending: 0, sent: 1, delivered: 1, failed: 0 } });
+    let answers = [inFlight, inFlight, details()];
+    const fetchMock = routeFetch({
+      'GET /api/v1/messages/5/details': () => {
+        const [next, ...rest] = answers;
+        answers = rest.length > 0 ? rest : [next];
+        return ok(next);
+      },
+    });
+    renderSignedIn('company_admin', <MessageDetailsModal messageId={5} canCancel onClose={() => {}} />);
+    await screen.findByText('Updating live');
+    await act(() => vi.advanceTimersByTimeAsync(DETAILS_REFRESH_MS + 10));
+    await act(() => vi.advanceTimersByTimeAsync(DETAILS_REFRESH_MS + 10));
+    await waitFor(() => expect(screen.queryByText('Updating live')).not.toBeInTheDocument());
+    const calls = fetchMock.mock.calls.length;
+    expect(calls).toBe(3);
+    await act(() => vi.advanceTimersByTimeAsync(DETAILS_REFRESH_MS * 3));
+    expect(fetchMock.mock.calls.length).toBe(calls);
+  });
+
+  it('cancels a scheduled message after confirmation', async () => {
+    const onClose = vi.fn();
+    const fetchMock = routeFetch({
+      'GET /api/v1/messages/5/details': () =>
+        ok(
+          details({
+            message: makeMessage({ id: 5, status: 'scheduled', scheduledAt: '2026-06-01T09:00:00.000Z' }),
+            jobStatus: null,
+          }),
+        ),
+      'DELETE /api/v1/messages/5': () => ok({ cancelled: true }),
+    });
+    renderSignedIn('company_admin', <MessageDetailsModal messageId={5} canCancel onClose={onClose} />);
+    fireEvent.click(await screen.findByRole('button', { name: 'Cancel Scheduled Message' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Cancel Message' }));
+    await waitFor(() => expect(onClose).toHaveBeenCalled());
+    expect(fetchMock.mock.calls.some(([, init]) => init?.method === 'DELETE')).toBe(true);
+    expect(screen.getByText('Scheduled message cancelled')).toBeInTheDocument();
+  });
+});
