@@ -1,5 +1,7 @@
 import { AUTH_MESSAGES } from '@sms/contracts/auth/login';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sha256 } from '../src/lib/crypto.ts';
 import { bearer, createCompany, createUser, signIn, TEST_PASSWORD } from './support/factories.ts';
 import { createTestContext, type TestContext } from './support/test-app.ts';
 
@@ -84,7 +86,7 @@ describe('POST /auth/login', () => {
 });
 
 describe('tokens', () => {
-  it('rotates the refresh token; reusing the old one ends the whole sign-in', async () => {
+  it('rotates the refresh token; reusing the old one after the grace period ends the whole sign-in', async () => {
     const user = await createUser(ctx.db, { role: 'system_admin' });
     const first = await signIn(ctx.app, user.email);
     const rotated = await refresh(first.refreshToken);
@@ -93,6 +95,9 @@ describe('tokens', () => {
     expect(next.refreshToken).not.toBe(first.refreshToken);
     expect((await profile(next.accessToken)).statusCode).toBe(200);
 
+    // Past REFRESH_REUSE_GRACE (refresh-grace.test.ts covers the reuse within it).
+    await sql`update refresh_tokens set used_at = used_at - interval '1 minute'
+               where token_hash = ${sha256(first.refreshToken)}`.execute(ctx.db);
     const reuse = await refresh(first.refreshToken);
     expect(reuse.statusCode).toBe(401);
     // The family is revoked: the newest tokens stop working too.

@@ -54,6 +54,8 @@ export type RefreshTokensTable = {
   ip_address: string | null;
   user_agent: string | null;
   created_at: Timestamp;
+  /** The token that replaced this one, encrypted: handed out again to a reuse within the grace period. */
+  successor_token: string | null;
 };
 
 export type LoginThrottleTable = {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { successEnvelope } from '../common/envelope.ts';
 
-/** The refresh token is optional: without it, every session of the caller's token family ends. */
-export const ZLogoutRequest = z.object({ refreshToken: z.string().max(512).optional() }).optional();
+/** No payload needed (the bearer token names the sign-in to end); a refresh token ends its sign-in too. */
+export const ZLogoutRequest = z.object({ refreshToken: z.string().max(512).optional() }).nullish();
 export const ZLogoutResponse = successEnvelope(z.object({ loggedOut: z.literal(true) }));

@@ -28,3 +28,20 @@ export async function verifyAccessToken(token: string, key: Uint8Array): Promise
     throw new AppError('unauthorized', AUTH_MESSAGES.invalidToken);
   }
 }
+
+/**
+ * The sign-in an access token names even after it has expired (its signature still checked), so
+ * logging out with a stale token still ends that sign-in; null for anything else.
+ */
+export async function sessionOfAccessToken(token: string, key: Uint8Array, maxAgeSeconds: number) {
+  try {
+    const { payload } = await jwtVerify(token, key, {
+      issuer: ISSUER,
+      algorithms: ['HS256'],
+      clockTolerance: maxAgeSeconds,
+    });
+    return typeof payload.sid === 'string' ? payload.sid : null;
+  } catch {
+    return null;
+  }
+}

@@ -93,6 +93,15 @@ export async function markRefreshTokenUsed(db: Executor, id: number) {
   return result.numUpdatedRows > 0n;
 }
 
+/** Keeps the (encrypted) token that replaced a spent one, for a reuse within the grace period. */
+export async function recordSuccessor(db: Executor, id: number, successorToken: string) {
+  await db
+    .updateTable('refresh_tokens')
+    .set({ successor_token: successorToken })
+    .where('id', '=', id)
+    .execute();
+}
+
 export async function revokeFamily(db: Executor, familyId: string) {
   await db
     .updateTable('refresh_tokens')

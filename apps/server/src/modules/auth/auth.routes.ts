@@ -9,6 +9,7 @@ import { notFound } from '../../errors.ts';
 import { bearerTokenOf, contextOf, resolveActor } from '../../plugins/authenticate.ts';
 import { guard } from '../../plugins/guards.ts';
 import { auditSourceOf } from '../audit/record-audit.ts';
+import { sessionOfAccessToken } from './access-token.ts';
 import { findUserById } from './auth.repository.ts';
 import { login, logout, refresh } from './auth.service.ts';
 import { presentUser } from './present-user.ts';
@@ -37,18 +38,26 @@ export function authRoutes(app: App, deps: AppDeps) {
     }),
   );
 
-  // Works with an expired access token too (then the refresh token names the sign-in to end),
-  // because the console logs out exactly when its tokens have stopped working.
+  // No payload needed: the bearer token names the sign-in to end, even when it has expired,
+  // because the console logs out exactly when its tokens have stopped working. A refresh token
+  // in the body ends its sign-in too.
   app.post(
     '/auth/logout',
     { schema: { tags: ['auth'], body: ZLogoutRequest, response: { 200: ZLogoutResponse } } },
     async (request) => {
       const token = bearerTokenOf(request);
       const actor = token ? await resolveActor(deps, token).catch(() => undefined) : undefined;
+      const sessionId =
+        actor?.sessionId ??
+        (token ? await sessionOfAccessToken(token, deps.keys.jwt, deps.config.refreshTokenTtlSeconds) : null);
       const source = actor
         ? auditSourceOf({ actor, ip: request.ip, userAgent: request.headers['user-agent'] ?? null })
         : { user: null, ...clientOf(request) };
-      await logout(deps, { sessionId: actor?.sessionId, refreshToken: request.body?.refreshToken }, source);
+      await logout(
+        deps,
+        { sessionId: sessionId ?? undefined, refreshToken: request.body?.refreshToken },
+        source,
+      );
       return { success: true as const, data: { loggedOut: true as const } };
     },
   );

@@ -1,14 +1,25 @@
+import { emailKey } from '@sms/contracts/auth/email';
 import { sql } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 
 export type ThrottlePolicy = { maxFailures: number; blockMinutes: number };
 
-/** Seconds until the key may try again, or 0. */
-export async function secondsUntilAllowed(db: Executor, key: string) {
+/**
+ * The counters a sign-in attempt is held to: its address with the e-mail (a guesser at one
+ * keyboard), and the account alone ('*', which no address is), so spraying one account from many
+ * addresses is stopped too.
+ */
+export function throttleKeysOf(ip: string, email: string) {
+  const account = emailKey(email);
+  return { client: `${ip}|${account}`, account: `*|${account}` };
+}
+
+/** Seconds until every one of the keys may try again, or 0. */
+export async function secondsUntilAllowed(db: Executor, keys: string[]) {
   const row = await db
     .selectFrom('login_throttle')
-    .select(sql<number>`ceil(extract(epoch from blocked_until - now()))::int`.as('wait'))
-    .where('throttle_key', '=', key)
+    .select(sql<number>`max(ceil(extract(epoch from blocked_until - now())))::int`.as('wait'))
+    .where('throttle_key', 'in', keys)
     .where('blocked_until', '>', sql<Date>`now()`)
     .executeTakeFirst();
   return row?.wait ?? 0;
@@ -29,6 +40,20 @@ export async function recordLoginFailure(db: Executor, key: string, policy: Thro
   `.execute(db);
 }
 
-export async function clearLoginFailures(db: Executor, key: string) {
-  await db.deleteFrom('login_throttle').where('throttle_key', '=', key).execute();
+/**
+ * Deletes rows whose window has passed and that block nothing, a bounded batch at a time (run on
+ * each failure, so a spray over many addresses cannot grow the table without end).
+ */
+export async function pruneStaleThrottles(db: Executor, blockMinutes: number, batch = 500) {
+  await sql`
+    delete from login_throttle where throttle_key in (
+      select throttle_key from login_throttle
+       where window_started_at < now() - make_interval(mins => ${blockMinutes})
+         and (blocked_until is null or blocked_until < now())
+       limit ${batch})
+  `.execute(db);
+}
+
+export async function clearLoginFailures(db: Executor, keys: string[]) {
+  await db.deleteFrom('login_throttle').where('throttle_key', 'in', keys).execute();
 }
