@@ -2,6 +2,7 @@ import { successEnvelope } from '@sms/contracts/common/envelope';
 import { z } from 'zod';
 import type { App } from '../../app.ts';
 import type { AppDeps } from '../../app-deps.ts';
+import { describeCallbackForLog } from '../../lib/log-redaction.ts';
 import { inCallbackTransaction } from './callback-transaction.ts';
 import { handleSubscriptionCallback } from './subscription-callback.service.ts';
 
@@ -51,7 +52,8 @@ export function providerCallbacksRoutes(app: App, deps: AppDeps) {
       );
       if (result.outcome === 'unknown_service')
         request.log.warn(
-          { companyId, body: request.body },
+          // Field names, short code and keyword only: never the number or a message text.
+          { companyId, ...describeCallbackForLog(request.body) },
           'subscription notification for an unknown service',
         );
       return { success: true as const, data: { received: true as const, ...result } };
