@@ -131,24 +131,127 @@ export type MessagesTable = {
   queue_job_id: string | null;
   provider_message_id: string | null;
   created_by: number | null;
+  /** GSM-7 or UCS-2 and the SMS parts per recipient (outbound only). */
+  encoding: 'GSM-7' | 'UCS-2' | null;
+  parts: number | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 };
 
+export type TDeliveryStatusColumn =
+  | 'pending'
+  | 'submitted'
+  | 'sent'
+  | 'delivered'
+  | 'failed'
+  | 'rejected'
+  | 'expired';
+
+/**
+ * One recipient of an outbound message (migration 0006), partitioned by month on created_at: the
+ * moment its message's fan-out began, the same for every row of one message (message_sends.recipients_at).
+ * Filter by company_id, message_id and created_at to reach one partition.
+ */
 export type DeliveryReportsTable = {
+  company_id: number;
+  created_at: ColumnType<Date, Date | string, Date | string>;
+  message_id: number;
+  /** Also the idempotency key of the provider hand-off. */
   id: Id;
+  service_id: number | null;
+  subscriber_id: number | null;
+  next_attempt_at: NullableTimestamp;
+  submitted_at: NullableTimestamp;
+  delivered_at: NullableTimestamp;
+  updated_at: Timestamp;
+  parts: Generated<number>;
+  attempts: Generated<number>;
+  status: ColumnType<TDeliveryStatusColumn, TDeliveryStatusColumn | undefined, TDeliveryStatusColumn>;
+  recipient_phone: string;
+  gateway_message_id: string | null;
+  provider_status: string | null;
+  error_message: string | null;
+};
+
+/** Per message: the fan-out checkpoint and the send's progress (migration 0006). */
+export type MessageSendsTable = {
   company_id: number;
   message_id: number;
-  subscriber_id: number | null;
-  recipient_phone: string;
-  status: Generated<string>;
-  provider_status: string | null;
-  gateway_message_id: string | null;
-  delivered_at: NullableTimestamp;
-  error_message: string | null;
-  attempts: Generated<number>;
-  created_at: Timestamp;
+  state: ColumnType<
+    'waiting' | 'fanout' | 'dispatch' | 'done' | 'cancelled',
+    'waiting' | 'fanout' | 'dispatch' | 'done' | 'cancelled' | undefined,
+    'waiting' | 'fanout' | 'dispatch' | 'done' | 'cancelled'
+  >;
+  fanout_cursor: Counter;
+  recipients_at: NullableTimestamp;
+  recipients: Counter;
+  reserved_units: Counter;
+  usage_month: ColumnType<Date | null, string | null | undefined, string | null>;
+  started_at: NullableTimestamp;
+  fanout_finished_at: NullableTimestamp;
+  handed_over_at: NullableTimestamp;
   updated_at: Timestamp;
+};
+
+type StatusCounts = {
+  pending: Counter;
+  submitted: Counter;
+  sent: Counter;
+  delivered: Counter;
+  failed: Counter;
+  rejected: Counter;
+  expired: Counter;
+};
+
+/** Recipient counts per message and status, in shards; read them summed (message_delivery_totals). */
+export type MessageDeliveryCountsTable = StatusCounts & { company_id: number; message_id: number; shard: number };
+
+/** The shards of message_delivery_counts summed, per message (a security-invoker view). */
+export type MessageDeliveryTotalsView = {
+  company_id: number;
+  message_id: number;
+  pending: number;
+  submitted: number;
+  sent: number;
+  delivered: number;
+  failed: number;
+  rejected: number;
+  expired: number;
+  total: number;
+};
+
+/** Messages (recipients x parts) per company and calendar month (UTC); month is its first day. */
+export type CompanyMonthlyUsageTable = {
+  company_id: number;
+  month: ColumnType<Date, string, string>;
+  messages_used: Counter;
+};
+
+export type CompanySendWindowsTable = {
+  company_id: number;
+  window_start: Timestamp;
+  used: Counter;
+  last_grant: Counter;
+};
+
+export type IdempotencyKeysTable = {
+  company_id: number;
+  user_id: number;
+  idempotency_key: string;
+  request_hash: Buffer;
+  status_code: number | null;
+  response: ColumnType<unknown, string | null | undefined, string | null>;
+  created_at: Timestamp;
+};
+
+export type UnmatchedDeliveryReportsTable = {
+  company_id: number;
+  gateway_message_id: string;
+  status: TDeliveryStatusColumn;
+  provider_status: string | null;
+  error_message: string | null;
+  reported_at: Timestamp;
+  received_at: Timestamp;
 };
 
 export type AuditLogsTable = {
@@ -179,6 +282,13 @@ export type DB = {
   company_subscriber_counts: CompanySubscriberCountsTable;
   messages: MessagesTable;
   delivery_reports: DeliveryReportsTable;
+  message_sends: MessageSendsTable;
+  message_delivery_counts: MessageDeliveryCountsTable;
+  message_delivery_totals: MessageDeliveryTotalsView;
+  company_monthly_usage: CompanyMonthlyUsageTable;
+  company_send_windows: CompanySendWindowsTable;
+  idempotency_keys: IdempotencyKeysTable;
+  unmatched_delivery_reports: UnmatchedDeliveryReportsTable;
   audit_logs: AuditLogsTable;
 };
 

@@ -1,17 +1,20 @@
 -- Demo data: companies in every status, services of both billing types, ~5,400 subscribers,
--- 30 days of inbound and outbound history with per-recipient delivery reports in every status.
+-- 30 days of inbound and outbound history with per-recipient delivery reports in every status,
+-- and the engine's per-send state rebuilt from them (backfill_message_sends, migration 0006).
 -- Deterministic (setseed) so every fresh database shows the same figures. :password_hash is bound by the loader.
 select setseed(0.42);
+-- The months the history reaches into (the engine creates later ones itself).
+select ensure_delivery_report_partition(now() - interval '31 days'), ensure_delivery_report_partition(now());
 
 insert into companies (name, email, phone_number, address, plan, status, package_name, package_expires_at,
                        billing_status, messages_limit, subscribers_limit, services_limit, monthly_revenue, created_at, last_active_at)
 values
   ('Acme Mobile', 'ops@acme.example.com', '+254711000001', '12 Moi Avenue, Nairobi', 'premium', 'active', 'Professional',
-   now() + interval '20 days', 'active', 20000, 5000, 20, 48000, now() - interval '180 days', now() - interval '1 hour'),
+   now() + interval '20 days', 'active', 150000, 5000, 20, 48000, now() - interval '180 days', now() - interval '1 hour'),
   ('Globex Telecom', 'noc@globex.example.com', '+254722000002', '4 Kenyatta Road, Mombasa', 'enterprise', 'active', 'Enterprise',
-   now() + interval '5 days', 'active', 50000, 2000, 30, 125000, now() - interval '300 days', now() - interval '3 hours'),
+   now() + interval '5 days', 'active', 100000, 2000, 30, 125000, now() - interval '300 days', now() - interval '3 hours'),
   ('Soylent Media', 'hello@soylent.example.com', '+254733000003', '88 Oginga Odinga St, Kisumu', 'basic', 'active', 'Starter',
-   now() + interval '90 days', 'active', 5000, 1000, 5, 9000, now() - interval '60 days', now() - interval '2 days'),
+   now() + interval '90 days', 'active', 40000, 1000, 5, 9000, now() - interval '60 days', now() - interval '2 days'),
   ('Initech Messaging', 'admin@initech.example.com', '+254744000004', '3 Kenyatta Ave, Nakuru', 'basic', 'pending', 'Starter',
    null, 'inactive', 10000, 5000, 20, 0, now() - interval '2 days', null),
   ('Umbrella Alerts', 'alerts@umbrella.example.com', '+254755000005', '19 Harambee Ave, Eldoret', 'premium', 'suspended', 'Professional',
@@ -95,54 +98,69 @@ select s.company_id, s.id as service_id, d.day, slot,
   cross join generate_series(0, 1) as slot
  where s.status = 'active' and (slot = 0 or random() < 0.4);
 
+-- Sends of the last minutes are still being handed over: the engine picks them up when it starts.
 insert into messages (company_id, service_id, service_ids, direction, content, status, sent_at, recipient_count,
-                      queue_job_id, created_at, updated_at)
-select d.company_id, d.service_id, array[d.service_id], 'outbound', d.content,
-       case when d.created_at > now() - interval '10 minutes' then 'queued'
-            when random() < 0.05 then 'failed' else 'sent' end,
-       d.created_at + interval '4 seconds',
+                      queue_job_id, encoding, parts, created_at, updated_at)
+select d.company_id, d.service_id, array[d.service_id], 'outbound', d.content, r.status,
+       case when r.status <> 'queued' then d.created_at + interval '4 seconds' end,
        (select count(*) from subscriptions x where x.service_id = d.service_id and x.status = 'active'),
-       gen_random_uuid()::text, d.created_at, d.created_at + interval '4 seconds'
+       case when r.status <> 'queued' then gen_random_uuid()::text end, 'GSM-7', 1,
+       d.created_at, d.created_at + interval '4 seconds'
   from demo_sends d
+  cross join lateral (
+    select case when d.created_at > now() - interval '10 minutes' then 'queued'
+                when d.created_at > now() - interval '1 day' then 'sent'
+                when random() < 0.05 then 'failed' else 'delivered' end as status
+  ) r
  order by d.created_at;
 
--- One delivery report per recipient; recent sends still have pending and sent reports.
-insert into delivery_reports (company_id, message_id, subscriber_id, recipient_phone, status, provider_status,
-                              gateway_message_id, delivered_at, error_message, attempts, created_at, updated_at)
-select m.company_id, m.id, sub.id, sub.msisdn, r.status,
-       case r.status when 'delivered' then 'Success' when 'failed' then 'Failed' when 'sent' then 'Sent' else null end,
-       case when r.status = 'pending' then null else 'ATXid_' || md5(m.id::text || '-' || sub.id::text) end,
+-- One delivery report per recipient (one per phone number, through the send's service). Recent
+-- sends still wait for reports (submitted, sent); older ones are final: mostly delivered, some
+-- failed, rejected by the provider at hand-over (no provider id) or expired on the network.
+insert into delivery_reports (company_id, created_at, message_id, service_id, subscriber_id, recipient_phone, status,
+                              parts, attempts, provider_status, gateway_message_id, submitted_at, delivered_at,
+                              error_message, updated_at)
+select m.company_id, m.created_at, m.id, m.service_id, sub.id, sub.msisdn, r.status, 1,
+       case when r.status = 'pending' then 0 when random() < 0.03 then 2 else 1 end,
+       case r.status when 'delivered' then 'Success' when 'failed' then 'Failed' when 'sent' then 'Sent'
+                     when 'submitted' then 'Submitted' when 'rejected' then 'Rejected' when 'expired' then 'Expired' end,
+       case when r.status not in ('pending', 'rejected') then 'ATXid_' || md5(m.id::text || '-' || sub.id::text) end,
+       case when r.status <> 'pending' then m.created_at + interval '2 seconds' end,
        case when r.status = 'delivered' then m.created_at + (5 + random() * 120) * interval '1 second' end,
-       case when r.status = 'failed' then (array['AbsentSubscriber', 'UserInBlackList', 'DeliveryFailure', 'InsufficientCredit'])[1 + floor(random() * 4)::int] end,
-       case when r.status = 'pending' then 0 else 1 end,
-       m.created_at, m.created_at + interval '10 seconds'
+       case r.status
+         when 'failed' then (array['AbsentSubscriber', 'UserInBlackList', 'DeliveryFailure', 'InsufficientCredit'])[1 + floor(random() * 4)::int]
+         when 'rejected' then (array['InvalidPhoneNumber', 'UserInBlacklist', 'DoNotDisturbRejection'])[1 + floor(random() * 3)::int]
+         when 'expired' then 'Expired' end,
+       m.created_at + interval '10 seconds'
   from messages m
   join subscriptions x on x.service_id = m.service_id and x.status = 'active'
   join subscribers sub on sub.id = x.subscriber_id
   cross join lateral (
     select case
-      when m.status = 'failed' then 'failed'
+      when m.status = 'failed' then (array['failed', 'failed', 'rejected'])[1 + floor(random() * 3)::int]
       when m.status = 'queued' then 'pending'
-      when m.created_at > now() - interval '1 day' and random() < 0.3 then (array['pending', 'sent'])[1 + floor(random() * 2)::int]
+      when m.status = 'sent' then (array['submitted', 'sent', 'sent', 'delivered', 'delivered', 'delivered'])[1 + floor(random() * 6)::int]
       when random() < 0.88 then 'delivered'
-      when random() < 0.6 then 'failed'
-      else 'sent' end as status
+      when random() < 0.5 then 'failed'
+      when random() < 0.5 then 'rejected'
+      else 'expired' end as status
   ) r
- where m.direction = 'outbound';
+ where m.direction = 'outbound' and m.msisdn is null;
 
 -- Single messages to one number, and sends scheduled for the coming days.
-insert into messages (company_id, service_id, service_ids, direction, content, msisdn, status, sent_at, recipient_count, created_at, updated_at)
+insert into messages (company_id, service_id, service_ids, direction, content, msisdn, status, sent_at, recipient_count, encoding, parts, created_at, updated_at)
 select s.company_id, s.id, array[s.id], 'outbound', 'Thank you for subscribing to ' || s.name || '! Reply HELP for help.',
-       sub.msisdn, 'delivered', sub.created_at + interval '2 seconds', 1, sub.created_at, sub.created_at
+       sub.msisdn, 'delivered', sub.created_at + interval '2 seconds', 1, 'GSM-7', 1, sub.created_at, sub.created_at
   from subscribers sub
   join subscriptions x on x.subscriber_id = sub.id
   join services s on s.id = x.service_id
   join companies c on c.id = sub.company_id and c.status = 'active'
  where sub.created_at > now() - interval '30 days' and sub.id % 10 = 0;
 
-insert into messages (company_id, service_id, service_ids, direction, content, status, scheduled_at, recipient_count, queue_job_id, created_at, updated_at)
+-- Their queue jobs are created by the engine when it starts (it adopts sends that have none).
+insert into messages (company_id, service_id, service_ids, direction, content, status, scheduled_at, recipient_count, encoding, parts, created_at, updated_at)
 select s.company_id, s.id, array[s.id], 'outbound', 'Scheduled: ' || s.name || ' weekly digest is coming your way.',
-       'scheduled', now() + (n * interval '1 day') + interval '9 hours', s.subscriber_count, gen_random_uuid()::text, now() - interval '1 hour', now() - interval '1 hour'
+       'scheduled', now() + (n * interval '1 day') + interval '9 hours', s.subscriber_count, 'GSM-7', 1, now() - interval '1 hour', now() - interval '1 hour'
   from services s
   join companies c on c.id = s.company_id and c.status = 'active'
   cross join generate_series(1, 2) as n
@@ -171,3 +189,6 @@ select s.company_id, u.id, u.name, u.email, 'CREATE', 'SERVICE', s.id::text,
        jsonb_build_object('name', s.name, 'shortcode', s.shortcode, 'keyword', s.keyword),
        '10.0.0.' || (u.id % 250), 'Mozilla/5.0 (demo data)', s.created_at
   from services s join users u on u.email = 'admin@example.com';
+
+-- The engine's state of every send above: progress counters, checkpoints, monthly usage.
+select backfill_message_sends();
