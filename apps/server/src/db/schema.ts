@@ -204,7 +204,11 @@ type StatusCounts = {
 };
 
 /** Recipient counts per message and status, in shards; read them summed (message_delivery_totals). */
-export type MessageDeliveryCountsTable = StatusCounts & { company_id: number; message_id: number; shard: number };
+export type MessageDeliveryCountsTable = StatusCounts & {
+  company_id: number;
+  message_id: number;
+  shard: number;
+};
 
 /** The shards of message_delivery_counts summed, per message (a security-invoker view). */
 export type MessageDeliveryTotalsView = {
