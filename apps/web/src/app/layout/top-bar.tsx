@@ -1,9 +1,11 @@
+import { effectiveRole } from '@sms/contracts/auth/roles';
 import type { TUser } from '@sms/contracts/auth/user';
-import { MenuIcon, SearchIcon } from '../../components/icons.tsx';
+import { MenuIcon } from '../../components/icons.tsx';
+import { GlobalSearch } from '../../features/search/components/global-search.tsx';
 import { UserMenu } from './user-menu.tsx';
 
 type TTopBarProps = {
-  user: Pick<TUser, 'firstName' | 'email'>;
+  user: Pick<TUser, 'firstName' | 'email' | 'role'>;
   isMenuOpen: boolean;
   onOpenMenu: () => void;
   onSignOut: () => Promise<void>;
@@ -23,21 +25,7 @@ export function TopBar({ user, isMenuOpen, onOpenMenu, onSignOut }: TTopBarProps
         <MenuIcon className="size-5" />
       </button>
 
-      <search className="flex-1 sm:max-w-md">
-        {/* The search's behaviour is not specified yet: the box is there, submitting does nothing. */}
-        <form className="relative" onSubmit={(event) => event.preventDefault()}>
-          <label htmlFor="global-search" className="sr-only">
-            Search
-          </label>
-          <SearchIcon className="pointer-events-none absolute left-3 top-1/2 size-4 -translate-y-1/2 text-slate-400" />
-          <input
-            id="global-search"
-            type="search"
-            placeholder="Search..."
-            className="block w-full rounded-lg border-0 bg-slate-100 py-2 pl-9 pr-3 text-sm text-slate-900 placeholder:text-slate-400 focus:bg-white focus:outline-none focus:ring-2 focus:ring-indigo-600"
-          />
-        </form>
-      </search>
+      <GlobalSearch role={effectiveRole(user.role)} />
 
       <div className="ml-auto">
         <UserMenu user={user} onSignOut={onSignOut} />

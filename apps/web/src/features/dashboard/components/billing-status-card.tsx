@@ -1,0 +1,70 @@
+import {
+  DASHBOARD_DEFAULTS,
+  DASHBOARD_TEXTS,
+  daysUntil,
+  expiryTone,
+} from '@sms/contracts/dashboard/dashboard-stats';
+
+const EXPIRY_TONES = {
+  danger: 'text-red-600',
+  warning: 'text-orange-600',
+  normal: 'text-slate-900',
+} as const;
+
+type TBillingStatusCardProps = {
+  billingStatus: string | null | undefined;
+  packageName: string | null | undefined;
+  packageExpiresAt: string | null | undefined;
+};
+
+function describeExpiry(iso: string) {
+  const days = daysUntil(iso);
+  const date = new Date(iso).toLocaleDateString(undefined, {
+    year: 'numeric',
+    month: 'short',
+    day: 'numeric',
+  });
+  if (days < 0) return `${date} (expired)`;
+  if (days === 0) return `${date} (today)`;
+  return `${date} (${days} day${days === 1 ? '' : 's'} left)`;
+}
+
+export function BillingStatusCard({ billingStatus, packageName, packageExpiresAt }: TBillingStatusCardProps) {
+  const status = billingStatus ?? DASHBOARD_DEFAULTS.billingStatus;
+  const active = status === 'active';
+  const tone = expiryTone(packageExpiresAt ?? null);
+  return (
+    <section
+      aria-labelledby="billing-heading"
+      className="rounded-xl border border-slate-200 bg-white p-5 shadow-sm"
+    >
+      <h2 id="billing-heading" className="text-sm font-semibold text-slate-900">
+        {DASHBOARD_TEXTS.billingTitle}
+      </h2>
+      <dl className="mt-4 space-y-3 text-sm">
+        <div className="flex items-center justify-between gap-2">
+          <dt className="text-slate-600">Status</dt>
+          <dd>
+            <span
+              className={`rounded-full px-2 py-0.5 text-xs font-medium ${
+                active ? 'bg-green-50 text-green-700' : 'bg-slate-100 text-slate-600'
+              }`}
+            >
+              {active ? DASHBOARD_TEXTS.billingActive : DASHBOARD_TEXTS.billingInactive}
+            </span>
+          </dd>
+        </div>
+        <div className="flex items-center justify-between gap-2">
+          <dt className="text-slate-600">Package</dt>
+          <dd className="font-medium text-slate-900">{packageName ?? DASHBOARD_DEFAULTS.packageName}</dd>
+        </div>
+        <div className="flex items-center justify-between gap-2">
+          <dt className="text-slate-600">Expires</dt>
+          <dd className={`font-medium ${EXPIRY_TONES[tone]}`} data-testid="package-expiry" data-tone={tone}>
+            {packageExpiresAt ? describeExpiry(packageExpiresAt) : 'No expiry set'}
+          </dd>
+        </div>
+      </dl>
+    </section>
+  );
+}
