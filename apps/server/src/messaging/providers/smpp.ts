@@ -1,0 +1,236 @@
+import type { Pdu, Session } from 'smpp';
+import smpp from 'smpp';
+import type { DeliveryUpdate, OutboundSms, SmsProvider, SubmitOutcome } from './provider.ts';
+import { describeStatus, openSmppLink, type SmppLink } from './smpp-link.ts';
+import { type SmppPart, splitIntoParts } from './smpp-parts.ts';
+import { isDeliveryReceipt, parseSmppReceipt } from './smpp-receipt.ts';
+
+export const SMPP_BIND_MODES = ['transceiver', 'transmitter_receiver'] as const;
+
+export type SmppConfig = {
+  host: string;
+  port: number;
+  systemId: string;
+  password: string;
+  systemType?: string;
+  /** One transceiver session, or a transmitter for submits plus a receiver for receipts. */
+  bindMode: (typeof SMPP_BIND_MODES)[number];
+  /** submit_sm PDUs outstanding at once (each part counts), so a batch is pipelined. */
+  window?: number;
+  batchSize?: number;
+  /** How long one submit_sm waits for its response. */
+  submitTimeoutMs?: number;
+  /** How long a bind may take, and how long a batch waits for a bound session. */
+  bindTimeoutMs?: number;
+  enquireLinkMs?: number;
+  reconnect?: { initialMs?: number; maxMs?: number };
+};
+
+export const SMPP_DEFAULT_WINDOW = 10;
+
+/** Answers that mean "not now" rather than "never": the SMSC's flow control and its own faults. */
+const TRANSIENT_STATUSES = new Set(
+  [
+    'ESME_RTHROTTLED',
+    'ESME_RMSGQFUL',
+    'ESME_RSYSERR',
+    'ESME_RINVBNDSTS',
+    'ESME_RX_T_APPN',
+    'ESME_RSUBMITFAIL',
+    'ESME_RUNKNOWNERR',
+  ].map((name) => smpp.errors[name]),
+);
+/** Flow control: the rest of the batch is held back instead of being refused one by one. */
+const FLOW_CONTROL = new Set([smpp.ESME_RTHROTTLED, smpp.ESME_RMSGQFUL]);
+
+/** One sendBatch call: once the SMSC asks us to slow down, its remaining recipients wait. */
+type Batch = { held: string | null };
+
+type PartResult =
+  | { kind: 'accepted'; messageId: string }
+  | { kind: 'rejected'; reason: string }
+  | { kind: 'retry'; reason: string; flowControl?: boolean };
+
+/**
+ * SMPP 3.4 over npm `smpp`. Binds at once (receipts may arrive at any time) and stays bound,
+ * reconnecting with backoff. A batch is pipelined through a window of outstanding submit_sm; each
+ * recipient's parts carry one concatenation reference, and the first part's message_id is the
+ * recipient's provider id (receipts name it). A refused part rejects the recipient; a part without
+ * an answer (time-out, lost connection, throttling) leaves the whole recipient to be offered again.
+ */
+export function createSmppProvider(config: SmppConfig): SmsProvider {
+  const windowSize = Math.max(1, config.window ?? SMPP_DEFAULT_WINDOW);
+  const submitTimeoutMs = config.submitTimeoutMs ?? 10_000;
+  const bindTimeoutMs = config.bindTimeoutMs ?? 10_000;
+  const window = createWindow(windowSize);
+  const listeners = new Set<(update: DeliveryUpdate) => void>();
+  const inFlight = new Set<(result: PartResult) => void>();
+  let reference = Math.floor(Math.random() * 256);
+
+  const onDeliver = (pdu: Pdu) => {
+    if (!isDeliveryReceipt(pdu)) return; // handset messages (MO) are not this interface's business
+    const update = parseSmppReceipt(pdu);
+    if (!update) return;
+    for (const listener of listeners) {
+      try {
+        listener(update);
+      } catch {
+        // A listener's fault must not keep the receipt from being answered.
+      }
+    }
+  };
+  const onDown = (reason: string) => {
+    for (const finish of [...inFlight])
+      finish({ kind: 'retry', reason: `lost the SMSC connection: ${reason}` });
+  };
+  const linkOptions = {
+    host: config.host,
+    port: config.port,
+    systemId: config.systemId,
+    password: config.password,
+    systemType: config.systemType,
+    enquireLinkMs: config.enquireLinkMs ?? 30_000,
+    bindTimeoutMs,
+    reconnect: { initialMs: config.reconnect?.initialMs ?? 1_000, maxMs: config.reconnect?.maxMs ?? 60_000 },
+    onDown,
+  };
+  const links: { transmit: SmppLink; all: SmppLink[] } =
+    config.bindMode === 'transceiver'
+      ? (() => {
+          const link = openSmppLink({ ...linkOptions, bind: 'bind_transceiver', onDeliver });
+          return { transmit: link, all: [link] };
+        })()
+      : (() => {
+          const transmit = openSmppLink({ ...linkOptions, bind: 'bind_transmitter' });
+          const receive = openSmppLink({
+            ...linkOptions,
+            bind: 'bind_receiver',
+            onDeliver,
+            onDown: undefined,
+          });
+          return { transmit, all: [transmit, receive] };
+        })();
+
+  function submitPart(session: Session, sms: OutboundSms, part: SmppPart, batch: Batch): Promise<PartResult> {
+    return new Promise((resolve) => {
+      const finish = (result: PartResult) => {
+        if (!inFlight.delete(finish)) return;
+        clearTimeout(timer);
+        // Before the slot is freed, so the next recipient already sees the batch held back.
+        if (result.kind === 'retry' && result.flowControl) batch.held ??= `held back: ${result.reason}`;
+        window.release();
+        resolve(result);
+      };
+      inFlight.add(finish);
+      const timer = setTimeout(
+        () => finish({ kind: 'retry', reason: `no submit_sm_resp within ${submitTimeoutMs} ms` }),
+        submitTimeoutMs,
+      );
+      const source = addressOf(sms.from);
+      const sent = session.submit_sm(
+        {
+          source_addr_ton: source.ton,
+          source_addr_npi: source.npi,
+          source_addr: source.address,
+          dest_addr_ton: 1,
+          dest_addr_npi: 1,
+          destination_addr: sms.to.replace(/^\+/, ''),
+          registered_delivery: 1,
+          data_coding: part.dataCoding,
+          short_message: part.udh ? { udh: part.udh, message: part.message } : part.message,
+        },
+        (response: Pdu) => finish(readSubmitResponse(response)),
+      );
+      if (!sent) finish({ kind: 'retry', reason: 'the SMSC connection is not writable' });
+    });
+  }
+
+  async function sendOne(session: Session, sms: OutboundSms, batch: Batch) {
+    if (batch.held) return { recipientKey: sms.recipientKey, outcome: 'retry', reason: batch.held } as const;
+    reference = (reference + 1) & 0xff;
+    const parts = splitIntoParts(sms.text, sms.encoding, reference);
+    const pending: Promise<PartResult>[] = [];
+    for (const part of parts) {
+      await window.acquire();
+      if (batch.held && pending.length === 0) {
+        window.release();
+        return { recipientKey: sms.recipientKey, outcome: 'retry', reason: batch.held } as const;
+      }
+      pending.push(submitPart(session, sms, part, batch));
+    }
+    return outcomeOf(sms.recipientKey, await Promise.all(pending));
+  }
+
+  return {
+    kind: 'smpp',
+    maxBatchSize: Math.max(1, config.batchSize ?? windowSize * 10),
+    async sendBatch(messages) {
+      if (messages.length === 0) return [];
+      const session = await links.transmit.whenBound(bindTimeoutMs);
+      if (!session) {
+        const reason = `not bound to the SMSC: ${links.transmit.lastError() ?? 'still connecting'}`;
+        return messages.map((sms) => ({ recipientKey: sms.recipientKey, outcome: 'retry', reason }));
+      }
+      const batch: Batch = { held: null };
+      return Promise.all(messages.map((sms) => sendOne(session, sms, batch)));
+    },
+    onDeliveryReport(listener) {
+      listeners.add(listener);
+    },
+    async close() {
+      await Promise.all(links.all.map((link) => link.close()));
+    },
+  };
+}
+
+function readSubmitResponse(response: Pdu): PartResult {
+  const status = response.command_status;
+  if (status === 0) return { kind: 'accepted', messageId: (response.message_id ?? '').trim() };
+  const reason = `the SMSC refused submit_sm: ${describeStatus(status)}`;
+  if (TRANSIENT_STATUSES.has(status)) return { kind: 'retry', reason, flowControl: FLOW_CONTROL.has(status) };
+  return { kind: 'rejected', reason: describeStatus(status) };
+}
+
+/** One recipient's fate from its parts': any refusal rejects, any missing answer retries. */
+function outcomeOf(recipientKey: string, results: PartResult[]): SubmitOutcome {
+  const rejected = results.find((result) => result.kind === 'rejected');
+  if (rejected)
+    return { recipientKey, outcome: 'rejected', reason: rejected.reason, providerStatus: rejected.reason };
+  const retry = results.find((result) => result.kind === 'retry');
+  if (retry) return { recipientKey, outcome: 'retry', reason: retry.reason };
+  const first = results[0] as { messageId: string };
+  // Accepted without an id: never offered again, and no receipt can match it.
+  return {
+    recipientKey,
+    outcome: 'accepted',
+    providerMessageId: first.messageId || `unknown:${recipientKey}`,
+  };
+}
+
+/** Sender address type: international number, short code, or alphanumeric sender id. */
+function addressOf(from: string) {
+  if (/^\+\d+$/.test(from)) return { ton: 1, npi: 1, address: from.slice(1) };
+  if (/^\d+$/.test(from))
+    return from.length > 8 ? { ton: 1, npi: 1, address: from } : { ton: 0, npi: 1, address: from };
+  return { ton: 5, npi: 0, address: from.slice(0, 11) };
+}
+
+/** A counting semaphore, first come first served. */
+function createWindow(size: number) {
+  let free = size;
+  const queue: Array<() => void> = [];
+  return {
+    acquire(): Promise<void> {
+      if (free > 0) {
+        free -= 1;
+        return Promise.resolve();
+      }
+      return new Promise((resolve) => queue.push(resolve));
+    },
+    release() {
+      const next = queue.shift();
+      if (next) next();
+      else free += 1;
+    },
+  };
+}

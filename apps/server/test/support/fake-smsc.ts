@@ -1,0 +1,130 @@
+import type { AddressInfo } from 'node:net';
+import type { Pdu, Session } from 'smpp';
+import smpp from 'smpp';
+
+/** How the fake answers one submit_sm. */
+export type SubmitPlan = {
+  /** command_status of the submit_sm_resp (0 accepts). */
+  status?: number;
+  /** Never answer (the client's time-out is what is tested). */
+  silent?: boolean;
+  delayMs?: number;
+  /** Send a delivery receipt with this stat (DELIVRD, UNDELIV, ...) after accepting. */
+  receipt?: string;
+};
+
+type BoundSession = { session: Session; bind: string };
+
+/**
+ * A local SMSC built from the same package: answers binds (checking system_id and password),
+ * enquire_link, unbind and submit_sm (a message_id per part), and sends deliver_sm receipts to a
+ * transceiver or receiver session. Tests steer each submit with `plan` and can drop every
+ * connection at once.
+ */
+export async function startFakeSmsc(credentials: { systemId: string; password: string }) {
+  const submits: Pdu[] = [];
+  /** The message_id the fake gives (or would give) each submit, in the same order. */
+  const messageIds: string[] = [];
+  const binds: string[] = [];
+  const bound: BoundSession[] = [];
+  const stats = { enquireLinks: 0, receiptsAnswered: 0, outstanding: 0, maxOutstanding: 0 };
+  let plan: (pdu: Pdu) => SubmitPlan = () => ({});
+  let nextId = 1;
+
+  const server = smpp.createServer({}, (session) => {
+    session.on('error', () => {});
+    session.on('close', () => {
+      const index = bound.findIndex((entry) => entry.session === session);
+      if (index >= 0) bound.splice(index, 1);
+    });
+    for (const bind of ['bind_transceiver', 'bind_transmitter', 'bind_receiver']) {
+      session.on(bind, (pdu: Pdu) => {
+        binds.push(bind);
+        if (pdu.system_id !== credentials.systemId || pdu.password !== credentials.password) {
+          session.send(pdu.response({ command_status: smpp.ESME_RINVPASWD }));
+          return;
+        }
+        bound.push({ session, bind });
+        session.send(pdu.response({ system_id: 'FAKESMSC' }));
+      });
+    }
+    session.on('enquire_link', (pdu: Pdu) => {
+      stats.enquireLinks += 1;
+      session.send(pdu.response());
+    });
+    session.on('unbind', (pdu: Pdu) => {
+      session.send(pdu.response());
+      session.close();
+    });
+    session.on('submit_sm', (pdu: Pdu) => {
+      const messageId = `SMSC${String(nextId++).padStart(6, '0')}`;
+      submits.push(pdu);
+      messageIds.push(messageId);
+      const decision = plan(pdu);
+      if (decision.silent) return;
+      stats.outstanding += 1;
+      stats.maxOutstanding = Math.max(stats.maxOutstanding, stats.outstanding);
+      const answer = () => {
+        stats.outstanding -= 1;
+        if (decision.status) {
+          session.send(pdu.response({ command_status: decision.status }));
+          return;
+        }
+        session.send(pdu.response({ message_id: messageId }));
+        if (decision.receipt && pdu.registered_delivery) sendReceipt(messageId, pdu, decision.receipt);
+      };
+      if (decision.delayMs) setTimeout(answer, decision.delayMs);
+      else answer();
+    });
+  });
+
+  function sendReceipt(messageId: string, submit: Pdu, stat: string) {
+    const receiver = bound.find((entry) => entry.bind !== 'bind_transmitter');
+    if (!receiver) return;
+    const delivered = stat === 'DELIVRD' ? '001' : '000';
+    receiver.session.deliver_sm(
+      {
+        source_addr: submit.destination_addr,
+        destination_addr: submit.source_addr,
+        esm_class: smpp.ESM_CLASS.MC_DELIVERY_RECEIPT,
+        data_coding: 0,
+        short_message: `id:${messageId} sub:001 dlvrd:${delivered} submit date:2603011000 done date:2603011001 stat:${stat} err:${stat === 'DELIVRD' ? '000' : '001'} text:`,
+      },
+      () => {
+        stats.receiptsAnswered += 1;
+      },
+    );
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    host: '127.0.0.1',
+    port,
+    submits,
+    messageIds,
+    binds,
+    stats,
+    boundSessions: () => bound.map((entry) => entry.bind),
+    setPlan(next: (pdu: Pdu) => SubmitPlan) {
+      plan = next;
+    },
+    /** Sends a deliver_sm of our choosing to the first session that can receive. */
+    sendDeliverSm(options: Record<string, unknown>) {
+      return new Promise<Pdu>((resolve) => {
+        const receiver = bound.find((entry) => entry.bind !== 'bind_transmitter');
+        receiver!.session.deliver_sm(options, resolve);
+      });
+    },
+    /** Cuts every connection, as an SMSC restart would. */
+    dropAll() {
+      for (const session of [...server.sessions]) session.destroy();
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const session of [...server.sessions]) session.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
