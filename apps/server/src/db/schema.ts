@@ -154,7 +154,7 @@ export type TDeliveryStatusColumn =
  */
 export type DeliveryReportsTable = {
   company_id: number;
-  created_at: ColumnType<Date, Date | string, Date | string>;
+  created_at: Timestamp;
   message_id: number;
   /** Also the idempotency key of the provider hand-off. */
   id: Id;

@@ -47,7 +47,8 @@ create sequence delivery_reports_id_seq as bigint;
 create table delivery_reports (
   company_id bigint not null,
   -- When the message's fan-out began (the partition key): one value for all rows of a message.
-  created_at timestamptz not null default now(),
+  -- Milliseconds, so the value survives a round trip through JavaScript dates exactly.
+  created_at timestamptz(3) not null default now(),
   message_id bigint not null,
   id bigint not null default nextval('delivery_reports_id_seq'),
   -- The service the recipient was reached through (its short code is the sender), and the subscriber.
@@ -172,7 +173,7 @@ create table message_sends (
   -- The last subscriber id resolved: a restarted fan-out continues after it.
   fanout_cursor bigint not null default 0,
   -- The partition key of the message's recipient rows, fixed when the fan-out begins.
-  recipients_at timestamptz,
+  recipients_at timestamptz(3),
   -- Recipient rows written so far (final once the fan-out is done).
   recipients integer not null default 0,
   -- What the send counts against the monthly limit (recipients x parts), and in which month.
