@@ -5,6 +5,8 @@ import { successEnvelope } from '../common/envelope.ts';
 export const IMPORT_MAX_ROWS = 200_000;
 /** The largest file (or CSV body) an import accepts. */
 export const IMPORT_MAX_BYTES = 20 * 1024 * 1024;
+/** Longer lines are refused: a phone list's lines are short, and one huge line would be parsed in one go. */
+export const IMPORT_MAX_LINE_LENGTH = 65_536;
 /** The report lists at most this many bad lines; invalidRows still counts them all. */
 export const IMPORT_MAX_REPORTED_ERRORS = 500;
 /** Header names recognised for the phone-number column (case-insensitive); otherwise the first column. */
@@ -14,6 +16,8 @@ export const IMPORT_MESSAGES = {
   fileRequired: 'Choose a CSV file to import',
   empty: 'The file holds no phone numbers',
   tooManyRows: `A file may hold at most ${IMPORT_MAX_ROWS.toLocaleString('en-US')} rows`,
+  lineTooLong: (line: number) =>
+    `Line ${line} is longer than ${IMPORT_MAX_LINE_LENGTH.toLocaleString('en-US')} characters: is this a CSV file?`,
   unsupported: 'Send the CSV as a multipart file, a text/csv body or JSON { "csv": "..." }',
 } as const;
 

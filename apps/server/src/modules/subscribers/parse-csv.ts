@@ -25,36 +25,19 @@ export function splitCsvLine(line: string): string[] {
   return cells;
 }
 
-export type CsvPhoneRow = { line: number; value: string };
-
 const headerKey = (cell: string) => cell.toLowerCase().replace(/[^a-z_]/g, '');
 
 /**
- * The phone-number cell of every data line, with its line number in the file (1-based).
- * A first line naming a known column (phone, msisdn, phoneNumber...) is a header and picks the
- * column; a first line with letters and no digits is a header too; otherwise column one is read.
+ * What the first non-blank line of an import says: a line naming a known column (phone, msisdn,
+ * phoneNumber...) is a header and picks the column; a line whose first cell has letters and no
+ * digits is a header too; otherwise it is data and column one is read.
  */
-export function readPhoneColumn(text: string): CsvPhoneRow[] {
-  const lines = text.replace(/^\uFEFF/, '').split(/\r\n|\n|\r/);
-  let column = 0;
-  let start = 0;
-  const first = lines.findIndex((line) => line.trim() !== '');
-  if (first >= 0) {
-    const cells = splitCsvLine(lines[first]);
-    const named = cells.findIndex((cell) => IMPORT_PHONE_HEADERS.includes(headerKey(cell)));
-    if (named >= 0) {
-      column = named;
-      start = first + 1;
-    } else if (/[a-z]/i.test(cells[0] ?? '') && !/\d/.test(cells[0] ?? '')) {
-      start = first + 1;
-    }
-  }
-  const rows: CsvPhoneRow[] = [];
-  for (let index = start; index < lines.length; index++) {
-    if (lines[index].trim() === '') continue;
-    rows.push({ line: index + 1, value: splitCsvLine(lines[index])[column] ?? '' });
-  }
-  return rows;
+export function phoneColumnOf(firstLine: string): { column: number; isHeader: boolean } {
+  const cells = splitCsvLine(firstLine);
+  const named = cells.findIndex((cell) => IMPORT_PHONE_HEADERS.includes(headerKey(cell)));
+  if (named >= 0) return { column: named, isHeader: true };
+  const first = cells[0] ?? '';
+  return { column: 0, isHeader: /[a-z]/i.test(first) && !/\d/.test(first) };
 }
 
 /** A cell that a spreadsheet would run as a formula is prefixed with a quote (CSV injection). */

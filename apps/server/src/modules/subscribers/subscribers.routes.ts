@@ -1,7 +1,9 @@
+import { Readable } from 'node:stream';
 import { ROUTE_ROLES } from '@sms/contracts/auth/roles';
 import { ZIdParam } from '@sms/contracts/common/envelope';
 import { ZExportSubscribersQuery } from '@sms/contracts/subscribers/export-subscribers';
 import {
+  IMPORT_MAX_BYTES,
   IMPORT_MESSAGES,
   ZImportSubscribersJson,
   ZImportSubscribersResponse,
@@ -19,6 +21,8 @@ import type { AppDeps } from '../../app-deps.ts';
 import { badRequest } from '../../errors.ts';
 import { contextOf } from '../../plugins/authenticate.ts';
 import { guard } from '../../plugins/guards.ts';
+import { RequestTooLargeError } from '../../plugins/request-guards.ts';
+import { cappedChunks, type ImportSource, uploadedFileChunks } from './read-import-rows.ts';
 import {
   exportSubscribers,
   importSubscribers,
@@ -29,17 +33,18 @@ import {
 } from './subscribers.service.ts';
 
 const tags = ['subscribers'];
-const IMPORT_BODY_LIMIT = 20 * 1024 * 1024;
 
-/** The CSV text of an import, whichever way it came: multipart file, text/csv body or JSON { csv }. */
-async function readImportedCsv(request: FastifyRequest) {
+/**
+ * An import's CSV, whichever way it came: a multipart file or a text/csv body (both streamed,
+ * read as they arrive), or JSON { csv }.
+ */
+async function readImportedCsv(request: FastifyRequest): Promise<ImportSource> {
   if (request.isMultipart()) {
-    const file = await request.file({ limits: { fileSize: IMPORT_BODY_LIMIT } });
+    const file = await request.file({ limits: { fileSize: IMPORT_MAX_BYTES } });
     if (!file) throw badRequest(IMPORT_MESSAGES.fileRequired);
-    const buffer = await file.toBuffer();
-    return buffer.toString('utf8');
+    return uploadedFileChunks(file.file);
   }
-  if (typeof request.body === 'string') return request.body;
+  if (request.body instanceof Readable) return cappedChunks(request.body);
   const parsed = ZImportSubscribersJson.safeParse(request.body);
   if (!parsed.success) throw badRequest(parsed.error.issues[0]?.message ?? IMPORT_MESSAGES.unsupported);
   return parsed.data.csv;
@@ -48,11 +53,12 @@ async function readImportedCsv(request: FastifyRequest) {
 export function subscribersRoutes(app: App, deps: AppDeps) {
   const managers = guard(deps, ROUTE_ROLES.subscribers);
   if (!app.hasContentTypeParser('text/csv')) {
-    app.addContentTypeParser(
-      'text/csv',
-      { parseAs: 'string', bodyLimit: IMPORT_BODY_LIMIT },
-      (_request, body, done) => done(null, body),
-    );
+    // The body stays a stream (read by the import as it arrives); a declared size over the cap is refused unread.
+    app.addContentTypeParser('text/csv', (request, payload, done) => {
+      if (Number(request.headers['content-length']) > IMPORT_MAX_BYTES)
+        return done(new RequestTooLargeError(IMPORT_MAX_BYTES), undefined);
+      done(null, payload);
+    });
   }
 
   app.get(
@@ -158,7 +164,7 @@ export function subscribersRoutes(app: App, deps: AppDeps) {
     '/services/:id/subscribers/import',
     {
       preHandler: managers,
-      bodyLimit: IMPORT_BODY_LIMIT,
+      bodyLimit: IMPORT_MAX_BYTES,
       schema: {
         tags,
         description:

@@ -4,13 +4,7 @@ import {
   EXPORT_CSV_HEADER,
   EXPORT_CSV_HEADER_WITH_COMPANY,
 } from '@sms/contracts/subscribers/export-subscribers';
-import {
-  IMPORT_MAX_REPORTED_ERRORS,
-  IMPORT_MAX_ROWS,
-  IMPORT_MESSAGES,
-  type TImportLineError,
-  type TImportSubscribersData,
-} from '@sms/contracts/subscribers/import-subscribers';
+import type { TImportSubscribersData } from '@sms/contracts/subscribers/import-subscribers';
 import {
   SUBSCRIBER_COUNT_CAP,
   SUBSCRIBER_MESSAGES,
@@ -23,8 +17,9 @@ import { badRequest, notFound } from '../../errors.ts';
 import { type RequestContext, tenantOf } from '../../request-context.ts';
 import { type AuditSource, auditSourceOf, recordAudit } from '../audit/record-audit.ts';
 import * as servicesRepo from '../services/services.repository.ts';
-import { csvCell, readPhoneColumn } from './parse-csv.ts';
+import { csvCell } from './parse-csv.ts';
 import { normalisePhoneNumber, phoneSearchDigits } from './phone-number.ts';
+import { type ImportSource, readImportRows } from './read-import-rows.ts';
 import * as repo from './subscribers.repository.ts';
 
 type SubscriberRow = {
@@ -252,41 +247,18 @@ export async function unsubscribe(
 const IMPORT_CHUNK = 5_000;
 
 /** Reads the CSV, keeps the valid numbers (one insert per chunk of 5,000), reports the rest by line. */
-export async function importSubscribers(deps: AppDeps, ctx: RequestContext, serviceId: number, csv: string) {
+export async function importSubscribers(
+  deps: AppDeps,
+  ctx: RequestContext,
+  serviceId: number,
+  csv: ImportSource,
+) {
   const { service, country } = await inActorTransaction(deps.db, ctx, async (trx) => {
     const service = await serviceInScope(trx, ctx, serviceId);
     return { service, country: await companyCountry(deps, trx, service.company_id) };
   });
-  const rows = readPhoneColumn(csv);
-  if (rows.length === 0) throw badRequest(IMPORT_MESSAGES.empty);
-  if (rows.length > IMPORT_MAX_ROWS) throw badRequest(IMPORT_MESSAGES.tooManyRows);
-
-  const errors: TImportLineError[] = [];
-  let invalidRows = 0;
-  let duplicatesInFile = 0;
-  const seen = new Set<string>();
-  const numbers: string[] = [];
-  for (const row of rows) {
-    const result = row.value ? normalisePhoneNumber(row.value, country) : { ok: false as const, input: '' };
-    if (!result.ok) {
-      invalidRows++;
-      if (errors.length < IMPORT_MAX_REPORTED_ERRORS)
-        errors.push({
-          line: row.line,
-          value: row.value.slice(0, 60),
-          message: row.value
-            ? SUBSCRIBER_MESSAGES.phoneInvalid(row.value.slice(0, 60))
-            : SUBSCRIBER_MESSAGES.phoneRequired,
-        });
-      continue;
-    }
-    if (seen.has(result.msisdn)) {
-      duplicatesInFile++;
-      continue;
-    }
-    seen.add(result.msisdn);
-    numbers.push(result.msisdn);
-  }
+  // Streamed and parsed in slices that yield (read-import-rows.ts): other requests keep being served.
+  const { totalRows, numbers, duplicatesInFile, invalidRows, errors } = await readImportRows(csv, country);
 
   const totals = { imported: 0, alreadySubscribed: 0, previouslyUnsubscribed: 0 };
   await inActorTransaction(deps.db, ctx, async (trx) => {
@@ -309,7 +281,7 @@ export async function importSubscribers(deps: AppDeps, ctx: RequestContext, serv
       details: {
         serviceId: service.id,
         serviceName: service.name,
-        totalRows: rows.length,
+        totalRows,
         ...totals,
         duplicatesInFile,
         invalidRows,
@@ -317,7 +289,7 @@ export async function importSubscribers(deps: AppDeps, ctx: RequestContext, serv
     });
   });
   return {
-    totalRows: rows.length,
+    totalRows,
     ...totals,
     duplicatesInFile,
     invalidRows,
