@@ -14,6 +14,8 @@ const ZDuration = z
     return amount * { s: 1, m: 60, h: 3600, d: 86_400 }[unit];
   });
 
+const ZRate = z.coerce.number().min(0).max(1);
+
 const ZFlag = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no', ''])
   .transform((value) => ['1', 'true', 'yes'].includes(value));
@@ -50,7 +52,48 @@ const ZEnvironment = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   NODE_ENV: z.string().optional(),
   CONSOLE_DIR: z.string().min(1).optional(),
+  ROLE: z.enum(['api', 'worker', 'both'], { error: 'ROLE must be api, worker or both' }).default('both'),
+  WORKER_LANES: z.coerce.number().int().min(1).max(64).default(4),
+  FANOUT_BATCH_SIZE: z.coerce.number().int().min(1).max(100_000).default(5000),
+  SEND_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(5),
+  SEND_RETRY_BASE_MS: z.coerce.number().int().min(1).default(2000),
+  DELIVERY_REPORT_RETENTION_MONTHS: z.coerce.number().int().min(1).max(120).default(13),
+  SIMULATOR_CALLBACK_URL: z.url().optional(),
+  SIMULATOR_MESSAGES_PER_SECOND: z.coerce.number().int().min(1).default(1000),
+  SIMULATOR_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(1000),
+  SIMULATOR_REJECT_RATE: ZRate.default(0),
+  SIMULATOR_RETRY_RATE: ZRate.default(0),
+  SIMULATOR_FAIL_RATE: ZRate.default(0.02),
+  SIMULATOR_DELIVERY_DELAY_MS: z.coerce.number().int().min(0).default(1000),
+  SIMULATOR_DLR_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(32),
+  SIMULATOR_LEDGER: z.string().min(1).optional(),
 });
+
+export type ProcessRole = 'api' | 'worker' | 'both';
+
+/** The messaging engine's knobs (ADR 0006). */
+export type MessagingConfig = {
+  /** Concurrent fan-out and hand-over loops per worker process. */
+  workerLanes: number;
+  fanoutBatchSize: number;
+  /** Hand-overs of one recipient before a transient error fails it for good. */
+  maxAttempts: number;
+  /** First retry delay; doubles per attempt (capped at 5 minutes). */
+  retryBaseMs: number;
+  retentionMonths: number;
+  simulator: {
+    /** Where simulated delivery reports are posted (default: this process's own listener, else PUBLIC_URL). */
+    callbackUrl: string | undefined;
+    messagesPerSecond: number;
+    batchSize: number;
+    rejectRate: number;
+    retryRate: number;
+    failRate: number;
+    deliveryDelayMs: number;
+    dlrConcurrency: number;
+    ledgerFile: string | undefined;
+  };
+};
 
 /** Requests per client (per company for provider callbacks) before a 429; in memory, per process. */
 export type RateLimits = {
@@ -86,6 +129,8 @@ export type Config = {
   hsts: boolean | undefined;
   logLevel: string;
   consoleDir: string;
+  role: ProcessRole;
+  messaging: MessagingConfig;
 };
 
 /** Reads the environment once; a bad value stops start-up with a line naming the variable. */
@@ -129,5 +174,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     // CONSOLE_DIR lets parallel browser-test runs each serve their own build.
     consoleDir: path.resolve(ROOT, e.CONSOLE_DIR ?? 'apps/web/dist'),
+    role: e.ROLE,
+    messaging: {
+      workerLanes: e.WORKER_LANES,
+      fanoutBatchSize: e.FANOUT_BATCH_SIZE,
+      maxAttempts: e.SEND_MAX_ATTEMPTS,
+      retryBaseMs: e.SEND_RETRY_BASE_MS,
+      retentionMonths: e.DELIVERY_REPORT_RETENTION_MONTHS,
+      simulator: {
+        callbackUrl: e.SIMULATOR_CALLBACK_URL?.replace(/\/+$/, ''),
+        messagesPerSecond: e.SIMULATOR_MESSAGES_PER_SECOND,
+        batchSize: e.SIMULATOR_BATCH_SIZE,
+        rejectRate: e.SIMULATOR_REJECT_RATE,
+        retryRate: e.SIMULATOR_RETRY_RATE,
+        failRate: e.SIMULATOR_FAIL_RATE,
+        deliveryDelayMs: e.SIMULATOR_DELIVERY_DELAY_MS,
+        dlrConcurrency: e.SIMULATOR_DLR_CONCURRENCY,
+        ledgerFile: e.SIMULATOR_LEDGER,
+      },
+    },
   };
 }

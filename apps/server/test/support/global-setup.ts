@@ -4,6 +4,7 @@ import { createInterface } from 'node:readline';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { runMigrations } from '../../src/db/migrate.ts';
+import { installJobQueue } from '../../src/messaging/queue/job-queue.ts';
 import { databaseUrl } from './database-url.ts';
 
 declare module 'vitest' {
@@ -48,6 +49,7 @@ async function prepareTemplate(project: TestProject, adminUrl: string, embedded:
   const pool = new pg.Pool({ connectionString: databaseUrl(adminUrl, template), max: 1 });
   try {
     await runMigrations(pool);
+    await installJobQueue(pool);
   } finally {
     await pool.end();
   }

@@ -65,6 +65,8 @@ export const MESSAGE_MESSAGES = {
   notCancellable: 'Only scheduled messages can be cancelled',
   notSendable: 'Only pending or scheduled messages can be sent',
   contentManagerSend: 'Content managers can view messages but cannot send them',
+  companyNotActive: 'Messages can only be sent while the company is active',
+  idempotencyKeyInvalid: 'Idempotency-Key must be 1 to 255 visible characters',
   idempotencyKeyReused: 'This Idempotency-Key was already used for a different request',
   sent: 'Message sent successfully!',
   sendFailed: 'Failed to send message. Please try again.',

@@ -1,0 +1,107 @@
+import type { Database } from '../db/database.ts';
+import { companyScope, inTenantTransaction } from '../db/tenant-scope.ts';
+import { applyDeliveryUpdates, type DeliveryOutcome } from './delivery-reports.ts';
+import type { DeliveryUpdate } from './providers/provider.ts';
+
+export type DeliveryReportIntake = {
+  /** Resolves once the report's batch has committed (or rejects if it could not be). */
+  submit(companyId: number, update: DeliveryUpdate): Promise<DeliveryOutcome>;
+  /** Applies what is queued and stops taking more. */
+  close(): Promise<void>;
+};
+
+export type IntakeOptions = {
+  /** Reports per batch at most. */
+  maxBatch?: number;
+  /** How long the first report of a batch waits for others to join it. */
+  maxWaitMs?: number;
+  /** Batches applied at once; more reports queue up meanwhile and form the next, larger batch. */
+  concurrency?: number;
+};
+
+type Pending = {
+  companyId: number;
+  update: DeliveryUpdate;
+  resolve: (outcome: DeliveryOutcome) => void;
+  reject: (error: Error) => void;
+};
+
+/**
+ * Group commit for delivery reports: requests are queued, applied together (one transaction and
+ * one UPDATE ... FROM unnest per company per batch), and each request is answered only after its
+ * batch committed, so nothing acknowledged is lost. Under load the batches grow by themselves:
+ * reports that arrive while batches are being applied form the next one.
+ */
+export function createDeliveryReportIntake(db: Database, options: IntakeOptions = {}): DeliveryReportIntake {
+  const maxBatch = options.maxBatch ?? 1000;
+  const maxWaitMs = options.maxWaitMs ?? 2;
+  const concurrency = options.concurrency ?? 2;
+  let queue: Pending[] = [];
+  let applying = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let closed = false;
+  const idleWaiters: (() => void)[] = [];
+
+  const applyBatch = async (batch: Pending[]) => {
+    const byCompany = new Map<number, Pending[]>();
+    for (const item of batch) {
+      const list = byCompany.get(item.companyId) ?? [];
+      list.push(item);
+      byCompany.set(item.companyId, list);
+    }
+    for (const [companyId, items] of byCompany) {
+      try {
+        const outcomes = await inTenantTransaction(db, companyScope(companyId), (trx) =>
+          applyDeliveryUpdates(
+            trx,
+            companyId,
+            items.map((item) => item.update),
+          ),
+        );
+        for (const [index, item] of items.entries()) item.resolve(outcomes[index]);
+      } catch (error) {
+        for (const item of items) item.reject(error as Error);
+      }
+    }
+  };
+
+  const flush = () => {
+    timer = undefined;
+    while (queue.length > 0 && applying < concurrency) {
+      const batch = queue.slice(0, maxBatch);
+      queue = queue.slice(batch.length);
+      applying++;
+      void applyBatch(batch).finally(() => {
+        applying--;
+        if (queue.length > 0) schedule();
+        else if (applying === 0) for (const resolve of idleWaiters.splice(0)) resolve();
+      });
+    }
+  };
+
+  const schedule = () => {
+    if (applying >= concurrency) return;
+    if (queue.length >= maxBatch) {
+      if (timer) clearTimeout(timer);
+      flush();
+    } else {
+      timer ??= setTimeout(flush, maxWaitMs);
+    }
+  };
+
+  return {
+    submit(companyId, update) {
+      if (closed) return Promise.reject(new Error('Delivery reports are no longer accepted: shutting down'));
+      return new Promise<DeliveryOutcome>((resolve, reject) => {
+        queue.push({ companyId, update, resolve, reject });
+        schedule();
+      });
+    },
+    async close() {
+      closed = true;
+      if (timer) clearTimeout(timer);
+      flush();
+      if (applying > 0 || queue.length > 0) await new Promise<void>((resolve) => idleWaiters.push(resolve));
+    },
+  };
+}

@@ -1,0 +1,105 @@
+import { sql } from 'kysely';
+import type { Executor } from '../db/database.ts';
+import { upsertCountDeltas } from './delivery-counts.ts';
+import type { DeliveryUpdate } from './providers/provider.ts';
+import { settleSends } from './send-progress.ts';
+
+/**
+ * What became of one delivery report: applied (the recipient moved on), unchanged (a repeat, or
+ * older news than the recipient already has), unknown (no recipient has that provider id, yet:
+ * kept for a while in case our own hand-over commit is still on its way).
+ */
+export type DeliveryOutcome = 'applied' | 'unchanged' | 'unknown';
+
+/** Reports name recipients handed over at most this long ago (the partitions they may live in). */
+const REPORT_WINDOW = '62 days';
+
+/**
+ * Applies a batch of one company's delivery reports with one statement: each provider id takes
+ * its most advanced report of the batch; a recipient's status only moves forward (pending <
+ * submitted < sent < final, and a final status is never replaced), so repeats and late
+ * intermediate reports change nothing; the counters move in the same statement. Messages follow
+ * (settleSends). Reports for ids no recipient carries are kept in unmatched_delivery_reports when
+ * `keepUnknown` (the sweep re-applies them). Returns one outcome per input, in order.
+ */
+export async function applyDeliveryUpdates(
+  trx: Executor,
+  companyId: number,
+  updates: readonly DeliveryUpdate[],
+  options: { keepUnknown: boolean } = { keepUnknown: true },
+): Promise<DeliveryOutcome[]> {
+  if (updates.length === 0) return [];
+  const ids = updates.map((update) => update.providerMessageId);
+  const { rows } = await sql<{
+    gateway_message_id: string;
+    outcome: DeliveryOutcome;
+    message_id: number | null;
+  }>`
+    with input as (
+      select distinct on (u.gid) u.gid, u.status, u.provider_status, u.error, u.at, r.rank
+        from unnest(${ids}::text[], ${updates.map((u) => u.status)}::text[],
+                    ${updates.map((u) => u.providerStatus)}::text[], ${updates.map((u) => u.error)}::text[],
+                    ${updates.map((u) => u.at)}::timestamptz[]) with ordinality as u(gid, status, provider_status, error, at, ord)
+        cross join lateral (select case u.status when 'submitted' then 1 when 'sent' then 2 else 3 end as rank) r
+       order by u.gid, r.rank desc, u.ord
+    ),
+    target as (
+      select d.company_id, d.message_id, d.id, d.created_at, d.status as old_status,
+             i.gid, i.status, i.provider_status, i.error, i.at
+        from input i
+        join delivery_reports d
+          on d.company_id = ${companyId} and d.gateway_message_id = i.gid
+         and d.created_at >= now() - ${REPORT_WINDOW}::interval
+       where i.rank > case d.status when 'pending' then 0 when 'submitted' then 1 when 'sent' then 2 else 3 end
+         for update of d
+    ),
+    changed as (
+      update delivery_reports d
+         set status = t.status,
+             provider_status = t.provider_status,
+             error_message = case when t.status in ('failed', 'rejected', 'expired') then coalesce(t.error, t.provider_status)
+                                  else d.error_message end,
+             delivered_at = case when t.status = 'delivered' then t.at else d.delivered_at end,
+             updated_at = now()
+        from target t
+       where d.company_id = t.company_id and d.message_id = t.message_id and d.id = t.id and d.created_at = t.created_at
+      returning d.message_id, t.old_status, d.status, t.gid
+    ),
+    counted as (
+      ${upsertCountDeltas(
+        companyId,
+        sql`select message_id, old_status, -1 from changed union all select message_id, status, 1 from changed`,
+      )}
+    ),
+    known as (
+      select i.gid from input i
+       where exists (select 1 from delivery_reports d
+                      where d.company_id = ${companyId} and d.gateway_message_id = i.gid
+                        and d.created_at >= now() - ${REPORT_WINDOW}::interval)
+    ),
+    kept as (
+      insert into unmatched_delivery_reports (company_id, gateway_message_id, status, provider_status, error_message, reported_at)
+      select ${companyId}, i.gid, i.status, i.provider_status, i.error, i.at
+        from input i
+       where ${options.keepUnknown} and i.gid not in (select gid from known)
+      on conflict do nothing
+    )
+    select i.gid as gateway_message_id,
+           case when c.gid is not null then 'applied' when k.gid is not null then 'unchanged' else 'unknown' end as outcome,
+           c.message_id
+      from input i
+      left join changed c on c.gid = i.gid
+      left join known k on k.gid = i.gid`.execute(trx);
+
+  const touched = [...new Set(rows.flatMap((row) => (row.message_id === null ? [] : [row.message_id])))];
+  await settleSends(trx, companyId, touched);
+  const byId = new Map(rows.map((row) => [row.gateway_message_id, row.outcome]));
+  // A provider id reported twice in one batch: the first copy carried its news, the rest are repeats.
+  const seen = new Set<string>();
+  return ids.map((id) => {
+    const outcome = byId.get(id) ?? 'unknown';
+    if (seen.has(id) && outcome === 'applied') return 'unchanged';
+    seen.add(id);
+    return outcome;
+  });
+}

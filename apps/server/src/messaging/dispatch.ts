@@ -1,0 +1,226 @@
+import type { TDeliveryStatus } from '@sms/contracts/messages/message';
+import { sql } from 'kysely';
+import type { Database, Executor } from '../db/database.ts';
+import { companyScope, inTenantTransaction } from '../db/tenant-scope.ts';
+import { type CountChange, recordCountChanges } from './delivery-counts.ts';
+import type { OutboundSms, SubmitOutcome } from './providers/provider.ts';
+import type { CompanyProvider } from './providers/registry.ts';
+
+/** What the hand-over needs of a send, read once per send. */
+export type SendPlan = {
+  companyId: number;
+  messageId: number;
+  recipientsAt: Date;
+  text: string;
+  encoding: 'GSM-7' | 'UCS-2';
+  parts: number;
+  /** The sender of each service's recipients: its short code. */
+  senders: Map<number, string>;
+};
+
+export type RetryPolicy = { maxAttempts: number; baseDelayMs: number; maxDelayMs: number };
+
+/** Where a lane is in a send: fresh recipients after `cursor` (keyset), retries by due time. */
+export type LaneCursor = { cursor: number };
+
+export type DispatchResult = {
+  /** Recipients claimed (locked) in this batch. */
+  claimed: number;
+  /** Handed to the provider (claimed and within the rate). */
+  offered: number;
+  /** The rate window was used up: try again after this many ms. */
+  throttledForMs: number | null;
+};
+
+type ClaimedRow = { id: number; recipient_phone: string; service_id: number | null; attempts: number };
+
+export async function readSendPlan(
+  db: Database,
+  companyId: number,
+  messageId: number,
+): Promise<SendPlan | null> {
+  return inTenantTransaction(db, companyScope(companyId), async (trx) => {
+    const { rows } = await sql<{
+      recipients_at: Date | null;
+      content: string;
+      encoding: 'GSM-7' | 'UCS-2' | null;
+      parts: number | null;
+      service_ids: number[];
+    }>`
+      select s.recipients_at, m.content, m.encoding, m.parts, m.service_ids
+        from message_sends s join messages m on m.company_id = s.company_id and m.id = s.message_id
+       where s.company_id = ${companyId} and s.message_id = ${messageId}`.execute(trx);
+    const row = rows[0];
+    if (!row?.recipients_at) return null;
+    const services = await trx
+      .selectFrom('services')
+      .select(['id', 'shortcode'])
+      .where('company_id', '=', companyId)
+      .where('id', 'in', row.service_ids.length > 0 ? row.service_ids : [0])
+      .execute();
+    return {
+      companyId,
+      messageId,
+      recipientsAt: row.recipients_at,
+      text: row.content,
+      encoding: row.encoding ?? 'GSM-7',
+      parts: Math.max(1, row.parts ?? 1),
+      senders: new Map(services.map((service) => [service.id, service.shortcode])),
+    };
+  });
+}
+
+/** Locks up to `limit` recipients due for a hand-over: retries whose time has come first, then fresh ones after the lane's cursor. */
+async function claimRecipients(trx: Executor, plan: SendPlan, lane: LaneCursor, limit: number) {
+  const due = await sql<ClaimedRow>`
+    select id, recipient_phone, service_id, attempts
+      from delivery_reports
+     where company_id = ${plan.companyId} and message_id = ${plan.messageId} and created_at = ${plan.recipientsAt}
+       and next_attempt_at <= now() and status = 'pending'
+     order by next_attempt_at, id
+     limit ${limit}
+       for update skip locked`.execute(trx);
+  if (due.rows.length >= limit) return due.rows;
+  const fresh = await sql<ClaimedRow>`
+    select id, recipient_phone, service_id, attempts
+      from delivery_reports
+     where company_id = ${plan.companyId} and message_id = ${plan.messageId} and created_at = ${plan.recipientsAt}
+       and id > ${lane.cursor} and status = 'pending' and next_attempt_at is null
+     order by id
+     limit ${limit - due.rows.length}
+       for update skip locked`.execute(trx);
+  return [...due.rows, ...fresh.rows];
+}
+
+export function retryDelayMs(policy: RetryPolicy, attempt: number) {
+  const exponential = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attempt - 1));
+  // Jitter, so recipients failed together do not all come back in the same second.
+  return Math.round(exponential * (0.8 + Math.random() * 0.4));
+}
+
+type Recorded = {
+  id: number;
+  status: TDeliveryStatus;
+  gatewayId: string | null;
+  providerStatus: string | null;
+  error: string | null;
+  nextAttemptAt: Date | null;
+};
+
+/** Maps each claimed recipient's outcome onto its new row state (no answer counts as a retry). */
+function recordOf(row: ClaimedRow, outcome: SubmitOutcome | undefined, policy: RetryPolicy): Recorded {
+  const attempt = row.attempts + 1;
+  if (outcome?.outcome === 'accepted')
+    return {
+      id: row.id,
+      status: 'submitted',
+      gatewayId: outcome.providerMessageId,
+      providerStatus: outcome.providerStatus ?? null,
+      error: null,
+      nextAttemptAt: null,
+    };
+  if (outcome?.outcome === 'rejected')
+    return {
+      id: row.id,
+      status: 'rejected',
+      gatewayId: null,
+      providerStatus: outcome.providerStatus ?? null,
+      error: outcome.reason,
+      nextAttemptAt: null,
+    };
+  const reason = outcome?.reason ?? 'The provider did not answer for this recipient';
+  if (attempt >= policy.maxAttempts)
+    return {
+      id: row.id,
+      status: 'failed',
+      gatewayId: null,
+      providerStatus: null,
+      error: reason,
+      nextAttemptAt: null,
+    };
+  return {
+    id: row.id,
+    status: 'pending',
+    gatewayId: null,
+    providerStatus: null,
+    error: reason,
+    nextAttemptAt: new Date(Date.now() + retryDelayMs(policy, attempt)),
+  };
+}
+
+/**
+ * One hand-over batch of a send, in one transaction: claim due recipients (FOR UPDATE SKIP LOCKED,
+ * so concurrent lanes and workers take disjoint rows), take that many hand-overs from the
+ * company's rate window, hand them to the provider while the rows stay locked, and record every
+ * outcome with one UPDATE ... FROM unnest(...) and the counters with one upsert. Claimed rows the
+ * rate does not allow are released untouched. A crash before the commit releases the whole batch,
+ * which is then offered again with the same recipient keys.
+ */
+export async function dispatchBatch(
+  db: Database,
+  plan: SendPlan,
+  companyProvider: CompanyProvider,
+  lane: LaneCursor,
+  policy: RetryPolicy,
+  takeTokens: (wanted: number) => Promise<{ granted: number; nextWindowInMs: number }>,
+): Promise<DispatchResult> {
+  return inTenantTransaction(db, companyScope(plan.companyId), async (trx) => {
+    const claimed = await claimRecipients(trx, plan, lane, companyProvider.batchSize);
+    if (claimed.length === 0) return { claimed: 0, offered: 0, throttledForMs: null };
+    const { granted, nextWindowInMs } = await takeTokens(claimed.length);
+    if (granted === 0) return { claimed: claimed.length, offered: 0, throttledForMs: nextWindowInMs || 1 };
+    const batch = claimed.slice(0, granted);
+
+    const outbound: OutboundSms[] = batch.map((row) => ({
+      recipientKey: String(row.id),
+      to: row.recipient_phone,
+      from: (row.service_id !== null ? plan.senders.get(row.service_id) : undefined) ?? '',
+      text: plan.text,
+      encoding: plan.encoding,
+      parts: plan.parts,
+    }));
+    let outcomes: SubmitOutcome[];
+    try {
+      outcomes = await companyProvider.provider.sendBatch(outbound);
+    } catch (error) {
+      // The interface says providers turn faults into retries; one that throws gets the same.
+      outcomes = outbound.map((sms) => ({
+        recipientKey: sms.recipientKey,
+        outcome: 'retry' as const,
+        reason: `Provider error: ${(error as Error).message}`,
+      }));
+    }
+    const byKey = new Map(outcomes.map((outcome) => [outcome.recipientKey, outcome]));
+    const records = batch.map((row) => recordOf(row, byKey.get(String(row.id)), policy));
+
+    await sql`
+      update delivery_reports d
+         set status = u.status,
+             gateway_message_id = u.gateway_id,
+             provider_status = u.provider_status,
+             error_message = u.error,
+             next_attempt_at = u.next_attempt_at,
+             attempts = d.attempts + 1,
+             submitted_at = case when u.status = 'submitted' then now() else d.submitted_at end,
+             updated_at = now()
+        from unnest(${records.map((r) => r.id)}::bigint[], ${records.map((r) => r.status)}::text[],
+                    ${records.map((r) => r.gatewayId)}::text[], ${records.map((r) => r.providerStatus)}::text[],
+                    ${records.map((r) => r.error)}::text[], ${records.map((r) => r.nextAttemptAt)}::timestamptz[])
+             as u(id, status, gateway_id, provider_status, error, next_attempt_at)
+       where d.company_id = ${plan.companyId} and d.message_id = ${plan.messageId}
+         and d.created_at = ${plan.recipientsAt} and d.id = u.id`.execute(trx);
+
+    const moved = new Map<TDeliveryStatus, number>();
+    for (const record of records) moved.set(record.status, (moved.get(record.status) ?? 0) + 1);
+    const changes: CountChange[] = [...moved].map(([to, count]) => ({
+      messageId: plan.messageId,
+      from: 'pending',
+      to,
+      count,
+    }));
+    await recordCountChanges(trx, plan.companyId, changes);
+    // Fresh recipients only move the cursor forward; retried ones come back through next_attempt_at.
+    for (const row of batch) if (row.attempts === 0 && row.id > lane.cursor) lane.cursor = row.id;
+    return { claimed: claimed.length, offered: batch.length, throttledForMs: null };
+  });
+}

@@ -1,0 +1,256 @@
+import { sql } from 'kysely';
+import type { MessagingConfig } from '../config.ts';
+import type { Database } from '../db/database.ts';
+import { companyScope, inTenantTransaction, platformScope } from '../db/tenant-scope.ts';
+import { dispatchBatch, type LaneCursor, type RetryPolicy, readSendPlan, type SendPlan } from './dispatch.ts';
+import { fanOutBatch } from './fan-out.ts';
+import {
+  adoptSendsWithoutJobs,
+  dropExpiredPartitions,
+  ensurePartitions,
+  expireIdempotencyKeys,
+  reapplyUnmatchedReports,
+} from './maintenance.ts';
+import type { ProviderRegistry } from './providers/registry.ts';
+import type { JobQueue } from './queue/job-queue.ts';
+import { SEND_MESSAGE_JOB } from './queue/jobs.ts';
+import { takeSendTokens } from './rate-window.ts';
+import { startSend } from './send-jobs.ts';
+import { settleSends } from './send-progress.ts';
+
+export type MessagingEngine = {
+  start(): Promise<void>;
+  /** Stops taking jobs; lanes finish the batch in hand (or roll it back), then return. */
+  stop(): Promise<void>;
+  /** Lets idle lanes look for work now (a send was just started in this process). */
+  wake(): void;
+};
+
+export type MessagingEngineOptions = {
+  db: Database;
+  queue: JobQueue;
+  providers: ProviderRegistry;
+  config: MessagingConfig;
+  log: (level: 'info' | 'warn' | 'error', message: string, error?: unknown) => void;
+  /** How long an idle lane sleeps before it looks for work again. */
+  idleMs?: number;
+  maintenanceIntervalMs?: number;
+  unmatchedSweepIntervalMs?: number;
+};
+
+type ActiveSend = { companyId: number; messageId: number; state: 'fanout' | 'dispatch' };
+
+const ACTIVE_SENDS_TTL_MS = 200;
+const SETTLE_EVERY_MS = 500;
+const CURSOR_RESET_EVERY_MS = 1000;
+
+/**
+ * The worker side of messaging: the send job's handler (a send starts at its time), lanes that
+ * fan sends out and hand recipients over in batches (any number of lanes per process, any number
+ * of processes on one database: they share work through row locks), and periodic upkeep.
+ */
+export function createMessagingEngine(options: MessagingEngineOptions): MessagingEngine {
+  const { db, queue, providers, config, log } = options;
+  const idleMs = options.idleMs ?? 200;
+  const policy: RetryPolicy = {
+    maxAttempts: config.maxAttempts,
+    baseDelayMs: config.retryBaseMs,
+    maxDelayMs: 5 * 60_000,
+  };
+  let running = false;
+  let lanes: Promise<void>[] = [];
+  let timers: NodeJS.Timeout[] = [];
+  let sleepers: (() => void)[] = [];
+  const upkeep = new Set<Promise<unknown>>();
+
+  let activeCache: { at: number; sends: ActiveSend[] } = { at: 0, sends: [] };
+  let activeLoading: Promise<ActiveSend[]> | null = null;
+  const plans = new Map<number, Promise<SendPlan | null>>();
+  const throttledUntil = new Map<number, number>();
+  const fanningOut = new Set<number>();
+  const lastSettle = new Map<number, number>();
+
+  const activeSends = () => {
+    if (Date.now() - activeCache.at < ACTIVE_SENDS_TTL_MS) return Promise.resolve(activeCache.sends);
+    activeLoading ??= inTenantTransaction(db, platformScope, async (trx) => {
+      const { rows } = await sql<{ company_id: number; message_id: number; state: 'fanout' | 'dispatch' }>`
+        select company_id, message_id, state from message_sends
+         where state in ('fanout', 'dispatch') order by message_id limit 1000`.execute(trx);
+      return rows.map((row) => ({ companyId: row.company_id, messageId: row.message_id, state: row.state }));
+    })
+      .then((sends) => {
+        activeCache = { at: Date.now(), sends };
+        const live = new Set(sends.map((send) => send.messageId));
+        for (const messageId of plans.keys()) if (!live.has(messageId)) plans.delete(messageId);
+        return sends;
+      })
+      .finally(() => {
+        activeLoading = null;
+      });
+    return activeLoading;
+  };
+  const forgetActive = () => {
+    activeCache = { at: 0, sends: activeCache.sends };
+  };
+
+  const planOf = (send: ActiveSend) => {
+    let plan = plans.get(send.messageId);
+    if (!plan) {
+      plan = readSendPlan(db, send.companyId, send.messageId);
+      plans.set(send.messageId, plan);
+      plan.catch(() => plans.delete(send.messageId));
+    }
+    return plan;
+  };
+
+  const settle = async (send: ActiveSend, force = false) => {
+    const last = lastSettle.get(send.messageId) ?? 0;
+    if (!force && Date.now() - last < SETTLE_EVERY_MS) return;
+    lastSettle.set(send.messageId, Date.now());
+    await inTenantTransaction(db, companyScope(send.companyId), (trx) =>
+      settleSends(trx, send.companyId, [send.messageId]),
+    );
+    forgetActive();
+  };
+
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        sleepers = sleepers.filter((sleeper) => sleeper !== done);
+        resolve();
+      }
+      sleepers.push(done);
+    });
+
+  const wake = () => {
+    forgetActive();
+    for (const sleeper of [...sleepers]) sleeper();
+  };
+
+  /** One unit of work on a send; true when something moved. */
+  const workOn = async (send: ActiveSend, cursors: Map<number, LaneCursor & { resetAt: number }>) => {
+    let worked = false;
+    if (send.state === 'fanout' && !fanningOut.has(send.messageId)) {
+      fanningOut.add(send.messageId);
+      try {
+        const result = await fanOutBatch(db, send.companyId, send.messageId, config.fanoutBatchSize);
+        if (result !== 'busy') worked = true;
+        if (result === 'finished') forgetActive();
+      } finally {
+        fanningOut.delete(send.messageId);
+      }
+    }
+    if ((throttledUntil.get(send.companyId) ?? 0) > Date.now()) return worked;
+    const plan = await planOf(send);
+    if (!plan) return worked;
+    const companyProvider = await providers.forCompany(send.companyId);
+    let cursor = cursors.get(send.messageId);
+    if (!cursor) {
+      cursor = { cursor: 0, resetAt: 0 };
+      cursors.set(send.messageId, cursor);
+    }
+    const result = await dispatchBatch(db, plan, companyProvider, cursor, policy, (wanted) =>
+      takeSendTokens(db, send.companyId, wanted, companyProvider.messagesPerSecond),
+    );
+    if (result.throttledForMs !== null) {
+      throttledUntil.set(send.companyId, Date.now() + result.throttledForMs);
+      return worked;
+    }
+    if (result.offered > 0) worked = true;
+    if (result.claimed === 0 && cursor.cursor > 0 && Date.now() - cursor.resetAt > CURSOR_RESET_EVERY_MS) {
+      // Rows behind the cursor may have been released by others (a rolled-back batch): look again from the start.
+      cursor.cursor = 0;
+      cursor.resetAt = Date.now();
+      return true;
+    }
+    if (result.claimed < companyProvider.batchSize && send.state === 'dispatch')
+      await settle(send, result.claimed > 0);
+    return worked;
+  };
+
+  const runLane = async (index: number) => {
+    const cursors = new Map<number, LaneCursor & { resetAt: number }>();
+    let turn = index;
+    let failures = 0;
+    while (running) {
+      let worked = false;
+      try {
+        const sends = await activeSends();
+        for (const messageId of cursors.keys())
+          if (!sends.some((send) => send.messageId === messageId)) cursors.delete(messageId);
+        for (let i = 0; i < sends.length && running; i++) {
+          const send = sends[(turn + i) % sends.length];
+          if (await workOn(send, cursors)) worked = true;
+        }
+        turn++;
+        failures = 0;
+      } catch (error) {
+        failures++;
+        log('error', 'messaging lane failed a step; retrying', error);
+        forgetActive();
+        await sleep(Math.min(5000, 100 * 2 ** failures));
+        continue;
+      }
+      if (!worked && running) {
+        const throttleEnds = Math.min(
+          ...[...throttledUntil.values()].filter((at) => at > Date.now()),
+          Infinity,
+        );
+        await sleep(Math.max(5, Math.min(idleMs, throttleEnds - Date.now())));
+      }
+    }
+  };
+
+  const every = (ms: number, task: () => Promise<unknown>) => {
+    const run = () => {
+      if (!running) return;
+      const work = task()
+        .catch((error) => log('warn', 'messaging upkeep failed', error))
+        .finally(() => upkeep.delete(work));
+      upkeep.add(work);
+    };
+    timers.push(setInterval(run, ms));
+    return run;
+  };
+
+  const sweepSettles = async () => {
+    const sends = await activeSends();
+    for (const send of sends) if (send.state === 'dispatch') await settle(send, true);
+  };
+
+  const maintain = async () => {
+    await ensurePartitions(db);
+    await dropExpiredPartitions(db, config.retentionMonths);
+    await expireIdempotencyKeys(db);
+    if ((await adoptSendsWithoutJobs(db, queue)) > 0) log('info', 'gave queue jobs to sends that had none');
+  };
+
+  return {
+    async start() {
+      if (running) return;
+      running = true;
+      await maintain().catch((error) => log('warn', 'messaging upkeep failed', error));
+      await queue.work(SEND_MESSAGE_JOB, { concurrency: 4 }, async (payload, job) => {
+        if (await startSend(db, payload.companyId, payload.messageId, job.id)) wake();
+      });
+      lanes = Array.from({ length: config.workerLanes }, (_, index) => runLane(index));
+      every(options.maintenanceIntervalMs ?? 30_000, maintain);
+      every(options.unmatchedSweepIntervalMs ?? 2000, () => reapplyUnmatchedReports(db));
+      every(5000, sweepSettles);
+    },
+    async stop() {
+      if (!running) return;
+      running = false;
+      for (const timer of timers) clearInterval(timer);
+      timers = [];
+      wake();
+      await queue.stopWorking(10_000);
+      await Promise.all(lanes);
+      await Promise.all([...upkeep]);
+      lanes = [];
+    },
+    wake,
+  };
+}

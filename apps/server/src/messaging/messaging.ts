@@ -1,0 +1,95 @@
+import type pg from 'pg';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/database.ts';
+import { createDeliveryReportIntake, type DeliveryReportIntake } from './delivery-report-intake.ts';
+import { createMessagingEngine, type MessagingEngine } from './engine.ts';
+import {
+  createProviderRegistry,
+  type ProviderRegistry,
+  type ProviderRegistryOptions,
+} from './providers/registry.ts';
+import { createJobQueue, type JobQueue } from './queue/job-queue.ts';
+
+export type MessagingLog = (level: 'info' | 'warn' | 'error', message: string, error?: unknown) => void;
+
+export type WorkerOptions = {
+  /** Where simulated delivery reports are posted when SIMULATOR_CALLBACK_URL is unset. */
+  callbackBase: () => string;
+  /** The worker's own pool (its lanes hold a connection each, and briefly a second one). */
+  db?: Database;
+  /** Tests bring their own providers. */
+  build?: ProviderRegistryOptions['build'];
+  idleMs?: number;
+};
+
+/** Messaging as the rest of the app sees it: the queue, the delivery-report intake, the worker. */
+export type Messaging = {
+  queue: JobQueue;
+  deliveryReports: DeliveryReportIntake;
+  /** A send was queued by this process: its worker (if it runs one) looks for work at once. */
+  wake(): void;
+  /** Runs the worker side (send jobs, fan-out, hand-over, upkeep) in this process. */
+  startWorker(options: WorkerOptions): Promise<{ engine: MessagingEngine; providers: ProviderRegistry }>;
+  /** Stops the worker (in-flight batches finish), applies queued delivery reports, closes the queue. */
+  close(): Promise<void>;
+};
+
+export function createMessaging(input: {
+  db: Database;
+  pool: pg.Pool;
+  config: Config;
+  encryptionKey: Buffer;
+  log: MessagingLog;
+}): Messaging {
+  const { config, log } = input;
+  const supervise = config.role !== 'api';
+  const queue = createJobQueue(input.pool, {
+    supervise,
+    onError: (error) => log('warn', 'job queue error', error),
+  });
+  const deliveryReports = createDeliveryReportIntake(input.db);
+  let worker: { engine: MessagingEngine; providers: ProviderRegistry } | null = null;
+
+  return {
+    queue,
+    deliveryReports,
+    wake: () => worker?.engine.wake(),
+    async startWorker(options) {
+      if (worker) return worker;
+      const db = options.db ?? input.db;
+      const providers = createProviderRegistry({
+        db,
+        config,
+        encryptionKey: input.encryptionKey,
+        callbackBase: () => config.messaging.simulator.callbackUrl ?? options.callbackBase(),
+        onDeliveryReport: (companyId, update) => {
+          deliveryReports
+            .submit(companyId, update)
+            .catch((error) => log('warn', 'a delivery receipt was not applied', error));
+        },
+        log: (message) => log('info', message),
+        build: options.build,
+      });
+      const engine = createMessagingEngine({
+        db,
+        queue,
+        providers,
+        config: config.messaging,
+        log,
+        idleMs: options.idleMs,
+      });
+      await engine.start();
+      worker = { engine, providers };
+      return worker;
+    },
+    async close() {
+      if (worker) {
+        await worker.engine.stop();
+        await worker.providers.close();
+        worker = null;
+      }
+      await deliveryReports.close();
+      await queue.close();
+    },
+  };
+}

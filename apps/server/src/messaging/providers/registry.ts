@@ -1,0 +1,157 @@
+import type { Config } from '../../config.ts';
+import type { Database, Executor } from '../../db/database.ts';
+import { companyScope, inTenantTransaction } from '../../db/tenant-scope.ts';
+import { callbackUrl, readCallbackTokens } from '../../modules/callbacks/callback-tokens.ts';
+import { type CompanyProviderSettings, loadCompanyProviderSettings } from './company-provider-settings.ts';
+import type { DeliveryUpdate, SmsProvider } from './provider.ts';
+import { createSimulatorProvider } from './simulator.ts';
+
+/** A company's provider, with the pace the engine must keep. */
+export type CompanyProvider = {
+  provider: SmsProvider;
+  /** Hand-overs per second across every worker (the company's provider rate). */
+  messagesPerSecond: number;
+  /** Recipients per sendBatch call (at most the provider's maxBatchSize). */
+  batchSize: number;
+};
+
+/** What building a provider may need besides its settings. */
+export type ProviderContext = {
+  companyId: number;
+  /** The company's own delivery-report callback URL, for providers that post reports to us (simulator). */
+  dlrCallbackUrl: string | null;
+  /** Where connection-based providers (SMPP) hand their receipts. */
+  onDeliveryReport: (update: DeliveryUpdate) => void;
+  log: (message: string) => void;
+};
+
+export type ProviderRegistry = {
+  forCompany(companyId: number): Promise<CompanyProvider>;
+  /** Forgets a company's provider (its settings changed); the next batch builds a new one. */
+  invalidate(companyId: number): void;
+  close(): Promise<void>;
+};
+
+export type ProviderRegistryOptions = {
+  db: Database;
+  config: Config;
+  encryptionKey: Buffer;
+  /** The base URL simulated delivery reports go to (e.g. this process's own listener). */
+  callbackBase: () => string;
+  onDeliveryReport: (companyId: number, update: DeliveryUpdate) => void;
+  log?: (message: string) => void;
+  /** Settings per company (replaced by the provider-settings loader). */
+  loadSettings?: (trx: Executor, companyId: number) => Promise<CompanyProviderSettings>;
+  /** Builds a provider from settings (tests pass their own providers here). */
+  build?: (settings: CompanyProviderSettings, context: ProviderContext) => SmsProvider;
+  /** How long a built provider is reused before its settings are read again. */
+  ttlMs?: number;
+};
+
+export function buildProvider(settings: CompanyProviderSettings, context: ProviderContext): SmsProvider {
+  switch (settings.kind) {
+    case 'simulator':
+      return createSimulatorProvider(settings.simulator, context.dlrCallbackUrl, context.log);
+  }
+}
+
+type Entry = { companyProvider: Promise<CompanyProvider>; signature: Promise<string>; checkAfter: number };
+
+/**
+ * Company provider settings -> SmsProvider, built once per company and reused (listmonk's
+ * messengers). Settings are read again every ttlMs (another process may have changed them); the
+ * provider is rebuilt only when they differ, so a provider's own state (the simulator's memory of
+ * what it accepted, an SMPP session) lives as long as its settings.
+ */
+export function createProviderRegistry(options: ProviderRegistryOptions): ProviderRegistry {
+  const cache = new Map<number, Entry>();
+  const ttlMs = options.ttlMs ?? 60_000;
+  const log = options.log ?? (() => {});
+  const loadSettings =
+    options.loadSettings ??
+    ((trx: Executor, companyId: number) =>
+      loadCompanyProviderSettings(trx, companyId, options.config.messaging));
+  const build = options.build ?? buildProvider;
+
+  const readSettings = (companyId: number) =>
+    inTenantTransaction(options.db, companyScope(companyId), async (trx) => {
+      const settings = await loadSettings(trx, companyId);
+      const dlrToken = (await readCallbackTokens(trx, companyId, options.encryptionKey)).dlr;
+      const dlrCallbackUrl = dlrToken
+        ? callbackUrl(options.callbackBase(), 'dlr', companyId, dlrToken)
+        : null;
+      return { settings, dlrCallbackUrl, signature: JSON.stringify([settings, dlrCallbackUrl]) };
+    });
+
+  const open = (companyId: number, read: ReturnType<typeof readSettings>): Entry => {
+    const companyProvider = read.then(({ settings, dlrCallbackUrl }) => {
+      const provider = build(settings, {
+        companyId,
+        dlrCallbackUrl,
+        onDeliveryReport: (update) => options.onDeliveryReport(companyId, update),
+        log,
+      });
+      return {
+        provider,
+        messagesPerSecond: settings.messagesPerSecond,
+        batchSize: Math.max(1, Math.min(settings.batchSize, provider.maxBatchSize)),
+      };
+    });
+    return { companyProvider, signature: read.then((r) => r.signature), checkAfter: Date.now() + ttlMs };
+  };
+
+  const retire = (entry: Entry | undefined) => {
+    // In-flight batches hold their own reference; close once they had time to finish.
+    entry?.companyProvider.then(
+      (old) => setTimeout(() => void old.provider.close().catch(() => {}), 30_000).unref(),
+      () => {},
+    );
+  };
+
+  const refresh = async (companyId: number, entry: Entry) => {
+    const read = readSettings(companyId);
+    const [before, after] = await Promise.all([entry.signature, read.then((r) => r.signature)]);
+    if (cache.get(companyId) !== entry) return;
+    if (before === after) {
+      entry.checkAfter = Date.now() + ttlMs;
+      return;
+    }
+    cache.set(companyId, open(companyId, read));
+    retire(entry);
+  };
+
+  return {
+    forCompany(companyId) {
+      const entry = cache.get(companyId);
+      if (!entry) {
+        const created = open(companyId, readSettings(companyId));
+        cache.set(companyId, created);
+        created.companyProvider.catch(() => {
+          if (cache.get(companyId) === created) cache.delete(companyId);
+        });
+        return created.companyProvider;
+      }
+      if (entry.checkAfter <= Date.now()) {
+        entry.checkAfter = Date.now() + ttlMs;
+        void refresh(companyId, entry).catch((error) => log(`provider settings refresh failed: ${error}`));
+      }
+      return entry.companyProvider;
+    },
+    invalidate(companyId) {
+      retire(cache.get(companyId));
+      cache.delete(companyId);
+    },
+    async close() {
+      const entries = [...cache.values()];
+      cache.clear();
+      await Promise.all(
+        entries.map((entry) =>
+          entry.companyProvider.then(
+            (companyProvider) => companyProvider.provider.close(),
+            () => {},
+          ),
+        ),
+      );
+    },
+  };
+}

@@ -1,0 +1,171 @@
+import { CompiledQuery } from 'kysely';
+import type pg from 'pg';
+import { type Db, fromKysely, type JobWithMetadata, PgBoss } from 'pg-boss';
+import type { Executor } from '../../db/database.ts';
+import { JOB_DEFINITIONS, type JobDefinition, jobIdOf } from './jobs.ts';
+
+/** pg-boss's own schema: created and migrated by the database owner, used by the application role. */
+export const QUEUE_SCHEMA = 'pgboss';
+const APP_ROLE = 'sms_app';
+
+/** pg-boss on one of our pools (it then uses that pool's role, and no connections of its own). */
+function poolAdapter(pool: pg.Pool): Db {
+  return {
+    executeSql: async (text, values) => {
+      // Without parameters pg uses the simple protocol, which pg-boss's multi-statement plans need.
+      const result = values?.length ? await pool.query(text, values as unknown[]) : await pool.query(text);
+      const last = Array.isArray(result) ? result[result.length - 1] : result;
+      return { rows: last?.rows ?? [] };
+    },
+  };
+}
+
+/** A caller's transaction as pg-boss's `db` option: the job commits or rolls back with it. */
+function transactionAdapter(trx: Executor): Db {
+  return fromKysely({
+    executeQuery: (query) => trx.executeQuery(CompiledQuery.raw(query.sql, [...query.parameters])),
+  });
+}
+
+/**
+ * Creates or migrates pg-boss's schema and our queues, as the database owner, then grants the
+ * application role what pg-boss needs at run time. Idempotent; runs at every start-up, before the
+ * application's pools exist.
+ */
+export async function installJobQueue(ownerPool: pg.Pool) {
+  const boss = new PgBoss({
+    db: poolAdapter(ownerPool),
+    schema: QUEUE_SCHEMA,
+    migrate: true,
+    supervise: false,
+    schedule: false,
+    registerInstance: false,
+  });
+  boss.on('error', () => {});
+  await boss.start();
+  try {
+    for (const job of JOB_DEFINITIONS) {
+      if (await boss.getQueue(job.name)) await boss.updateQueue(job.name, job.queue);
+      else await boss.createQueue(job.name, job.queue);
+    }
+  } finally {
+    await boss.stop({ graceful: false, close: false });
+  }
+  await ownerPool.query(`
+    grant usage on schema ${QUEUE_SCHEMA} to ${APP_ROLE};
+    grant select, insert, update, delete on all tables in schema ${QUEUE_SCHEMA} to ${APP_ROLE};
+    grant usage, select on all sequences in schema ${QUEUE_SCHEMA} to ${APP_ROLE};
+    grant execute on all functions in schema ${QUEUE_SCHEMA} to ${APP_ROLE};
+    alter default privileges in schema ${QUEUE_SCHEMA} grant select, insert, update, delete on tables to ${APP_ROLE};
+    alter default privileges in schema ${QUEUE_SCHEMA} grant usage, select on sequences to ${APP_ROLE};
+    alter default privileges in schema ${QUEUE_SCHEMA} grant execute on functions to ${APP_ROLE};
+  `);
+}
+
+export type JobHandlerContext = { id: string; attempt: number; signal: AbortSignal };
+
+export type JobQueue = {
+  /** Enqueues in the caller's transaction; the id follows from the job and key (enqueuing twice is a no-op). */
+  enqueue<P>(
+    trx: Executor,
+    job: JobDefinition<P>,
+    payload: P,
+    options: { key: string; startAfter?: Date },
+  ): Promise<string>;
+  /** Removes a job in the caller's transaction, whatever its state. */
+  remove(trx: Executor, job: JobDefinition<unknown>, id: string): Promise<void>;
+  find(job: JobDefinition<unknown>, id: string, trx?: Executor): Promise<JobWithMetadata | null>;
+  /** Runs the handler for this process's share of the job's queue. */
+  work<P>(
+    job: JobDefinition<P>,
+    options: { concurrency: number; pollingIntervalSeconds?: number },
+    handler: (payload: P, context: JobHandlerContext) => Promise<void>,
+  ): Promise<void>;
+  /** Stops fetching jobs for the worker; running handlers may finish (graceful) until the time-out. */
+  stopWorking(timeoutMs: number): Promise<void>;
+  close(): Promise<void>;
+};
+
+export type JobQueueOptions = {
+  /** Worker processes supervise (expire lost jobs, retention); API processes only enqueue. */
+  supervise: boolean;
+  onError: (error: Error) => void;
+};
+
+/** pg-boss on the application's pool, started on first use. */
+export function createJobQueue(pool: pg.Pool, options: JobQueueOptions): JobQueue {
+  const boss = new PgBoss({
+    db: poolAdapter(pool),
+    schema: QUEUE_SCHEMA,
+    migrate: false,
+    supervise: options.supervise,
+    // The application role does not own pg-boss's indexes.
+    reindex: false,
+    superviseIntervalSeconds: 5,
+    schedule: false,
+    registerInstance: false,
+  });
+  boss.on('error', options.onError);
+  let started: Promise<unknown> | undefined;
+  const ready = () => {
+    started ??= boss.start();
+    return started;
+  };
+  const workerIds: string[] = [];
+
+  return {
+    async enqueue(trx, job, payload, { key, startAfter }) {
+      await ready();
+      const id = jobIdOf(job, key);
+      await boss.send(job.name, job.payload.parse(payload) as object, {
+        id,
+        startAfter,
+        db: transactionAdapter(trx),
+      });
+      return id;
+    },
+    async remove(trx, job, id) {
+      await ready();
+      await boss.deleteJob(job.name, id, { db: transactionAdapter(trx) });
+    },
+    async find(job, id, trx) {
+      await ready();
+      const [found] = await boss.findJobs<object>(job.name, {
+        id,
+        ...(trx ? { db: transactionAdapter(trx) } : {}),
+      });
+      return found ?? null;
+    },
+    async work(job, { concurrency, pollingIntervalSeconds = 0.5 }, handler) {
+      await ready();
+      const workerId = await boss.work(
+        job.name,
+        { localConcurrency: concurrency, batchSize: 1, pollingIntervalSeconds },
+        async ([entry]) => {
+          if (!entry) return;
+          await handler(job.payload.parse(entry.data), {
+            id: entry.id,
+            attempt: entry.retryCount + 1,
+            signal: entry.signal,
+          });
+        },
+      );
+      workerIds.push(workerId);
+    },
+    async stopWorking(timeoutMs) {
+      if (!started || workerIds.length === 0) return;
+      await Promise.all(
+        JOB_DEFINITIONS.map((job) => boss.offWork(job.name, { wait: true }).catch(() => {})),
+      ).then(
+        () => undefined,
+        () => undefined,
+      );
+      void timeoutMs;
+    },
+    async close() {
+      if (!started) return;
+      await started.catch(() => {});
+      await boss.stop({ graceful: false, close: false }).catch(() => {});
+    },
+  };
+}

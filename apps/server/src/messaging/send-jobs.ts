@@ -1,0 +1,69 @@
+import { sql } from 'kysely';
+import type { Database, Executor } from '../db/database.ts';
+import { companyScope, inTenantTransaction } from '../db/tenant-scope.ts';
+import type { JobQueue } from './queue/job-queue.ts';
+import { SEND_MESSAGE_JOB } from './queue/jobs.ts';
+
+/** A send's job key: one job per message and start time, so moving a schedule makes a new job. */
+export const sendJobKey = (messageId: number, startAfter: Date | null) =>
+  `${messageId}@${startAfter ? startAfter.toISOString() : 'now'}`;
+
+/**
+ * Enqueues a message's send job in the caller's transaction (the one that queued or scheduled
+ * the message) and records its id on the message and its send state.
+ */
+export async function enqueueSend(
+  trx: Executor,
+  queue: JobQueue,
+  companyId: number,
+  messageId: number,
+  startAfter: Date | null,
+) {
+  const jobId = await queue.enqueue(
+    trx,
+    SEND_MESSAGE_JOB,
+    { companyId, messageId },
+    { key: sendJobKey(messageId, startAfter), startAfter: startAfter ?? undefined },
+  );
+  await sql`update messages set queue_job_id = ${jobId} where company_id = ${companyId} and id = ${messageId}`.execute(
+    trx,
+  );
+  await sql`
+    insert into message_sends (company_id, message_id, state) values (${companyId}, ${messageId}, 'waiting')
+    on conflict (company_id, message_id) do nothing`.execute(trx);
+  return jobId;
+}
+
+/** Removes a message's send job in the caller's transaction (cancel, or before a move). */
+export async function removeSendJob(trx: Executor, queue: JobQueue, jobId: string | null) {
+  if (jobId && /^[0-9a-f-]{36}$/.test(jobId)) await queue.remove(trx, SEND_MESSAGE_JOB, jobId);
+}
+
+/**
+ * The send job's work: at its time, a queued or scheduled message starts. The message row is
+ * locked, so a concurrent cancel or move either happens before (and this job finds the message
+ * gone or carrying another job id: nothing to do) or is refused after (the message is processing).
+ * The fan-out and the hand-over are then done by the dispatch lanes of every worker.
+ */
+export async function startSend(db: Database, companyId: number, messageId: number, jobId: string) {
+  return inTenantTransaction(db, companyScope(companyId), async (trx) => {
+    const { rows } = await sql<{ status: string; queue_job_id: string | null }>`
+      select status, queue_job_id from messages
+       where company_id = ${companyId} and id = ${messageId} and direction = 'outbound'
+         for update`.execute(trx);
+    const message = rows[0];
+    if (!message || message.queue_job_id !== jobId || !['queued', 'scheduled'].includes(message.status))
+      return false;
+    await sql`select ensure_delivery_report_partition(now())`.execute(trx);
+    await sql`
+      insert into message_sends as s (company_id, message_id, state, recipients_at, started_at)
+      values (${companyId}, ${messageId}, 'fanout', now(), now())
+      on conflict (company_id, message_id) do update
+        set state = 'fanout', fanout_cursor = 0, recipients = 0, recipients_at = now(), started_at = now(),
+            updated_at = now()
+      where s.state = 'waiting'`.execute(trx);
+    await sql`update messages set status = 'processing', updated_at = now()
+               where company_id = ${companyId} and id = ${messageId}`.execute(trx);
+    return true;
+  });
+}

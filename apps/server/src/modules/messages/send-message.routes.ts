@@ -1,0 +1,163 @@
+import { ROUTE_ROLES } from '@sms/contracts/auth/roles';
+import { ZIdParam } from '@sms/contracts/common/envelope';
+import {
+  ZCreateMessageRequest,
+  ZDeleteMessageResponse,
+  ZMessageResponse,
+  ZRecipientPreviewQuery,
+  ZRecipientPreviewResponse,
+  ZUpdateMessageRequest,
+} from '@sms/contracts/messages/manage-message';
+import { ZSendBulkMessageRequest, ZSendBulkMessageResponse } from '@sms/contracts/messages/send-bulk-message';
+import type { App } from '../../app.ts';
+import type { AppDeps } from '../../app-deps.ts';
+import { contextOf } from '../../plugins/authenticate.ts';
+import { guard } from '../../plugins/guards.ts';
+import { readIdempotencyKey } from './idempotency.ts';
+import {
+  createMessage,
+  deleteMessage,
+  previewRecipients,
+  sendExistingMessage,
+  updateMessage,
+} from './send-message.service.ts';
+
+const tags = ['messages'];
+
+const IDEMPOTENCY =
+  ' With an Idempotency-Key header (1-255 visible characters), a retry gets the first answer (status and body) ' +
+  'and creates nothing; the same key with another request is a 409.';
+
+/** Sending, drafts, edits and cancels (spec section 7). Viewers are refused by the guard, content managers by the service. */
+export function sendMessageRoutes(app: App, deps: AppDeps) {
+  const senders = guard(deps, ROUTE_ROLES.messages);
+
+  app.post(
+    '/messages/bulk/send',
+    {
+      preHandler: senders,
+      schema: {
+        tags,
+        description:
+          'Sends a message to the active subscribers of the services (one recipient per phone number), now or at ' +
+          'scheduledAt. Every service must be active and of one company (the caller’s; system_admin: any). The ' +
+          'message and its queue job are written in one transaction; a send that would pass the company’s monthly ' +
+          'message limit (recipients x SMS parts) is refused (403) before anything is queued.' +
+          IDEMPOTENCY,
+        body: ZSendBulkMessageRequest,
+        response: { 201: ZSendBulkMessageResponse },
+      },
+    },
+    async (request, reply) => {
+      const answer = await createMessage(deps, contextOf(request), request.body, {
+        draft: false,
+        idempotencyKey: readIdempotencyKey(request.headers['idempotency-key']),
+      });
+      return reply.code(answer.statusCode as 201).send(answer.body as never);
+    },
+  );
+
+  app.post(
+    '/messages',
+    {
+      preHandler: senders,
+      schema: {
+        tags,
+        description:
+          'Saves a draft (status pending): nothing is queued until POST /messages/{id}/send.' + IDEMPOTENCY,
+        body: ZCreateMessageRequest,
+        response: { 201: ZMessageResponse },
+      },
+    },
+    async (request, reply) => {
+      const answer = await createMessage(deps, contextOf(request), request.body, {
+        draft: true,
+        idempotencyKey: readIdempotencyKey(request.headers['idempotency-key']),
+      });
+      return reply.code(answer.statusCode as 201).send(answer.body as never);
+    },
+  );
+
+  app.put(
+    '/messages/:id',
+    {
+      preHandler: senders,
+      schema: {
+        tags,
+        description:
+          'Changes a draft or a scheduled message (services, text, timing). A scheduled message moves to the new ' +
+          'time, or is queued at once with scheduleType now. 409 once its send has started.',
+        params: ZIdParam,
+        body: ZUpdateMessageRequest,
+        response: { 200: ZMessageResponse },
+      },
+    },
+    async (request, reply) => {
+      const answer = await updateMessage(deps, contextOf(request), request.params.id, request.body);
+      return reply.code(answer.statusCode as 200).send(answer.body as never);
+    },
+  );
+
+  app.post(
+    '/messages/:id/send',
+    {
+      preHandler: senders,
+      schema: {
+        tags,
+        description:
+          'Sends a draft (at its scheduled time if it has a future one), or a scheduled message now. 409 for a ' +
+          'message that is already queued or sent.' +
+          IDEMPOTENCY,
+        params: ZIdParam,
+        response: { 200: ZMessageResponse },
+      },
+    },
+    async (request, reply) => {
+      const answer = await sendExistingMessage(
+        deps,
+        contextOf(request),
+        request.params.id,
+        readIdempotencyKey(request.headers['idempotency-key']),
+      );
+      return reply.code(answer.statusCode as 200).send(answer.body as never);
+    },
+  );
+
+  app.delete(
+    '/messages/:id',
+    {
+      preHandler: senders,
+      schema: {
+        tags,
+        description:
+          'Cancels a scheduled message (its queue job is removed and its reserved messages given back) or discards ' +
+          'a draft; the message is deleted and the audit trail keeps the record. 409 once its send has started.',
+        params: ZIdParam,
+        response: { 200: ZDeleteMessageResponse },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await deleteMessage(deps, contextOf(request), request.params.id),
+    }),
+  );
+
+  app.get(
+    '/messages/subscribers',
+    {
+      preHandler: senders,
+      schema: {
+        tags,
+        description:
+          'The recipients a send to these services would reach: distinct active phone numbers (exact up to ' +
+          '100,000 subscriptions, an upper bound beyond) and the first few of them.',
+        querystring: ZRecipientPreviewQuery,
+        response: { 200: ZRecipientPreviewResponse },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await previewRecipients(deps, contextOf(request), request.query.serviceIds),
+    }),
+  );
+}

@@ -1,0 +1,334 @@
+import { MESSAGE_MESSAGES } from '@sms/contracts/messages/message';
+import type { TSendBulkMessageData } from '@sms/contracts/messages/send-bulk-message';
+import { measureSms } from '@sms/contracts/messages/sms-encoding';
+import { resolvePlanLimits } from '@sms/contracts/plans/plan-catalogue';
+import type { AppDeps } from '../../app-deps.ts';
+import { inActorTransaction } from '../../db/actor-transaction.ts';
+import type { Executor } from '../../db/database.ts';
+import { AppError, badRequest, conflict, forbidden, notFound } from '../../errors.ts';
+import { adjustUsage, lockUsage, usageMonthOf } from '../../messaging/monthly-usage.ts';
+import { enqueueSend, removeSendJob } from '../../messaging/send-jobs.ts';
+import { type RequestContext, tenantOf } from '../../request-context.ts';
+import { auditSourceOf, recordAudit } from '../audit/record-audit.ts';
+import { oncePerKey, replayAnswer, requestHashOf, type StoredAnswer } from './idempotency.ts';
+import { findMessage } from './message-logs.repository.ts';
+import { presentMessage } from './message-logs.service.ts';
+import * as repo from './send-message.repository.ts';
+
+/** The send form's fields, as the contracts parse them. */
+export type MessageRequest = {
+  serviceIds: number[];
+  message: string;
+  scheduleType: 'now' | 'scheduled';
+  scheduledAt?: string;
+};
+
+type Targets = { companyId: number; serviceIds: number[]; messagesLimit: number };
+
+/** Content managers see messages but may not send or change them (spec section 6). */
+function refuseReadOnly(ctx: RequestContext) {
+  if (ctx.actor.role === 'content_manager') throw forbidden(MESSAGE_MESSAGES.contentManagerSend);
+}
+
+/**
+ * The services of a send: all found in the caller's scope (another company's read as not found),
+ * all of one company, all active, and that company active.
+ */
+async function resolveTargets(trx: Executor, ctx: RequestContext, serviceIds: number[]): Promise<Targets> {
+  const services = await repo.findServices(trx, serviceIds, tenantOf(ctx.actor));
+  if (services.length !== serviceIds.length)
+    throw new AppError('not_found', MESSAGE_MESSAGES.serviceNotFound);
+  const companies = new Set(services.map((service) => service.company_id));
+  if (companies.size !== 1)
+    throw badRequest(MESSAGE_MESSAGES.servicesOfOneCompany, [
+      `serviceIds: ${MESSAGE_MESSAGES.servicesOfOneCompany}`,
+    ]);
+  const inactive = services.find((service) => service.status !== 'active');
+  if (inactive) {
+    const message = MESSAGE_MESSAGES.serviceInactive(inactive.name);
+    throw badRequest(message, [`serviceIds: ${message}`]);
+  }
+  const companyId = services[0].company_id;
+  const company = await repo.findCompanyLimits(trx, companyId);
+  if (!company || company.status !== 'active') throw forbidden(MESSAGE_MESSAGES.companyNotActive);
+  const { messagesLimit } = resolvePlanLimits(company.plan, {
+    messagesLimit: company.messages_limit,
+    subscribersLimit: null,
+    servicesLimit: null,
+  });
+  return { companyId, serviceIds: services.map((service) => service.id), messagesLimit };
+}
+
+const scheduleOf = (request: MessageRequest) =>
+  request.scheduleType === 'scheduled' && request.scheduledAt ? new Date(request.scheduledAt) : null;
+
+function measure(content: string) {
+  const { encoding, parts } = measureSms(content);
+  return { encoding, parts: Math.max(1, parts) };
+}
+
+/**
+ * Queues (or schedules) a message in the caller's transaction: the monthly limit is checked and
+ * the send's messages (recipients x parts) reserved in its month, then its job is enqueued, so a
+ * send over the limit is refused before anything is queued, and an accepted one is never lost.
+ */
+async function queueMessage(
+  trx: Executor,
+  deps: AppDeps,
+  targets: Targets,
+  messageId: number,
+  scheduledAt: Date | null,
+  units: number,
+) {
+  const month = usageMonthOf(scheduledAt ?? new Date());
+  const used = await lockUsage(trx, targets.companyId, month);
+  if (used + units > targets.messagesLimit)
+    throw forbidden(MESSAGE_MESSAGES.monthlyLimitReached(targets.messagesLimit, used, units));
+  await adjustUsage(trx, targets.companyId, month, units);
+  await repo.saveReservation(trx, targets.companyId, messageId, units, month);
+  await repo.setMessageStatus(trx, targets.companyId, messageId, scheduledAt ? 'scheduled' : 'queued');
+  await enqueueSend(trx, deps.messaging.queue, targets.companyId, messageId, scheduledAt);
+}
+
+/** Gives back what a waiting send reserved, and removes its job (before a move, a send-now or a cancel). */
+async function unqueueMessage(trx: Executor, deps: AppDeps, message: repo.LockedMessage) {
+  await removeSendJob(trx, deps.messaging.queue, message.queue_job_id);
+  const reservation = await repo.findReservation(trx, message.company_id, message.id);
+  if (reservation?.usage_month && reservation.reserved_units > 0) {
+    await adjustUsage(trx, message.company_id, reservation.usage_month, -reservation.reserved_units);
+    await repo.saveReservation(trx, message.company_id, message.id, 0, null);
+  }
+}
+
+async function answerWith(
+  trx: Executor,
+  ctx: RequestContext,
+  messageId: number,
+  recipientCount: number,
+  statusCode: number,
+): Promise<StoredAnswer> {
+  const row = await findMessage(trx, messageId, tenantOf(ctx.actor));
+  if (!row) throw notFound('Message');
+  const data: TSendBulkMessageData = { message: presentMessage(row), recipientCount };
+  return { statusCode, body: { success: true, data } };
+}
+
+async function recipientsOf(trx: Executor, targets: Targets, required: boolean) {
+  const { count } = await repo.countRecipients(trx, targets.companyId, targets.serviceIds);
+  if (required && count === 0)
+    throw badRequest(MESSAGE_MESSAGES.noRecipients, [`serviceIds: ${MESSAGE_MESSAGES.noRecipients}`]);
+  return count;
+}
+
+const auditDetails = (request: MessageRequest, recipientCount: number, parts: number) => ({
+  serviceIds: request.serviceIds,
+  scheduleType: request.scheduleType,
+  scheduledAt: request.scheduledAt ?? null,
+  recipientCount,
+  parts,
+  length: request.message.length,
+});
+
+/**
+ * POST /messages/bulk/send, and POST /messages (draft: true): writes the message and, unless it
+ * is a draft, enqueues its send in the same transaction. Runs once per Idempotency-Key.
+ */
+export async function createMessage(
+  deps: AppDeps,
+  ctx: RequestContext,
+  request: MessageRequest,
+  options: { draft: boolean; idempotencyKey: string | null },
+): Promise<StoredAnswer> {
+  refuseReadOnly(ctx);
+  const hash = requestHashOf(options.draft ? 'create-draft' : 'send-bulk', request);
+  const answer = await inActorTransaction(deps.db, ctx, async (trx) => {
+    const replayed = await replayAnswer(trx, ctx.actor.userId, options.idempotencyKey, hash);
+    if (replayed) return replayed;
+    const targets = await resolveTargets(trx, ctx, request.serviceIds);
+    const claim = {
+      companyId: targets.companyId,
+      userId: ctx.actor.userId,
+      key: options.idempotencyKey,
+      hash,
+    };
+    return oncePerKey(trx, claim, async () => {
+      const recipientCount = await recipientsOf(trx, targets, !options.draft);
+      const { encoding, parts } = measure(request.message);
+      const scheduledAt = scheduleOf(request);
+      const messageId = await repo.insertMessage(trx, {
+        companyId: targets.companyId,
+        serviceIds: targets.serviceIds,
+        content: request.message,
+        status: 'pending',
+        scheduledAt,
+        encoding,
+        parts,
+        recipientCount,
+        createdBy: ctx.actor.userId,
+      });
+      if (!options.draft)
+        await queueMessage(trx, deps, targets, messageId, scheduledAt, recipientCount * parts);
+      await recordAudit(trx, auditSourceOf(ctx), {
+        action: 'CREATE',
+        entity: 'MESSAGE',
+        entityId: messageId,
+        companyId: targets.companyId,
+        details: { ...auditDetails(request, recipientCount, parts), draft: options.draft },
+      });
+      return answerWith(trx, ctx, messageId, recipientCount, 201);
+    });
+  });
+  if (!options.draft) deps.messaging.wake();
+  return answer;
+}
+
+/**
+ * PUT /messages/{id}: a draft's or a scheduled message's services, text and timing. A scheduled
+ * message is moved (its job replaced) or, with scheduleType now, queued at once. Refused once the
+ * send has started.
+ */
+export async function updateMessage(deps: AppDeps, ctx: RequestContext, id: number, request: MessageRequest) {
+  refuseReadOnly(ctx);
+  const answer = await inActorTransaction(deps.db, ctx, async (trx) => {
+    const message = await repo.lockMessage(trx, id, tenantOf(ctx.actor));
+    if (!message) throw notFound('Message');
+    if (message.status !== 'pending' && message.status !== 'scheduled')
+      throw conflict(MESSAGE_MESSAGES.notEditable);
+    const targets = await resolveTargets(trx, ctx, request.serviceIds);
+    if (targets.companyId !== message.company_id)
+      throw badRequest(MESSAGE_MESSAGES.servicesOfOneCompany, [
+        `serviceIds: ${MESSAGE_MESSAGES.servicesOfOneCompany}`,
+      ]);
+    const wasScheduled = message.status === 'scheduled';
+    const recipientCount = await recipientsOf(trx, targets, wasScheduled);
+    const { encoding, parts } = measure(request.message);
+    const scheduledAt = scheduleOf(request);
+    if (wasScheduled) await unqueueMessage(trx, deps, message);
+    await repo.updateDraft(trx, message.company_id, id, {
+      serviceIds: targets.serviceIds,
+      content: request.message,
+      status: 'pending',
+      scheduledAt,
+      encoding,
+      parts,
+      recipientCount,
+    });
+    if (wasScheduled) await queueMessage(trx, deps, targets, id, scheduledAt, recipientCount * parts);
+    await recordAudit(trx, auditSourceOf(ctx), {
+      action: 'UPDATE',
+      entity: 'MESSAGE',
+      entityId: id,
+      companyId: message.company_id,
+      details: { ...auditDetails(request, recipientCount, parts), previousScheduledAt: message.scheduled_at },
+    });
+    return answerWith(trx, ctx, id, recipientCount, 200);
+  });
+  deps.messaging.wake();
+  return answer;
+}
+
+/**
+ * POST /messages/{id}/send: a draft is queued (or scheduled, if it carries a future time); a
+ * scheduled message is sent now instead. Runs once per Idempotency-Key.
+ */
+export async function sendExistingMessage(
+  deps: AppDeps,
+  ctx: RequestContext,
+  id: number,
+  idempotencyKey: string | null,
+) {
+  refuseReadOnly(ctx);
+  const hash = requestHashOf('send-message', { id });
+  const answer = await inActorTransaction(deps.db, ctx, async (trx) => {
+    const replayed = await replayAnswer(trx, ctx.actor.userId, idempotencyKey, hash);
+    if (replayed) return replayed;
+    const message = await repo.lockMessage(trx, id, tenantOf(ctx.actor));
+    if (!message) throw notFound('Message');
+    if (message.status !== 'pending' && message.status !== 'scheduled')
+      throw conflict(MESSAGE_MESSAGES.notSendable);
+    const targets = await resolveTargets(trx, ctx, message.service_ids);
+    const claim = { companyId: targets.companyId, userId: ctx.actor.userId, key: idempotencyKey, hash };
+    return oncePerKey(trx, claim, async () => {
+      const recipientCount = await recipientsOf(trx, targets, true);
+      const { parts } = measure(message.content);
+      let scheduledAt: Date | null = null;
+      if (message.status === 'scheduled') await unqueueMessage(trx, deps, message);
+      else if (message.scheduled_at) {
+        if (message.scheduled_at.getTime() <= Date.now())
+          throw badRequest(MESSAGE_MESSAGES.scheduleInPast, [
+            `scheduledAt: ${MESSAGE_MESSAGES.scheduleInPast}`,
+          ]);
+        scheduledAt = message.scheduled_at;
+      }
+      if (message.status === 'scheduled')
+        await repo.updateDraft(trx, message.company_id, id, {
+          serviceIds: targets.serviceIds,
+          content: message.content,
+          status: 'pending',
+          scheduledAt: null,
+          ...measure(message.content),
+          recipientCount,
+        });
+      await queueMessage(trx, deps, targets, id, scheduledAt, recipientCount * parts);
+      await recordAudit(trx, auditSourceOf(ctx), {
+        action: 'UPDATE',
+        entity: 'MESSAGE',
+        entityId: id,
+        companyId: message.company_id,
+        details: { send: scheduledAt ? 'scheduled' : 'now', scheduledAt, recipientCount },
+      });
+      return answerWith(trx, ctx, id, recipientCount, 200);
+    });
+  });
+  deps.messaging.wake();
+  return answer;
+}
+
+/**
+ * DELETE /messages/{id}: a scheduled message is cancelled (its job removed, its reservation given
+ * back) and deleted, as is a draft; the audit trail keeps the record. A message that has started
+ * sending, or was sent, stays: it is history.
+ */
+export async function deleteMessage(deps: AppDeps, ctx: RequestContext, id: number) {
+  refuseReadOnly(ctx);
+  return inActorTransaction(deps.db, ctx, async (trx) => {
+    const message = await repo.lockMessage(trx, id, tenantOf(ctx.actor));
+    if (!message) throw notFound('Message');
+    if (message.status !== 'pending' && message.status !== 'scheduled')
+      throw conflict(MESSAGE_MESSAGES.notCancellable);
+    if (message.status === 'scheduled') await unqueueMessage(trx, deps, message);
+    await repo.deleteMessage(trx, message.company_id, id);
+    await recordAudit(trx, auditSourceOf(ctx), {
+      action: 'DELETE',
+      entity: 'MESSAGE',
+      entityId: id,
+      companyId: message.company_id,
+      details: {
+        status: message.status,
+        scheduledAt: message.scheduled_at,
+        serviceIds: message.service_ids,
+        jobId: message.queue_job_id,
+      },
+    });
+    return { id, deleted: true as const };
+  });
+}
+
+/** GET /messages/subscribers: who a send to these services would reach. */
+export async function previewRecipients(deps: AppDeps, ctx: RequestContext, serviceIds: number[]) {
+  return inActorTransaction(deps.db, ctx, async (trx) => {
+    const services = await repo.findServices(trx, serviceIds, tenantOf(ctx.actor));
+    if (services.length !== serviceIds.length)
+      throw new AppError('not_found', MESSAGE_MESSAGES.serviceNotFound);
+    const companies = new Set(services.map((service) => service.company_id));
+    if (companies.size !== 1)
+      throw badRequest(MESSAGE_MESSAGES.servicesOfOneCompany, [
+        `serviceIds: ${MESSAGE_MESSAGES.servicesOfOneCompany}`,
+      ]);
+    const companyId = services[0].company_id;
+    const ids = services.map((service) => service.id);
+    const { count, exact } = await repo.countRecipients(trx, companyId, ids);
+    const subscribers = await repo.sampleRecipients(trx, companyId, ids);
+    return { recipientCount: count, exact, subscribers };
+  });
+}

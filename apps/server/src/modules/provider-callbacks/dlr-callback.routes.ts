@@ -1,0 +1,52 @@
+import { successEnvelope } from '@sms/contracts/common/envelope';
+import { z } from 'zod';
+import type { App } from '../../app.ts';
+import type { AppDeps } from '../../app-deps.ts';
+import { badRequest } from '../../errors.ts';
+import { parseAfricasTalkingDeliveryReport } from '../../messaging/providers/africastalking-dlr.ts';
+import { inCallbackTransaction } from './callback-transaction.ts';
+
+const ZCallbackParams = z.object({ companyId: z.string().max(20), token: z.string().max(300) });
+
+const ZDeliveryReportCallbackResponse = successEnvelope(
+  z.object({
+    received: z.literal(true),
+    /** applied: the recipient moved on; unchanged: a repeat or older news; unknown: no recipient has that id (yet). */
+    outcome: z.enum(['applied', 'unchanged', 'unknown']),
+  }),
+);
+
+/**
+ * The delivery-report callback: POST {PUBLIC_URL}/api/v1/callbacks/dlr/{companyId}/{token}. The
+ * URL is checked like every provider callback (the company's current dlr token, an active
+ * company; anything else is the same 404). Reports are applied in micro-batches with others
+ * (group commit): the answer comes once the report's batch has committed.
+ */
+export function dlrCallbackRoutes(app: App, deps: AppDeps) {
+  app.post(
+    '/callbacks/dlr/:companyId/:token',
+    {
+      schema: {
+        tags: ['provider callbacks'],
+        security: [],
+        description:
+          "Delivery reports, as Africa's Talking posts them (form-encoded or JSON): id (the provider's message id), " +
+          'status (Sent, Submitted, Buffered, Success, Rejected, Failed, AbsentSubscriber, Expired), phoneNumber, ' +
+          'failureReason. A recipient only moves forward (a final status is never replaced); repeats and unknown ' +
+          'ids change nothing. A wrong URL is a 404.',
+        params: ZCallbackParams,
+        response: { 200: ZDeliveryReportCallbackResponse },
+      },
+    },
+    async (request) => {
+      const companyId = await inCallbackTransaction(deps, 'dlr', request.params, async (_trx, id) => id);
+      const update = parseAfricasTalkingDeliveryReport(request.body);
+      if (!update)
+        throw badRequest('Unrecognised delivery report: expected an id and a known status', [
+          'body: id and status (Sent, Submitted, Buffered, Success, Rejected, Failed, AbsentSubscriber, Expired) are required',
+        ]);
+      const outcome = await deps.messaging.deliveryReports.submit(companyId, update);
+      return { success: true as const, data: { received: true as const, outcome } };
+    },
+  );
+}

@@ -1,0 +1,117 @@
+import { sql } from 'kysely';
+import type { Database } from '../../src/db/database.ts';
+import type { WorkerOptions } from '../../src/messaging/messaging.ts';
+import { regenerateCallbackTokens } from '../../src/modules/callbacks/callback-tokens.ts';
+import { bearer, createCompany, createUser, signIn } from './factories.ts';
+import { createService } from './services-factories.ts';
+import { TEST_ENCRYPTION_KEY, type TestContext } from './test-app.ts';
+
+export const ENCRYPTION_KEY = Buffer.from(TEST_ENCRYPTION_KEY, 'hex');
+
+/** Kenyan numbers +2547PPNNNNNN for a range of indexes. */
+export const numbers = (prefix: number, from: number, count: number) =>
+  Array.from(
+    { length: count },
+    (_, i) => `+2547${String(prefix).padStart(2, '0')}${String(from + i).padStart(6, '0')}`,
+  );
+
+/** Subscribes numbers to a service (set-based), with the subscriber status given. */
+export async function subscribe(
+  db: Database,
+  service: { id: number; company_id: number },
+  msisdns: string[],
+  status: 'active' | 'unsubscribed' | 'pending' = 'active',
+) {
+  await sql`
+    insert into subscribers (company_id, msisdn, status)
+    select ${service.company_id}, m, ${status} from unnest(${msisdns}::text[]) as u(m)
+    on conflict (company_id, msisdn) do nothing`.execute(db);
+  await sql`
+    insert into subscriptions (company_id, service_id, subscriber_id, status, source)
+    select ${service.company_id}, ${service.id}, s.id, 'active', 'console'
+      from subscribers s where s.company_id = ${service.company_id} and s.msisdn = any(${msisdns}::text[])
+    on conflict do nothing`.execute(db);
+}
+
+/** A company with callback URLs, a company admin and a content manager, all signed in. */
+export async function createSendingCompany(ctx: TestContext, overrides: { messagesLimit?: number } = {}) {
+  const company = await createCompany(ctx.ownerDb);
+  if (overrides.messagesLimit !== undefined)
+    await ctx.ownerDb
+      .updateTable('companies')
+      .set({ messages_limit: overrides.messagesLimit })
+      .where('id', '=', company.id)
+      .execute();
+  const tokens = await regenerateCallbackTokens(ctx.ownerDb, company.id, ENCRYPTION_KEY);
+  const admin = await createUser(ctx.ownerDb, { role: 'company_admin', companyId: company.id });
+  const editor = await createUser(ctx.ownerDb, { role: 'content_manager', companyId: company.id });
+  const viewer = await createUser(ctx.ownerDb, { role: 'viewer', companyId: company.id });
+  return {
+    company,
+    tokens,
+    admin: bearer((await signIn(ctx.app, admin.email)).accessToken),
+    adminId: admin.id,
+    editor: bearer((await signIn(ctx.app, editor.email)).accessToken),
+    viewer: bearer((await signIn(ctx.app, viewer.email)).accessToken),
+    service: (overrides2: Parameters<typeof createService>[2] = {}) =>
+      createService(ctx.ownerDb, company.id, overrides2),
+  };
+}
+
+export async function signInSystemAdmin(ctx: TestContext) {
+  const admin = await createUser(ctx.ownerDb, { role: 'system_admin' });
+  return bearer((await signIn(ctx.app, admin.email)).accessToken);
+}
+
+/** Listens on a free port (the simulator posts delivery reports there) and runs the worker. */
+export async function startWorker(ctx: TestContext, options: Partial<WorkerOptions> = {}) {
+  const address = await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+  return ctx.deps.messaging.startWorker({ callbackBase: () => address, idleMs: 20, ...options });
+}
+
+export async function waitFor<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  { timeoutMs = 20_000, everyMs = 50, what = 'condition' } = {},
+) {
+  const started = Date.now();
+  let value = await read();
+  while (!done(value)) {
+    if (Date.now() - started > timeoutMs)
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}; last value: ${JSON.stringify(value)}`,
+      );
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+    value = await read();
+  }
+  return value;
+}
+
+export async function messageRow(db: Database, id: number) {
+  return db.selectFrom('messages').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function recipientsOf(db: Database, messageId: number) {
+  return db
+    .selectFrom('delivery_reports')
+    .selectAll()
+    .where('message_id', '=', messageId)
+    .orderBy('id')
+    .execute();
+}
+
+export async function statusCounts(db: Database, messageId: number) {
+  const { rows } = await sql<{ status: string; n: number }>`
+    select status, count(*)::int as n from delivery_reports where message_id = ${messageId} group by status`.execute(
+    db,
+  );
+  return Object.fromEntries(rows.map((row) => [row.status, row.n])) as Record<string, number>;
+}
+
+export async function countTotals(db: Database, messageId: number) {
+  return db
+    .selectFrom('message_delivery_totals')
+    .selectAll()
+    .where('message_id', '=', messageId)
+    .executeTakeFirst();
+}
