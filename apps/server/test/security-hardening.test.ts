@@ -1,3 +1,4 @@
+import { REQUEST_LIMIT_MESSAGES } from '@sms/contracts/common/request-limits';
 import { TEXT_MESSAGES } from '@sms/contracts/common/text';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTenantWithStaff } from './support/factories.ts';
@@ -154,6 +155,21 @@ describe('NUL characters', () => {
       payload: { from: '+254712000004', to: '40400', text: `hello${nul} there`, id: 'nul-message-1' },
     });
     expect(inbound.statusCode).toBeLessThan(500);
+  });
+});
+
+describe('bodies', () => {
+  it('answers a missing or empty body where one is required with a clear 400', async () => {
+    const token = tenant.staff.company_admin.token;
+    for (const headers of [{}, { 'content-type': 'application/json' }]) {
+      const answer = await api('POST', '/services', { token, headers });
+      expect(answer.statusCode).toBe(400);
+      expect(answer.json()).toEqual({
+        success: false,
+        message: REQUEST_LIMIT_MESSAGES.bodyRequired,
+        error: 'validation_failed',
+      });
+    }
   });
 });
 

@@ -35,6 +35,9 @@ export function errorHandler(
     const issues = error.validation.map((issue) =>
       describeIssue(issue as Parameters<typeof describeIssue>[0]),
     );
+    // No body at all (or an empty one) where an object is expected: say so, not zod's type words.
+    if (error.validationContext === 'body' && (request.body === null || request.body === undefined))
+      return reply.code(400).send(envelope(REQUEST_LIMIT_MESSAGES.bodyRequired, 'validation_failed'));
     return reply.code(400).send(
       envelope(
         issues[0]?.text ?? 'Invalid request',
