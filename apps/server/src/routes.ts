@@ -6,6 +6,7 @@ import { auditRoutes } from './modules/audit/audit.routes.ts';
 import { authRoutes } from './modules/auth/auth.routes.ts';
 import { callbacksRoutes } from './modules/callbacks/callbacks.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
+import { messageLogsRoutes } from './modules/messages/message-logs.routes.ts';
 import { sendMessageRoutes } from './modules/messages/send-message.routes.ts';
 import { dlrCallbackRoutes } from './modules/provider-callbacks/dlr-callback.routes.ts';
 import { providerCallbacksRoutes } from './modules/provider-callbacks/provider-callbacks.routes.ts';
@@ -22,6 +23,7 @@ export async function registerRoutes(api: App, deps: AppDeps) {
   callbacksRoutes(api, deps);
   servicesRoutes(api, deps);
   subscribersRoutes(api, deps);
+  messageLogsRoutes(api, deps);
   sendMessageRoutes(api, deps);
   providerCallbacksRoutes(api, deps);
   dlrCallbackRoutes(api, deps);

@@ -4,8 +4,10 @@ import { ZOptionalQueryText, ZPage, ZPageSize } from '../common/pagination.ts';
 import { MESSAGE_DIRECTIONS, MESSAGE_STATUSES, type TMessageStatus, ZMessage } from './message.ts';
 
 export const MESSAGE_PAGE_SIZE = 20;
-/** Filtered totals and chip counts stop here ("10,000+"): a page view never counts a whole big table. */
+/** Filtered totals stop here ("10,000 or more"): a page view never counts a whole big table. */
 export const MESSAGE_COUNT_CAP = 10_000;
+/** The chips' counts stop sooner ("1,000+"): four of them are counted on every page view. */
+export const MESSAGE_CHIP_COUNT_CAP = 1_000;
 
 /** Spec section 2: the status filter's options, in its order. */
 export const MESSAGE_STATUS_FILTERS = [
@@ -97,7 +99,10 @@ export const ZListMessagesData = z.object({
   totalItems: z.number().int(),
   /** false when totalItems stopped at MESSAGE_COUNT_CAP. */
   totalIsExact: z.boolean(),
-  /** Per chip, over the caller's messages (one company's for a system_admin who picked one); the other filters do not narrow them. */
+  /**
+   * Per chip, over the caller's messages (one company's for a system_admin who picked one); the
+   * other filters do not narrow them. Capped at MESSAGE_CHIP_COUNT_CAP.
+   */
   counts: z.object({
     scheduled: ZCappedCount,
     pending: ZCappedCount,

@@ -1,0 +1,303 @@
+import { totalPages } from '@sms/contracts/common/pagination';
+import { jobStateOfMessage, toJobState } from '@sms/contracts/messages/job-status';
+import {
+  chipStatuses,
+  MESSAGE_CHIP_COUNT_CAP,
+  MESSAGE_CHIPS,
+  MESSAGE_COUNT_CAP,
+  type TListMessagesData,
+  type TMessageChip,
+} from '@sms/contracts/messages/list-messages';
+import type {
+  TDeliveryReport,
+  TJobStatus,
+  TMessage,
+  TMessageDirection,
+  TMessageStatus,
+} from '@sms/contracts/messages/message';
+import { summariseDeliveries } from '@sms/contracts/messages/message-details';
+import type { JobWithMetadata } from 'pg-boss';
+import type { AppDeps } from '../../app-deps.ts';
+import { inActorTransaction } from '../../db/actor-transaction.ts';
+import type { Executor } from '../../db/database.ts';
+import { notFound } from '../../errors.ts';
+import { SEND_MESSAGE_JOB } from '../../messaging/queue/jobs.ts';
+import { type RequestContext, tenantOf } from '../../request-context.ts';
+import * as repo from './message-logs.repository.ts';
+
+export function presentMessage(row: repo.MessageRow): TMessage {
+  return {
+    id: row.id,
+    content: row.content,
+    message: row.content,
+    msisdn: row.msisdn,
+    direction: row.direction as TMessageDirection,
+    status: row.status as TMessageStatus,
+    createdAt: row.created_at.toISOString(),
+    sent_at: row.sent_at?.toISOString() ?? null,
+    scheduledAt: row.scheduled_at?.toISOString() ?? null,
+    recipient_count: row.recipient_count,
+    queue_job_id: row.queue_job_id,
+    service:
+      row.service_id !== null && row.service_name !== null
+        ? { id: row.service_id, name: row.service_name }
+        : null,
+    serviceIds: row.service_ids,
+    companyId: row.company_id,
+    company: { name: row.company_name },
+    encoding: row.encoding as TMessage['encoding'],
+    parts: row.parts,
+  };
+}
+
+function presentDeliveryReport(row: repo.DeliveryReportRow): TDeliveryReport {
+  return {
+    id: row.id,
+    recipient_phone: row.recipient_phone,
+    status: row.status as TDeliveryReport['status'],
+    gateway_message_id: row.gateway_message_id,
+    delivered_at: row.delivered_at?.toISOString() ?? null,
+    error_message: row.error_message,
+    attempts: row.attempts,
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+type ListQuery = {
+  page: number;
+  limit: number;
+  chip: TMessageChip;
+  direction?: string;
+  status?: string;
+  search?: string;
+  companyId?: number;
+};
+
+/** The statuses a chip and a status filter allow together; null when neither narrows. */
+function allowedStatuses(chip: TMessageChip, status: string | undefined): readonly string[] | null {
+  const group = chipStatuses(chip);
+  if (!status) return group;
+  return group === null || group.includes(status as TMessageStatus) ? [status] : [];
+}
+
+export async function listMessages(
+  deps: AppDeps,
+  ctx: RequestContext,
+  query: ListQuery,
+): Promise<TListMessagesData> {
+  // A company-scoped user reads their own company, whatever the query says.
+  const companyId = tenantOf(ctx.actor) ?? query.companyId ?? null;
+  const filter: repo.MessageFilter = {
+    companyId,
+    direction: query.direction,
+    statuses: allowedStatuses(query.chip, query.status),
+    search: query.search?.toLowerCase(),
+  };
+  const narrowedBeyondChip = Boolean(query.direction || query.status || query.search);
+
+  return inActorTransaction(deps.db, ctx, async (trx) => {
+    const counts = await countChips(trx, companyId);
+    const ids = await repo.listMessageIds(trx, filter, (query.page - 1) * query.limit, query.limit);
+    const rows = await repo.findMessagesByIds(trx, ids);
+    // Without other filters the list's total is its chip's count, when that one is exact.
+    const chipCount = counts[query.chip];
+    const total =
+      narrowedBeyondChip || !chipCount.exact
+        ? await repo.countMessagesUpTo(trx, filter, MESSAGE_COUNT_CAP)
+        : chipCount;
+    return {
+      messages: rows.map(presentMessage),
+      currentPage: query.page,
+      totalPages: totalPages(total.total, query.limit),
+      totalItems: total.total,
+      totalIsExact: total.exact,
+      counts,
+    };
+  });
+}
+
+/** Each chip's count over the caller's messages, capped: a page view never counts a whole table. */
+async function countChips(db: Executor, companyId: number | null) {
+  const counts = {} as TListMessagesData['counts'];
+  for (const chip of MESSAGE_CHIPS) {
+    counts[chip.id] = await repo.countMessagesUpTo(
+      db,
+      { companyId, statuses: chip.statuses },
+      MESSAGE_CHIP_COUNT_CAP,
+    );
+  }
+  return counts;
+}
+
+/** The message if the caller may see it; another tenant's id reads as missing (404, not 403). */
+async function messageInScope(db: Executor, ctx: RequestContext, id: number) {
+  const row = await repo.findMessage(db, id, tenantOf(ctx.actor));
+  if (!row) throw notFound('Message');
+  return row;
+}
+
+type ReportsQuery = { page: number; limit: number; status?: string };
+
+async function readReports(
+  db: Executor,
+  message: repo.MessageRow,
+  send: repo.MessageSendRow | undefined,
+  counts: repo.DeliveryCounts,
+  query: ReportsQuery,
+) {
+  const total = query.status
+    ? (counts[query.status as keyof repo.DeliveryCounts] ?? 0)
+    : summariseDeliveries(counts).total;
+  const rows =
+    send?.recipients_at && total > 0
+      ? await repo.listDeliveryReports(
+          db,
+          {
+            companyId: message.company_id,
+            messageId: message.id,
+            recipientsAt: send.recipients_at,
+            status: query.status,
+          },
+          (query.page - 1) * query.limit,
+          query.limit,
+        )
+      : [];
+  return {
+    deliveryReports: rows.map(presentDeliveryReport),
+    currentPage: query.page,
+    totalPages: totalPages(total, query.limit),
+    totalItems: total,
+  };
+}
+
+/** What the queue keeps of a send's job (pg-boss deletes finished jobs after a while). */
+type QueueJob = Pick<
+  JobWithMetadata,
+  'state' | 'retryCount' | 'startAfter' | 'startedOn' | 'completedOn' | 'output'
+>;
+
+const isoOrNull = (date: Date | null | undefined) => (date ? new Date(date).toISOString() : null);
+
+function failureOf(job: QueueJob) {
+  const output = job.output as { message?: unknown } | null;
+  return job.state === 'failed' && typeof output?.message === 'string' ? output.message : null;
+}
+
+/**
+ * The send's queue job in the spec's state names. The queue's job only starts a send (at its
+ * time, with retries); the engine's per-message send state then carries it until every recipient
+ * is handed over. So: before the send starts, the queue's job speaks (mapped by toJobState);
+ * once it runs, the send state does, with progress from the recipient counters.
+ */
+function describeJob(
+  message: repo.MessageRow,
+  send: repo.MessageSendRow | undefined,
+  job: QueueJob | null,
+  counts: repo.DeliveryCounts,
+  now: Date,
+): TJobStatus | null {
+  if (!send && !job && message.queue_job_id === null) return null;
+  const summary = summariseDeliveries(counts);
+  const ran = job !== null && job.state !== 'created';
+  const base = {
+    id: message.queue_job_id,
+    attempts: job ? job.retryCount + (ran ? 1 : 0) : send?.started_at ? 1 : 0,
+    processedOn: isoOrNull(send?.started_at ?? (ran ? job?.startedOn : null)),
+    finishedOn: null as string | null,
+    failedReason: null as string | null,
+  };
+  switch (send?.state) {
+    case 'fanout':
+    case 'dispatch':
+      return {
+        ...base,
+        status: 'active',
+        progress:
+          summary.total === 0 ? 0 : Math.floor(((summary.total - summary.pending) / summary.total) * 100),
+      };
+    case 'done':
+      return {
+        ...base,
+        status: message.status === 'failed' ? 'failed' : 'completed',
+        progress: 100,
+        finishedOn: isoOrNull(send.handed_over_at ?? send.updated_at),
+      };
+    case 'cancelled':
+      return {
+        ...base,
+        status: 'failed',
+        progress: 0,
+        finishedOn: isoOrNull(send.updated_at),
+        failedReason: 'Cancelled',
+      };
+  }
+  if (job) {
+    return {
+      ...base,
+      status: toJobState(job.state, job.startAfter ? new Date(job.startAfter) : null, now),
+      progress: 0,
+      finishedOn: isoOrNull(job.completedOn),
+      failedReason: failureOf(job),
+    };
+  }
+  // The queue no longer holds the job: the message's own status says where it got to.
+  return { ...base, status: jobStateOfMessage(message.status as TMessageStatus), progress: 0 };
+}
+
+/** pg-boss job ids are UUIDs; anything else (a row from before the queue) has no job to ask about. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+async function readMessageState(db: Executor, message: repo.MessageRow) {
+  const send = await repo.findMessageSend(db, message.company_id, message.id);
+  const counts = await repo.findDeliveryCounts(db, message.company_id, message.id);
+  return { send, counts };
+}
+
+/** Only a send that has not started needs the queue's word on its job. */
+function readQueueJob(
+  deps: AppDeps,
+  db: Executor,
+  message: repo.MessageRow,
+  send: repo.MessageSendRow | undefined,
+) {
+  const started = send !== undefined && send.state !== 'waiting';
+  if (started || !message.queue_job_id || !UUID.test(message.queue_job_id)) return null;
+  return deps.messaging.queue.find(SEND_MESSAGE_JOB, message.queue_job_id, db);
+}
+
+export async function getMessageDetails(deps: AppDeps, ctx: RequestContext, id: number, query: ReportsQuery) {
+  return inActorTransaction(deps.db, ctx, async (trx) => {
+    const message = await messageInScope(trx, ctx, id);
+    const { send, counts } = await readMessageState(trx, message);
+    const job = await readQueueJob(deps, trx, message, send);
+    const reports = await readReports(trx, message, send, counts, query);
+    return {
+      ...reports,
+      message: presentMessage(message),
+      jobStatus: describeJob(message, send, job, counts, new Date()),
+      summary: summariseDeliveries(counts),
+    };
+  });
+}
+
+export async function listDeliveryReports(
+  deps: AppDeps,
+  ctx: RequestContext,
+  id: number,
+  query: ReportsQuery,
+) {
+  return inActorTransaction(deps.db, ctx, async (trx) => {
+    const message = await messageInScope(trx, ctx, id);
+    const { send, counts } = await readMessageState(trx, message);
+    return readReports(trx, message, send, counts, query);
+  });
+}
+
+export async function getJobStatus(deps: AppDeps, ctx: RequestContext, id: number) {
+  return inActorTransaction(deps.db, ctx, async (trx) => {
+    const message = await messageInScope(trx, ctx, id);
+    const { send, counts } = await readMessageState(trx, message);
+    const job = await readQueueJob(deps, trx, message, send);
+    return { jobStatus: describeJob(message, send, job, counts, new Date()) };
+  });
+}

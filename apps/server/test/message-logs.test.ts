@@ -1,0 +1,353 @@
+import type { TRole } from '@sms/contracts/auth/roles';
+import { MESSAGE_CHIP_COUNT_CAP, MESSAGE_COUNT_CAP } from '@sms/contracts/messages/list-messages';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { enqueueSend } from '../src/messaging/send-jobs.ts';
+import { bearer, createTenantWithStaff } from './support/factories.ts';
+import { insertManyMessages, insertMessage, recordSend } from './support/message-log-factories.ts';
+import { createService } from './support/services-factories.ts';
+import { createTestContext, type TestContext } from './support/test-app.ts';
+
+let ctx: TestContext;
+let tenant: Awaited<ReturnType<typeof createTenantWithStaff>>;
+let other: Awaited<ReturnType<typeof createTenantWithStaff>>;
+const ids = {} as Record<
+  'delivered' | 'scheduled' | 'queued' | 'inbound' | 'draft' | 'failed' | 'promo' | 'waiting',
+  number
+>;
+let scheduledJobId: string;
+let waitingJobId: string;
+let third: Awaited<ReturnType<typeof createTenantWithStaff>>;
+let otherMessageId: number;
+let serviceName: string;
+
+const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000);
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+  tenant = await createTenantWithStaff(ctx.app, ctx.ownerDb);
+  other = await createTenantWithStaff(ctx.app, ctx.ownerDb);
+  const service = await createService(ctx.ownerDb, tenant.company.id);
+  const second = await createService(ctx.ownerDb, tenant.company.id);
+  serviceName = service.name;
+  const companyId = tenant.company.id;
+  // Newest last: the list shows them in the reverse order.
+  ids.draft = await insertMessage(ctx.ownerDb, {
+    companyId,
+    status: 'pending',
+    content: 'Draft text',
+    createdAt: minutesAgo(70),
+  });
+  ids.failed = await insertMessage(ctx.ownerDb, {
+    companyId,
+    status: 'failed',
+    content: 'Failed send',
+    createdAt: minutesAgo(60),
+    serviceIds: [service.id],
+  });
+  ids.inbound = await insertMessage(ctx.ownerDb, {
+    companyId,
+    direction: 'inbound',
+    status: 'received',
+    content: 'STOP please',
+    msisdn: '+254711222333',
+    createdAt: minutesAgo(50),
+  });
+  ids.delivered = await insertMessage(ctx.ownerDb, {
+    companyId,
+    status: 'delivered',
+    content: 'Match day: KICK-OFF at 8',
+    serviceIds: [service.id, second.id],
+    recipientCount: 3,
+    queueJobId: 'job-delivered',
+    createdAt: minutesAgo(40),
+    sentAt: minutesAgo(39),
+  });
+  ids.promo = await insertMessage(ctx.ownerDb, {
+    companyId,
+    status: 'sent',
+    content: '50% off_today',
+    serviceIds: [service.id],
+    recipientCount: 2,
+    createdAt: minutesAgo(30),
+    sentAt: minutesAgo(30),
+  });
+  ids.queued = await insertMessage(ctx.ownerDb, {
+    companyId,
+    status: 'queued',
+    content: 'Going out now',
+    serviceIds: [service.id],
+    queueJobId: 'job-queued',
+    createdAt: minutesAgo(20),
+  });
+  const tomorrow = new Date(Date.now() + 86_400_000);
+  ids.scheduled = await insertMessage(ctx.ownerDb, {
+    companyId,
+    status: 'scheduled',
+    content: 'Tomorrow’s news',
+    serviceIds: [service.id],
+    scheduledAt: tomorrow,
+    createdAt: minutesAgo(10),
+  });
+  scheduledJobId = await enqueueSend(
+    ctx.ownerDb,
+    ctx.deps.messaging.queue,
+    companyId,
+    ids.scheduled,
+    tomorrow,
+  );
+  // No worker runs here: a send queued for now waits for one.
+  third = await createTenantWithStaff(ctx.app, ctx.ownerDb);
+  ids.waiting = await insertMessage(ctx.ownerDb, { companyId: third.company.id, status: 'queued' });
+  waitingJobId = await enqueueSend(
+    ctx.ownerDb,
+    ctx.deps.messaging.queue,
+    third.company.id,
+    ids.waiting,
+    null,
+  );
+  otherMessageId = await insertMessage(ctx.ownerDb, {
+    companyId: other.company.id,
+    content: 'Match day elsewhere',
+  });
+
+  await recordSend(ctx.ownerDb, { id: ids.delivered, companyId }, 'done', [
+    { phone: '+254700000001', status: 'delivered', gatewayMessageId: 'sim-1', deliveredAt: minutesAgo(38) },
+    { phone: '+254700000002', status: 'failed', errorMessage: 'UserInBlackList' },
+    { phone: '+254700000003', status: 'delivered', gatewayMessageId: 'sim-3', deliveredAt: minutesAgo(38) },
+  ]);
+  await recordSend(ctx.ownerDb, { id: ids.queued, companyId }, 'dispatch', [
+    { phone: '+254700000001', status: 'submitted', gatewayMessageId: 'sim-9' },
+    { phone: '+254700000002', status: 'pending' },
+    { phone: '+254700000003', status: 'pending' },
+    { phone: '+254700000004', status: 'pending' },
+  ]);
+});
+afterAll(() => ctx.close());
+
+const get = (url: string, role: TRole, who = tenant) =>
+  ctx.app.inject({ method: 'GET', url: `/api/v1${url}`, headers: bearer(who.staff[role].token) });
+const listIds = async (query: string, role: TRole = 'company_admin', who = tenant) => {
+  const response = await get(`/messages${query}`, role, who);
+  expect(response.statusCode, response.body).toBe(200);
+  return (response.json().data.messages as { id: number }[]).map((message) => message.id);
+};
+
+describe('GET /messages', () => {
+  it('lists the company’s messages newest first with the spec’s fields, and counts the chips', async () => {
+    const response = await get('/messages', 'company_admin');
+    expect(response.statusCode).toBe(200);
+    const data = response.json().data;
+    expect(data.messages.map((message: { id: number }) => message.id)).toEqual([
+      ids.scheduled,
+      ids.queued,
+      ids.promo,
+      ids.delivered,
+      ids.inbound,
+      ids.failed,
+      ids.draft,
+    ]);
+    expect(data.messages[3]).toMatchObject({
+      id: ids.delivered,
+      content: 'Match day: KICK-OFF at 8',
+      message: 'Match day: KICK-OFF at 8',
+      direction: 'outbound',
+      status: 'delivered',
+      recipient_count: 3,
+      queue_job_id: 'job-delivered',
+      service: { name: serviceName },
+      companyId: tenant.company.id,
+      company: { name: tenant.company.name },
+      encoding: 'GSM-7',
+      parts: 1,
+    });
+    expect(data.messages[3].serviceIds).toHaveLength(2);
+    expect(data.messages[4]).toMatchObject({ direction: 'inbound', msisdn: '+254711222333', service: null });
+    expect(data).toMatchObject({ currentPage: 1, totalPages: 1, totalItems: 7, totalIsExact: true });
+    expect(data.counts).toEqual({
+      scheduled: { total: 1, exact: true },
+      pending: { total: 2, exact: true },
+      sent: { total: 2, exact: true },
+      all: { total: 7, exact: true },
+    });
+  });
+
+  it('filters by chip, status and direction, alone and together', async () => {
+    expect(await listIds('?chip=scheduled')).toEqual([ids.scheduled]);
+    expect(await listIds('?chip=pending')).toEqual([ids.queued, ids.draft]);
+    expect(await listIds('?chip=sent')).toEqual([ids.promo, ids.delivered]);
+    expect(await listIds('?status=failed')).toEqual([ids.failed]);
+    expect(await listIds('?status=queued&chip=pending')).toEqual([ids.queued]);
+    expect(await listIds('?status=failed&chip=sent')).toEqual([]);
+    expect(await listIds('?direction=inbound')).toEqual([ids.inbound]);
+    expect(await listIds('?direction=outbound&chip=sent')).toEqual([ids.promo, ids.delivered]);
+    expect(await listIds('?direction=&status=&chip=all')).toHaveLength(7);
+  });
+
+  it('searches content and msisdn ignoring case, with % and _ taken literally', async () => {
+    expect(await listIds('?search=kick-off')).toEqual([ids.delivered]);
+    expect(await listIds('?search=MATCH%20DAY')).toEqual([ids.delivered]);
+    expect(await listIds('?search=711222')).toEqual([ids.inbound]);
+    expect(await listIds('?search=50%25')).toEqual([ids.promo]);
+    expect(await listIds('?search=off_today')).toEqual([ids.promo]);
+    expect(await listIds('?search=f%25')).toEqual([]);
+    expect(await listIds('?search=_')).toEqual([ids.promo]);
+    const response = await get('/messages?search=match&direction=outbound', 'company_admin');
+    const data = response.json().data;
+    expect(data.totalItems).toBe(1);
+    // The chips count the company's messages, whatever the search.
+    expect(data.counts.all.total).toBe(7);
+  });
+
+  it('pages with limit, and refuses unknown filters with a clear 400', async () => {
+    const second = (await get('/messages?limit=3&page=2', 'company_admin')).json().data;
+    expect(second).toMatchObject({ currentPage: 2, totalPages: 3, totalItems: 7 });
+    expect(second.messages.map((message: { id: number }) => message.id)).toEqual([
+      ids.delivered,
+      ids.inbound,
+      ids.failed,
+    ]);
+    expect(await listIds('?limit=3&page=3')).toEqual([ids.draft]);
+    const bad = await get('/messages?status=lost', 'company_admin');
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().message).toContain('status must be one of');
+    expect((await get('/messages?chip=old', 'company_admin')).statusCode).toBe(400);
+    expect((await get('/messages?limit=1000', 'company_admin')).statusCode).toBe(400);
+  });
+
+  it('lets company admins and content managers read, refuses viewers, and keeps companies apart', async () => {
+    expect(await listIds('', 'content_manager')).toHaveLength(7);
+    expect((await get('/messages', 'viewer')).statusCode).toBe(403);
+    expect((await ctx.app.inject({ method: 'GET', url: '/api/v1/messages' })).statusCode).toBe(401);
+    expect(await listIds('', 'company_admin', other)).toEqual([otherMessageId]);
+    // A company user's companyId is ignored: they read their own company only.
+    expect(await listIds(`?companyId=${tenant.company.id}`, 'company_admin', other)).toEqual([
+      otherMessageId,
+    ]);
+  });
+
+  it('shows a system admin every company, or one with companyId', async () => {
+    const all = await listIds('?limit=100', 'system_admin');
+    expect(all).toEqual(expect.arrayContaining([otherMessageId, ids.delivered, ids.inbound]));
+    expect(await listIds(`?companyId=${other.company.id}`, 'system_admin')).toEqual([otherMessageId]);
+    expect(await listIds(`?companyId=${tenant.company.id}&chip=scheduled`, 'system_admin')).toEqual([
+      ids.scheduled,
+    ]);
+    expect(await listIds('?chip=scheduled&limit=100', 'system_admin')).toContain(ids.scheduled);
+    const platform = (await get('/messages?chip=pending', 'system_admin')).json().data;
+    expect(platform.counts.scheduled.total).toBeGreaterThanOrEqual(1);
+    expect(platform.messages.map((message: { id: number }) => message.id)).toEqual(
+      expect.arrayContaining([ids.queued, ids.draft]),
+    );
+  });
+});
+
+describe('capped counts', () => {
+  it('stops counting at the cap and says the total is not exact', async () => {
+    const big = await createTenantWithStaff(ctx.app, ctx.ownerDb);
+    await insertManyMessages(ctx.ownerDb, big.company.id, MESSAGE_COUNT_CAP + 5, new Date());
+    await insertMessage(ctx.ownerDb, { companyId: big.company.id, status: 'scheduled', content: 'later' });
+    const data = (await get('/messages?limit=50', 'company_admin', big)).json().data;
+    expect(data.counts.all).toEqual({ total: MESSAGE_CHIP_COUNT_CAP, exact: false });
+    expect(data.counts.sent).toEqual({ total: MESSAGE_CHIP_COUNT_CAP, exact: false });
+    expect(data.counts.scheduled).toEqual({ total: 1, exact: true });
+    expect(data).toMatchObject({ totalItems: MESSAGE_COUNT_CAP, totalIsExact: false, totalPages: 200 });
+    const searched = (await get('/messages?search=bulk%201', 'company_admin', big)).json().data;
+    expect(searched).toMatchObject({ totalItems: 1117, totalIsExact: true });
+    const platform = (await get('/messages', 'system_admin', big)).json().data;
+    expect(platform.counts.all).toEqual({ total: MESSAGE_CHIP_COUNT_CAP, exact: false });
+    expect(platform).toMatchObject({ totalItems: MESSAGE_COUNT_CAP, totalIsExact: false });
+  });
+});
+
+describe('GET /messages/{id}/details, /delivery-reports and /job-status', () => {
+  it('gives the message, its completed job, the summary from the counters and its recipients', async () => {
+    const response = await get(`/messages/${ids.delivered}/details`, 'content_manager');
+    expect(response.statusCode).toBe(200);
+    const data = response.json().data;
+    expect(data.message).toMatchObject({
+      id: ids.delivered,
+      status: 'delivered',
+      queue_job_id: 'job-delivered',
+    });
+    expect(data.jobStatus).toMatchObject({
+      id: 'job-delivered',
+      status: 'completed',
+      progress: 100,
+      attempts: 1,
+    });
+    expect(data.jobStatus.processedOn).not.toBeNull();
+    expect(data.jobStatus.finishedOn).not.toBeNull();
+    expect(data.summary).toEqual({ total: 3, pending: 0, sent: 0, delivered: 2, failed: 1 });
+    expect(data).toMatchObject({ currentPage: 1, totalPages: 1, totalItems: 3 });
+    expect(data.deliveryReports).toHaveLength(3);
+    expect(data.deliveryReports[1]).toMatchObject({
+      recipient_phone: '+254700000002',
+      status: 'failed',
+      gateway_message_id: null,
+      delivered_at: null,
+      error_message: 'UserInBlackList',
+    });
+    expect(data.deliveryReports[0]).toMatchObject({ gateway_message_id: 'sim-1', status: 'delivered' });
+  });
+
+  it('pages the recipients and filters them by status, with totals from the counters', async () => {
+    const page = (
+      await get(`/messages/${ids.queued}/delivery-reports?limit=2&page=2`, 'company_admin')
+    ).json().data;
+    expect(page).toMatchObject({ currentPage: 2, totalPages: 2, totalItems: 4 });
+    expect(page.deliveryReports.map((report: { recipient_phone: string }) => report.recipient_phone)).toEqual(
+      ['+254700000003', '+254700000004'],
+    );
+    const pending = (
+      await get(`/messages/${ids.queued}/delivery-reports?status=pending`, 'company_admin')
+    ).json().data;
+    expect(pending.totalItems).toBe(3);
+    expect(pending.deliveryReports.every((report: { status: string }) => report.status === 'pending')).toBe(
+      true,
+    );
+    const details = (await get(`/messages/${ids.queued}/details?limit=1`, 'company_admin')).json().data;
+    expect(details).toMatchObject({ totalPages: 4, totalItems: 4 });
+    expect(details.deliveryReports).toHaveLength(1);
+    expect(
+      (await get(`/messages/${ids.queued}/delivery-reports?status=lost`, 'company_admin')).statusCode,
+    ).toBe(400);
+  });
+
+  it('reports the job in the spec’s state names: active with progress, delayed when scheduled, none for a direct message', async () => {
+    const active = (await get(`/messages/${ids.queued}/job-status`, 'company_admin')).json().data.jobStatus;
+    expect(active).toMatchObject({ id: 'job-queued', status: 'active', progress: 25, finishedOn: null });
+    const delayed = (await get(`/messages/${ids.scheduled}/job-status`, 'company_admin')).json().data
+      .jobStatus;
+    expect(delayed).toMatchObject({ id: scheduledJobId, status: 'delayed', progress: 0, attempts: 0 });
+    const waiting = (await get(`/messages/${ids.waiting}/job-status`, 'company_admin', third)).json().data
+      .jobStatus;
+    expect(waiting).toMatchObject({ id: waitingJobId, status: 'waiting', progress: 0, processedOn: null });
+    // The queue's word, not the message's: a first attempt failed and the retry waits out its backoff.
+    await sql`update pgboss.job set state = 'retry', retry_count = 0, started_on = now(),
+                     start_after = now() + interval '1 minute' where id = ${waitingJobId}`.execute(
+      ctx.ownerDb,
+    );
+    const retrying = (await get(`/messages/${ids.waiting}/job-status`, 'company_admin', third)).json().data
+      .jobStatus;
+    expect(retrying).toMatchObject({ status: 'delayed', attempts: 1 });
+    expect(retrying.processedOn).not.toBeNull();
+    const none = await get(`/messages/${ids.draft}/job-status`, 'company_admin');
+    expect(none.statusCode).toBe(200);
+    expect(none.json().data).toEqual({ jobStatus: null });
+    const scheduled = (await get(`/messages/${ids.scheduled}/details`, 'company_admin')).json().data;
+    expect(scheduled).toMatchObject({ deliveryReports: [], totalItems: 0, totalPages: 1 });
+  });
+
+  it('answers 404 for another company’s message and 403 for a viewer', async () => {
+    for (const path of ['details', 'delivery-reports', 'job-status']) {
+      const response = await get(`/messages/${otherMessageId}/${path}`, 'company_admin');
+      expect(response.statusCode, path).toBe(404);
+      expect(response.json().message).toBe('Message not found');
+      expect((await get(`/messages/${ids.delivered}/${path}`, 'viewer')).statusCode).toBe(403);
+    }
+    expect((await get(`/messages/${otherMessageId}/details`, 'system_admin')).statusCode).toBe(200);
+    expect((await get('/messages/999999999/details', 'system_admin')).statusCode).toBe(404);
+    expect((await get('/messages/abc/details', 'system_admin')).statusCode).toBe(400);
+  });
+});
