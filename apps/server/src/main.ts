@@ -35,7 +35,7 @@ async function main() {
   process.once('SIGTERM', () => void stop('SIGTERM'));
 
   const keys = await resolveKeys(config, database.db);
-  const seeded = config.seedDemo ? await seedDemoData(database.pool, keys.encryption) : false;
+  const seeded = config.seedDemo ? await seedDemoData(database.owner.pool, keys.encryption) : false;
   const admin = await ensureFirstAdmin(config, database.db);
 
   app = await buildApp({ config, db: database.db, keys }, { logger: { level: config.logLevel } });

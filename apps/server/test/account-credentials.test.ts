@@ -13,9 +13,9 @@ let adminToken: string;
 let companyId: number;
 beforeAll(async () => {
   ctx = await createTestContext();
-  const admin = await createUser(ctx.db, { role: 'system_admin' });
+  const admin = await createUser(ctx.ownerDb, { role: 'system_admin' });
   adminToken = (await signIn(ctx.app, admin.email)).accessToken;
-  companyId = (await createCompany(ctx.db)).id;
+  companyId = (await createCompany(ctx.ownerDb)).id;
 });
 afterAll(() => ctx.close());
 
@@ -36,7 +36,7 @@ describe('new passwords', () => {
     expect(created.statusCode).toBe(400);
     expect(created.json().message).toBe(message);
 
-    const user = await createUser(ctx.db, { role: 'viewer', companyId });
+    const user = await createUser(ctx.ownerDb, { role: 'viewer', companyId });
     const updated = await api('PUT', `/admin/users/${user.id}`, {
       ...userForm(companyId, { email: user.email, name: user.name }),
       password,
@@ -85,7 +85,7 @@ describe('user e-mail addresses', () => {
   });
 
   it('signs in with a full-width or padded spelling of the address', async () => {
-    const user = await createUser(ctx.db, { role: 'viewer', companyId, email: 'carol@acme.test' });
+    const user = await createUser(ctx.ownerDb, { role: 'viewer', companyId, email: 'carol@acme.test' });
     expect((await signIn(ctx.app, ' ｃａｒｏｌ@acme.test ')).user.id).toBe(user.id);
   });
 });

@@ -8,7 +8,7 @@ let ctx: TestContext;
 let admin: { id: number; token: string; email: string };
 beforeAll(async () => {
   ctx = await createTestContext();
-  const user = await createUser(ctx.db, { role: 'system_admin', name: 'Audit Admin' });
+  const user = await createUser(ctx.ownerDb, { role: 'system_admin', name: 'Audit Admin' });
   admin = { id: user.id, email: user.email, token: (await signIn(ctx.app, user.email)).accessToken };
 });
 afterAll(() => ctx.close());
@@ -49,7 +49,7 @@ describe('GET /admin/audit-logs', () => {
     expect(page2.currentPage).toBe(2);
     expect(page2.auditLogs[0].id).toBeLessThan(logins.auditLogs[1].id);
 
-    await ctx.db
+    await ctx.ownerDb
       .insertInto('audit_logs')
       .values(Array.from({ length: 60 }, () => ({ action: 'UPDATE', entity: 'SERVICE', details: '{}' })))
       .execute();
@@ -57,7 +57,7 @@ describe('GET /admin/audit-logs', () => {
   });
 
   it('filters by date: a bare `to` includes that whole day, and the range is checked', async () => {
-    await ctx.db
+    await ctx.ownerDb
       .insertInto('audit_logs')
       .values([
         { action: 'DELETE', entity: 'MESSAGE', details: '{}', created_at: '2024-03-10T23:30:00Z' },

@@ -9,7 +9,7 @@ let ctx: TestContext;
 let admin: { id: number; token: string };
 beforeAll(async () => {
   ctx = await createTestContext();
-  const user = await createUser(ctx.db, { role: 'system_admin', name: 'Root Admin' });
+  const user = await createUser(ctx.ownerDb, { role: 'system_admin', name: 'Root Admin' });
   admin = { id: user.id, token: (await signIn(ctx.app, user.email)).accessToken };
 });
 afterAll(() => ctx.close());
@@ -43,7 +43,7 @@ describe('POST /admin/companies', () => {
     });
     expect(response.body).not.toContain('key-1234567890abcd');
 
-    const row = await ctx.db
+    const row = await ctx.ownerDb
       .selectFrom('companies')
       .selectAll()
       .where('id', '=', company.id)
@@ -51,14 +51,18 @@ describe('POST /admin/companies', () => {
     expect(row.api_key_encrypted).not.toContain('key-1234567890abcd');
     expect(decryptSecret(row.api_key_encrypted!, ctx.deps.keys.encryption)).toBe('key-1234567890abcd');
 
-    const tokens = await ctx.db
+    const tokens = await ctx.ownerDb
       .selectFrom('company_callback_tokens')
       .select('callback_type')
       .where('company_id', '=', company.id)
       .execute();
     expect(tokens.map((t) => t.callback_type).sort()).toEqual(['dlr', 'subscription']);
 
-    const [entry] = await auditEntries(ctx.db, { action: 'CREATE', entity: 'COMPANY', entityId: company.id });
+    const [entry] = await auditEntries(ctx.ownerDb, {
+      action: 'CREATE',
+      entity: 'COMPANY',
+      entityId: company.id,
+    });
     expect(entry).toMatchObject({ user_id: admin.id, user_name: 'Root Admin', company_id: company.id });
     expect(JSON.stringify(entry!.details)).not.toContain('key-1234567890abcd');
     expect(entry!.details).toMatchObject({ name: form.name, apiKeyChanged: true });
@@ -94,7 +98,7 @@ describe('GET /admin/companies', () => {
   it('pages by 10, searches, filters by status and returns real counts and stats', async () => {
     const tag = `Paging${Date.now()}`;
     for (let i = 0; i < 12; i++)
-      await createCompany(ctx.db, { name: `${tag} ${i}`, status: i < 3 ? 'pending' : 'active' });
+      await createCompany(ctx.ownerDb, { name: `${tag} ${i}`, status: i < 3 ? 'pending' : 'active' });
     const first = await api('GET', `/admin/companies?searchTerm=${tag.toLowerCase()}`);
     expect(first.statusCode).toBe(200);
     const data = first.json().data;
@@ -109,7 +113,7 @@ describe('GET /admin/companies', () => {
     expect(pending.companies.every((c: { status: string }) => c.status === 'pending')).toBe(true);
 
     const all = (await api('GET', '/admin/companies?status=')).json().data;
-    const counted = await ctx.db
+    const counted = await ctx.ownerDb
       .selectFrom('companies')
       .select(({ fn }) => fn.countAll<number>().as('n'))
       .executeTakeFirstOrThrow();
@@ -119,10 +123,10 @@ describe('GET /admin/companies', () => {
   });
 
   it('carries userCount, serviceCount, subscriberCount and lastActive from the data', async () => {
-    const company = await createCompany(ctx.db, { name: `Counted ${Date.now()}` });
-    const user = await createUser(ctx.db, { role: 'company_admin', companyId: company.id });
-    await createUser(ctx.db, { role: 'viewer', companyId: company.id });
-    await addCompanyData(ctx.db, company.id);
+    const company = await createCompany(ctx.ownerDb, { name: `Counted ${Date.now()}` });
+    const user = await createUser(ctx.ownerDb, { role: 'company_admin', companyId: company.id });
+    await createUser(ctx.ownerDb, { role: 'viewer', companyId: company.id });
+    await addCompanyData(ctx.ownerDb, company.id);
     await signIn(ctx.app, user.email); // sets last_active_at
     const { companies } = (
       await api('GET', `/admin/companies?searchTerm=${encodeURIComponent(company.name)}`)
@@ -162,7 +166,11 @@ describe('PUT /admin/companies/{id}', () => {
       companyForm({ apiKey: 'second-key-0002' }),
     );
     expect(replaced.json().data.company.apiKey).toBe('••••••••0002');
-    const entries = await auditEntries(ctx.db, { action: 'UPDATE', entity: 'COMPANY', entityId: created.id });
+    const entries = await auditEntries(ctx.ownerDb, {
+      action: 'UPDATE',
+      entity: 'COMPANY',
+      entityId: created.id,
+    });
     expect(entries).toHaveLength(2);
   });
 
@@ -174,7 +182,7 @@ describe('PUT /admin/companies/{id}', () => {
 
 describe('activate and suspend', () => {
   it('activates only pending companies and suspends only active ones, each audited', async () => {
-    const company = await createCompany(ctx.db, { status: 'pending' });
+    const company = await createCompany(ctx.ownerDb, { status: 'pending' });
     expect((await api('PUT', `/admin/companies/${company.id}/suspend`)).json().message).toBe(
       COMPANY_MESSAGES.onlyActiveSuspend,
     );
@@ -186,14 +194,14 @@ describe('activate and suspend', () => {
     expect(again.json().message).toBe(COMPANY_MESSAGES.onlyPendingActivate);
     const suspended = await api('PUT', `/admin/companies/${company.id}/suspend`);
     expect(suspended.json().data.company.status).toBe('suspended');
-    expect(await auditEntries(ctx.db, { action: 'APPROVE', entityId: company.id })).toHaveLength(1);
-    expect(await auditEntries(ctx.db, { action: 'SUSPEND', entityId: company.id })).toHaveLength(1);
+    expect(await auditEntries(ctx.ownerDb, { action: 'APPROVE', entityId: company.id })).toHaveLength(1);
+    expect(await auditEntries(ctx.ownerDb, { action: 'SUSPEND', entityId: company.id })).toHaveLength(1);
     expect((await api('PUT', '/admin/companies/999999/activate')).statusCode).toBe(404);
   });
 
   it('suspending a company signs its users out on their next request', async () => {
-    const company = await createCompany(ctx.db);
-    const user = await createUser(ctx.db, { role: 'company_admin', companyId: company.id });
+    const company = await createCompany(ctx.ownerDb);
+    const user = await createUser(ctx.ownerDb, { role: 'company_admin', companyId: company.id });
     const session = await signIn(ctx.app, user.email);
     await api('PUT', `/admin/companies/${company.id}/suspend`);
     expect((await call(ctx.app, session.accessToken, 'GET', '/auth/profile')).statusCode).toBe(401);
@@ -202,7 +210,7 @@ describe('activate and suspend', () => {
 
 describe('DELETE /admin/companies/{id}', () => {
   it('deletes an empty company at once, with an audit entry', async () => {
-    const company = await createCompany(ctx.db);
+    const company = await createCompany(ctx.ownerDb);
     const response = await api('DELETE', `/admin/companies/${company.id}`);
     expect(response.statusCode).toBe(200);
     expect(response.json().data).toEqual({
@@ -210,24 +218,24 @@ describe('DELETE /admin/companies/{id}', () => {
       removed: { users: 0, services: 0, subscribers: 0, messages: 0 },
     });
     expect(
-      await ctx.db.selectFrom('companies').select('id').where('id', '=', company.id).executeTakeFirst(),
+      await ctx.ownerDb.selectFrom('companies').select('id').where('id', '=', company.id).executeTakeFirst(),
     ).toBeUndefined();
     expect(
-      await auditEntries(ctx.db, { action: 'DELETE', entity: 'COMPANY', entityId: company.id }),
+      await auditEntries(ctx.ownerDb, { action: 'DELETE', entity: 'COMPANY', entityId: company.id }),
     ).toHaveLength(1);
   });
 
   it('refuses a company with data (409, what it holds) unless cascade=true, then removes it all', async () => {
-    const company = await createCompany(ctx.db);
-    await createUser(ctx.db, { role: 'viewer', companyId: company.id });
-    await addCompanyData(ctx.db, company.id);
+    const company = await createCompany(ctx.ownerDb);
+    await createUser(ctx.ownerDb, { role: 'viewer', companyId: company.id });
+    await addCompanyData(ctx.ownerDb, company.id);
     const refused = await api('DELETE', `/admin/companies/${company.id}`);
     expect(refused.statusCode).toBe(409);
     expect(refused.json().message).toBe(
       'This company still has 1 user, 1 service, 1 subscriber, 1 message. Deleting the company permanently deletes these too.',
     );
     expect(
-      await ctx.db.selectFrom('companies').select('id').where('id', '=', company.id).executeTakeFirst(),
+      await ctx.ownerDb.selectFrom('companies').select('id').where('id', '=', company.id).executeTakeFirst(),
     ).toBeDefined();
     expect((await api('DELETE', `/admin/companies/${company.id}?cascade=maybe`)).statusCode).toBe(400);
 
@@ -235,7 +243,7 @@ describe('DELETE /admin/companies/{id}', () => {
     expect(confirmed.statusCode).toBe(200);
     expect(confirmed.json().data.removed).toEqual({ users: 1, services: 1, subscribers: 1, messages: 1 });
     for (const table of ['users', 'services', 'subscribers', 'messages'] as const) {
-      const left = await ctx.db
+      const left = await ctx.ownerDb
         .selectFrom(table)
         .select('company_id')
         .where('company_id', '=', company.id)

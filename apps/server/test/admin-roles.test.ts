@@ -9,9 +9,9 @@ let tenant: Awaited<ReturnType<typeof createTenantWithStaff>>;
 let foreign: { companyId: number; userId: number };
 beforeAll(async () => {
   ctx = await createTestContext();
-  tenant = await createTenantWithStaff(ctx.app, ctx.db);
-  const company = await createCompany(ctx.db);
-  const user = await createUser(ctx.db, { role: 'viewer', companyId: company.id });
+  tenant = await createTenantWithStaff(ctx.app, ctx.ownerDb);
+  const company = await createCompany(ctx.ownerDb);
+  const user = await createUser(ctx.ownerDb, { role: 'viewer', companyId: company.id });
   foreign = { companyId: company.id, userId: user.id };
 });
 afterAll(() => ctx.close());
@@ -23,9 +23,10 @@ const ROLES: readonly TRole[] = ['system_admin', 'company_admin', 'content_manag
 const ADMIN_ONLY = ['system_admin'] as const;
 
 // Targets are created per call so an allowed mutation never breaks the next row of the matrix.
-const freshCompany = async () => (await createCompany(ctx.db, { status: 'pending' })).id;
-const freshActiveCompany = async () => (await createCompany(ctx.db, { status: 'active' })).id;
-const freshUser = async () => (await createUser(ctx.db, { role: 'viewer', companyId: foreign.companyId })).id;
+const freshCompany = async () => (await createCompany(ctx.ownerDb, { status: 'pending' })).id;
+const freshActiveCompany = async () => (await createCompany(ctx.ownerDb, { status: 'active' })).id;
+const freshUser = async () =>
+  (await createUser(ctx.ownerDb, { role: 'viewer', companyId: foreign.companyId })).id;
 
 const resolve = (path: string, fresh?: number) =>
   path
@@ -106,7 +107,7 @@ describe('role matrix', () => {
   });
 
   it('refused requests change nothing', async () => {
-    const before = await ctx.db
+    const before = await ctx.ownerDb
       .selectFrom('companies')
       .select(['id', 'status', 'name'])
       .where('id', '=', foreign.companyId)
@@ -122,14 +123,14 @@ describe('role matrix', () => {
       await call(ctx.app, tenant.staff[role].token, 'DELETE', `/admin/users/${foreign.userId}`);
     }
     expect(
-      await ctx.db
+      await ctx.ownerDb
         .selectFrom('companies')
         .select(['id', 'status', 'name'])
         .where('id', '=', foreign.companyId)
         .executeTakeFirst(),
     ).toEqual(before);
     expect(
-      await ctx.db.selectFrom('users').select('id').where('id', '=', foreign.userId).executeTakeFirst(),
+      await ctx.ownerDb.selectFrom('users').select('id').where('id', '=', foreign.userId).executeTakeFirst(),
     ).toBeDefined();
   });
 });

@@ -10,17 +10,22 @@ let admin: { id: number; token: string };
 let companyId: number;
 beforeAll(async () => {
   ctx = await createTestContext();
-  const user = await createUser(ctx.db, { role: 'system_admin' });
+  const user = await createUser(ctx.ownerDb, { role: 'system_admin' });
   admin = { id: user.id, token: (await signIn(ctx.app, user.email)).accessToken };
-  companyId = (await createCompany(ctx.db, { name: 'Users Co' })).id;
+  companyId = (await createCompany(ctx.ownerDb, { name: 'Users Co' })).id;
 });
 afterAll(() => ctx.close());
 
 const api = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown) =>
   call(ctx.app, admin.token, method, url, payload);
 const passwordHashOf = async (id: number) =>
-  (await ctx.db.selectFrom('users').select('password_hash').where('id', '=', id).executeTakeFirstOrThrow())
-    .password_hash;
+  (
+    await ctx.ownerDb
+      .selectFrom('users')
+      .select('password_hash')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow()
+  ).password_hash;
 
 describe('POST /admin/users', () => {
   it('creates a user with the company, hashes the password, audits without it', async () => {
@@ -38,7 +43,7 @@ describe('POST /admin/users', () => {
     });
     expect(response.body).not.toContain(form.password);
     expect(await verifyPassword(await passwordHashOf(user.id), form.password)).toBe(true);
-    const [entry] = await auditEntries(ctx.db, { action: 'CREATE', entity: 'USER', entityId: user.id });
+    const [entry] = await auditEntries(ctx.ownerDb, { action: 'CREATE', entity: 'USER', entityId: user.id });
     expect(JSON.stringify(entry!.details)).not.toContain(form.password);
     expect(entry!.company_id).toBe(companyId);
     // The new user can sign in.
@@ -85,9 +90,9 @@ describe('POST /admin/users', () => {
 
 describe('GET /admin/users', () => {
   it('pages by 10 with users/currentPage/totalPages/totalItems and filters by search, role and company', async () => {
-    const company = await createCompany(ctx.db, { name: 'Paging Users Co' });
+    const company = await createCompany(ctx.ownerDb, { name: 'Paging Users Co' });
     for (let i = 0; i < 11; i++)
-      await createUser(ctx.db, {
+      await createUser(ctx.ownerDb, {
         role: i === 0 ? 'company_admin' : 'viewer',
         companyId: company.id,
         name: `Pager ${i}`,
@@ -134,7 +139,7 @@ describe('PUT /admin/users/{id}', () => {
     expect(await verifyPassword(await passwordHashOf(created.id), 'Another-pass-1')).toBe(true);
     expect((await call(ctx.app, session.accessToken, 'GET', '/auth/profile')).statusCode).toBe(401);
     expect(
-      await auditEntries(ctx.db, { action: 'UPDATE', entity: 'USER', entityId: created.id }),
+      await auditEntries(ctx.ownerDb, { action: 'UPDATE', entity: 'USER', entityId: created.id }),
     ).toHaveLength(3);
   });
 
@@ -157,7 +162,7 @@ describe('PUT /admin/users/{id}', () => {
   });
 
   it('an admin cannot demote, deactivate or suspend themself', async () => {
-    const me = await ctx.db
+    const me = await ctx.ownerDb
       .selectFrom('users')
       .selectAll()
       .where('id', '=', admin.id)
@@ -192,9 +197,9 @@ describe('DELETE /admin/users/{id}', () => {
     const user = (await api('POST', '/admin/users', userForm(companyId))).json().data.user;
     const response = await api('DELETE', `/admin/users/${user.id}`);
     expect(response.json()).toEqual({ success: true, data: { deleted: true } });
-    expect(await auditEntries(ctx.db, { action: 'DELETE', entity: 'USER', entityId: user.id })).toHaveLength(
-      1,
-    );
+    expect(
+      await auditEntries(ctx.ownerDb, { action: 'DELETE', entity: 'USER', entityId: user.id }),
+    ).toHaveLength(1);
     expect((await api('DELETE', `/admin/users/${user.id}`)).statusCode).toBe(404);
     const self = await api('DELETE', `/admin/users/${admin.id}`);
     expect(self.statusCode).toBe(400);
@@ -209,8 +214,8 @@ describe('last system admin', () => {
   it('the last active system admin cannot be deleted or demoted', async () => {
     const solo = await createTestContext();
     try {
-      const last = await createUser(solo.db, { role: 'system_admin' });
-      const gone = await createUser(solo.db, { role: 'system_admin', status: 'inactive' });
+      const last = await createUser(solo.ownerDb, { role: 'system_admin' });
+      const gone = await createUser(solo.ownerDb, { role: 'system_admin', status: 'inactive' });
       const actor = {
         userId: gone.id,
         role: 'system_admin' as const,
@@ -222,7 +227,7 @@ describe('last system admin', () => {
       const ctxOf = { actor, ip: '127.0.0.1', userAgent: null };
       const { deleteUser, updateUser } = await import('../src/modules/admin/users.service.ts');
       await expect(deleteUser(solo.deps, ctxOf, last.id)).rejects.toThrow(USER_MESSAGES.lastAdmin);
-      const company = await createCompany(solo.db);
+      const company = await createCompany(solo.ownerDb);
       await expect(
         updateUser(solo.deps, ctxOf, last.id, {
           name: 'x',

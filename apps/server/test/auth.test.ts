@@ -20,8 +20,12 @@ const profile = (token: string) =>
 
 describe('POST /auth/login', () => {
   it('returns tokens and the user with company, and records a LOGIN audit entry', async () => {
-    const company = await createCompany(ctx.db, { name: 'Login Co' });
-    const user = await createUser(ctx.db, { role: 'company_admin', companyId: company.id, name: 'Jane Doe' });
+    const company = await createCompany(ctx.ownerDb, { name: 'Login Co' });
+    const user = await createUser(ctx.ownerDb, {
+      role: 'company_admin',
+      companyId: company.id,
+      name: 'Jane Doe',
+    });
     const response = await login(user.email.toUpperCase(), TEST_PASSWORD);
     expect(response.statusCode).toBe(200);
     const { data } = response.json();
@@ -35,12 +39,16 @@ describe('POST /auth/login', () => {
       company: { name: 'Login Co' },
     });
     expect(data.user).not.toHaveProperty('password_hash');
-    const audit = await ctx.db.selectFrom('audit_logs').selectAll().where('user_id', '=', user.id).execute();
+    const audit = await ctx.ownerDb
+      .selectFrom('audit_logs')
+      .selectAll()
+      .where('user_id', '=', user.id)
+      .execute();
     expect(audit.map((entry) => entry.action)).toContain('LOGIN');
   });
 
   it('gives the same 401 text for an unknown e-mail and a wrong password', async () => {
-    const user = await createUser(ctx.db, { role: 'system_admin' });
+    const user = await createUser(ctx.ownerDb, { role: 'system_admin' });
     const wrongPassword = await login(user.email, 'not-the-password');
     const unknownEmail = await login('nobody@nowhere.test', TEST_PASSWORD);
     for (const response of [wrongPassword, unknownEmail]) {
@@ -67,15 +75,15 @@ describe('POST /auth/login', () => {
     ['suspended company', {}, 'suspended', AUTH_MESSAGES.companySuspended],
     ['pending company', {}, 'pending', AUTH_MESSAGES.companyPending],
   ])('refuses a %s with a reason', async (_label, userOverrides, companyStatus, message) => {
-    const company = await createCompany(ctx.db, { status: companyStatus });
-    const user = await createUser(ctx.db, { role: 'viewer', companyId: company.id, ...userOverrides });
+    const company = await createCompany(ctx.ownerDb, { status: companyStatus });
+    const user = await createUser(ctx.ownerDb, { role: 'viewer', companyId: company.id, ...userOverrides });
     const response = await login(user.email, TEST_PASSWORD);
     expect(response.statusCode).toBe(403);
     expect(response.json().message).toBe(message);
   });
 
   it('blocks an address after repeated failures with 429, even for the right password', async () => {
-    const user = await createUser(ctx.db, { role: 'system_admin' });
+    const user = await createUser(ctx.ownerDb, { role: 'system_admin' });
     for (let attempt = 0; attempt < 3; attempt++)
       expect((await login(user.email, 'wrong')).statusCode).toBe(401);
     const blocked = await login(user.email, TEST_PASSWORD);
@@ -87,7 +95,7 @@ describe('POST /auth/login', () => {
 
 describe('tokens', () => {
   it('rotates the refresh token; reusing the old one after the grace period ends the whole sign-in', async () => {
-    const user = await createUser(ctx.db, { role: 'system_admin' });
+    const user = await createUser(ctx.ownerDb, { role: 'system_admin' });
     const first = await signIn(ctx.app, user.email);
     const rotated = await refresh(first.refreshToken);
     expect(rotated.statusCode).toBe(200);
@@ -97,7 +105,7 @@ describe('tokens', () => {
 
     // Past REFRESH_REUSE_GRACE (refresh-grace.test.ts covers the reuse within it).
     await sql`update refresh_tokens set used_at = used_at - interval '1 minute'
-               where token_hash = ${sha256(first.refreshToken)}`.execute(ctx.db);
+               where token_hash = ${sha256(first.refreshToken)}`.execute(ctx.ownerDb);
     const reuse = await refresh(first.refreshToken);
     expect(reuse.statusCode).toBe(401);
     // The family is revoked: the newest tokens stop working too.
@@ -106,7 +114,7 @@ describe('tokens', () => {
   });
 
   it('logout ends the sign-in for both tokens and is audited', async () => {
-    const user = await createUser(ctx.db, { role: 'system_admin' });
+    const user = await createUser(ctx.ownerDb, { role: 'system_admin' });
     const session = await signIn(ctx.app, user.email);
     const response = await ctx.app.inject({
       method: 'POST',
@@ -117,7 +125,7 @@ describe('tokens', () => {
     expect(response.json()).toEqual({ success: true, data: { loggedOut: true } });
     expect((await profile(session.accessToken)).statusCode).toBe(401);
     expect((await refresh(session.refreshToken)).statusCode).toBe(401);
-    const actions = await ctx.db
+    const actions = await ctx.ownerDb
       .selectFrom('audit_logs')
       .select('action')
       .where('user_id', '=', user.id)
@@ -128,7 +136,7 @@ describe('tokens', () => {
   it('answers an expired access token with 401 "Token has expired"', async () => {
     const short = await createTestContext({ ACCESS_TOKEN_TTL: '1s' });
     try {
-      const user = await createUser(short.db, { role: 'system_admin' });
+      const user = await createUser(short.ownerDb, { role: 'system_admin' });
       const session = await signIn(short.app, user.email);
       await new Promise((resolve) => setTimeout(resolve, 2100));
       const response = await short.app.inject({
@@ -152,10 +160,14 @@ describe('tokens', () => {
   });
 
   it('a user suspended mid-session loses access on the next request', async () => {
-    const company = await createCompany(ctx.db);
-    const user = await createUser(ctx.db, { role: 'company_admin', companyId: company.id });
+    const company = await createCompany(ctx.ownerDb);
+    const user = await createUser(ctx.ownerDb, { role: 'company_admin', companyId: company.id });
     const session = await signIn(ctx.app, user.email);
-    await ctx.db.updateTable('companies').set({ status: 'suspended' }).where('id', '=', company.id).execute();
+    await ctx.ownerDb
+      .updateTable('companies')
+      .set({ status: 'suspended' })
+      .where('id', '=', company.id)
+      .execute();
     const response = await profile(session.accessToken);
     expect(response.statusCode).toBe(401);
     expect(response.json().message).toBe(AUTH_MESSAGES.companySuspended);

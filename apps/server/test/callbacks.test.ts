@@ -9,8 +9,8 @@ let tenant: Awaited<ReturnType<typeof createTenantWithStaff>>;
 let other: Awaited<ReturnType<typeof createTenantWithStaff>>;
 beforeAll(async () => {
   ctx = await createTestContext();
-  tenant = await createTenantWithStaff(ctx.app, ctx.db);
-  other = await createTenantWithStaff(ctx.app, ctx.db);
+  tenant = await createTenantWithStaff(ctx.app, ctx.ownerDb);
+  other = await createTenantWithStaff(ctx.app, ctx.ownerDb);
 });
 afterAll(() => ctx.close());
 
@@ -40,7 +40,7 @@ describe('callback URLs', () => {
     expect(data.dlrCallbackUrl).toContain(`/dlr/${tenant.company.id}/`);
     // Stored hashed and encrypted, never in clear.
     const token = data.dlrCallbackUrl.split('/').pop();
-    const rows = await ctx.db
+    const rows = await ctx.ownerDb
       .selectFrom('company_callback_tokens')
       .selectAll()
       .where('company_id', '=', tenant.company.id)
@@ -48,7 +48,9 @@ describe('callback URLs', () => {
     expect(JSON.stringify(rows)).not.toContain(token);
     // Reading again shows the same URLs.
     expect((await call(ctx.app, owner, 'GET', '/callbacks/my-company')).json().data).toEqual(data);
-    expect(await auditEntries(ctx.db, { action: 'REGENERATE', entityId: tenant.company.id })).toHaveLength(1);
+    expect(
+      await auditEntries(ctx.ownerDb, { action: 'REGENERATE', entityId: tenant.company.id }),
+    ).toHaveLength(1);
   });
 
   it('regenerating invalidates the old URLs at once; validate answers without leaking companies', async () => {
@@ -101,7 +103,7 @@ describe('callback URLs', () => {
     expect((await call(ctx.app, owner, 'GET', `/callbacks/company/${tenant.company.id}`)).statusCode).toBe(
       200,
     );
-    const before = await ctx.db
+    const before = await ctx.ownerDb
       .selectFrom('company_callback_tokens')
       .selectAll()
       .where('company_id', '=', other.company.id)
@@ -115,7 +117,7 @@ describe('callback URLs', () => {
       expect(response.statusCode).toBe(404);
       expect(response.json().message).toBe('Company not found');
     }
-    const after = await ctx.db
+    const after = await ctx.ownerDb
       .selectFrom('company_callback_tokens')
       .selectAll()
       .where('company_id', '=', other.company.id)
@@ -132,9 +134,9 @@ describe('callback URLs', () => {
   it('the demo seed gives every company working callback URLs', { timeout: 120_000 }, async () => {
     const fresh = await createTestContext();
     try {
-      expect(await seedDemoData(fresh.pool, fresh.deps.keys.encryption)).toBe(true);
-      const companies = await fresh.db.selectFrom('companies').select('id').execute();
-      const tokens = await fresh.db.selectFrom('company_callback_tokens').select('company_id').execute();
+      expect(await seedDemoData(fresh.ownerPool, fresh.deps.keys.encryption)).toBe(true);
+      const companies = await fresh.ownerDb.selectFrom('companies').select('id').execute();
+      const tokens = await fresh.ownerDb.selectFrom('company_callback_tokens').select('company_id').execute();
       expect(companies.length).toBeGreaterThan(0);
       expect(tokens).toHaveLength(companies.length * 2);
     } finally {

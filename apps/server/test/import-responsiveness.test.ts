@@ -9,9 +9,9 @@ let token: string;
 let serviceId: number;
 beforeAll(async () => {
   ctx = await createTestContext();
-  const tenant = await createTenantWithStaff(ctx.app, ctx.db);
+  const tenant = await createTenantWithStaff(ctx.app, ctx.ownerDb);
   token = tenant.staff.company_admin.token;
-  serviceId = (await createService(ctx.db, tenant.company.id)).id;
+  serviceId = (await createService(ctx.ownerDb, tenant.company.id)).id;
 });
 afterAll(() => ctx.close());
 

@@ -22,9 +22,9 @@ beforeAll(async () => {
   });
   app = await buildApp(ctx.deps, { logger: { level: 'info', stream }, serveConsole: false });
   await app.ready();
-  tenant = await createTenantWithStaff(app, ctx.db);
-  callbackToken = await subscriptionCallbackToken(ctx.db, tenant.company.id);
-  await createService(ctx.db, tenant.company.id, { shortcode: '30300', keyword: 'LOGS' });
+  tenant = await createTenantWithStaff(app, ctx.ownerDb);
+  callbackToken = await subscriptionCallbackToken(ctx.ownerDb, tenant.company.id);
+  await createService(ctx.ownerDb, tenant.company.id, { shortcode: '30300', keyword: 'LOGS' });
 });
 afterAll(async () => {
   await app.close();

@@ -16,11 +16,13 @@ const login = (email: string, password: string, remoteAddress = newAddress()) =>
   ctx.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { email, password }, remoteAddress });
 
 const throttleKeys = async () =>
-  (await ctx.db.selectFrom('login_throttle').select('throttle_key').execute()).map((row) => row.throttle_key);
+  (await ctx.ownerDb.selectFrom('login_throttle').select('throttle_key').execute()).map(
+    (row) => row.throttle_key,
+  );
 
 describe('sign-in throttling per account', () => {
   it('blocks an account sprayed from many addresses, even for the right password from a new one', async () => {
-    const user = await createUser(ctx.db, { role: 'system_admin' });
+    const user = await createUser(ctx.ownerDb, { role: 'system_admin' });
     for (let attempt = 0; attempt < 3; attempt++)
       expect((await login(user.email, `wrong-${attempt}`)).statusCode).toBe(401);
     const blocked = await login(user.email, TEST_PASSWORD);
@@ -28,12 +30,12 @@ describe('sign-in throttling per account', () => {
     expect(blocked.json()).toMatchObject({ message: AUTH_MESSAGES.tooManyAttempts, error: 'rate_limited' });
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
     // Other accounts are not affected.
-    const other = await createUser(ctx.db, { role: 'system_admin' });
+    const other = await createUser(ctx.ownerDb, { role: 'system_admin' });
     expect((await login(other.email, TEST_PASSWORD)).statusCode).toBe(200);
   });
 
   it('counts every spelling of one address as that account', async () => {
-    const user = await createUser(ctx.db, { role: 'system_admin', email: 'spray-target@acme.test' });
+    const user = await createUser(ctx.ownerDb, { role: 'system_admin', email: 'spray-target@acme.test' });
     for (const spelling of [
       'SPRAY-TARGET@acme.test',
       ' spray-target@ACME.test ',
@@ -44,7 +46,7 @@ describe('sign-in throttling per account', () => {
   });
 
   it('clears an account’s count when it signs in', async () => {
-    const user = await createUser(ctx.db, { role: 'system_admin' });
+    const user = await createUser(ctx.ownerDb, { role: 'system_admin' });
     for (let attempt = 0; attempt < 2; attempt++) await login(user.email, 'wrong');
     expect((await login(user.email, TEST_PASSWORD)).statusCode).toBe(200);
     for (let attempt = 0; attempt < 2; attempt++)
@@ -60,7 +62,7 @@ describe('throttle pruning', () => {
         ('stale|old@x.test', 2, now() - interval '1 day', null),
         ('served|old@x.test', 9, now() - interval '1 day', now() - interval '1 hour'),
         ('blocked|old@x.test', 9, now() - interval '1 day', now() + interval '1 hour'),
-        ('recent|new@x.test', 1, now() - interval '1 minute', null)`.execute(ctx.db);
+        ('recent|new@x.test', 1, now() - interval '1 minute', null)`.execute(ctx.ownerDb);
     await login('whoever@x.test', 'wrong');
     const keys = await throttleKeys();
     expect(keys).not.toContain('stale|old@x.test');

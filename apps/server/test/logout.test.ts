@@ -14,7 +14,7 @@ const profile = (context: TestContext, accessToken: string) =>
   context.app.inject({ method: 'GET', url: '/api/v1/auth/profile', headers: bearer(accessToken) });
 
 async function newSession(context: TestContext) {
-  const user = await createUser(context.db, { role: 'system_admin' });
+  const user = await createUser(context.ownerDb, { role: 'system_admin' });
   return signIn(context.app, user.email);
 }
 

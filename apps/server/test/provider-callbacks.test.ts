@@ -18,11 +18,11 @@ let sports: Awaited<ReturnType<typeof createService>>;
 let otherCode: Awaited<ReturnType<typeof createService>>;
 beforeAll(async () => {
   ctx = await createTestContext();
-  company = await createCompany(ctx.db);
-  token = await subscriptionCallbackToken(ctx.db, company.id);
-  news = await createService(ctx.db, company.id, { shortcode: '22550', keyword: 'News' });
-  sports = await createService(ctx.db, company.id, { shortcode: '22550', keyword: 'SPORTS' });
-  otherCode = await createService(ctx.db, company.id, { shortcode: '33660', keyword: 'JOKES' });
+  company = await createCompany(ctx.ownerDb);
+  token = await subscriptionCallbackToken(ctx.ownerDb, company.id);
+  news = await createService(ctx.ownerDb, company.id, { shortcode: '22550', keyword: 'News' });
+  sports = await createService(ctx.ownerDb, company.id, { shortcode: '22550', keyword: 'SPORTS' });
+  otherCode = await createService(ctx.ownerDb, company.id, { shortcode: '33660', keyword: 'JOKES' });
 });
 afterAll(() => ctx.close());
 
@@ -45,14 +45,14 @@ describe('subscription notifications', () => {
       success: true,
       data: { received: true, outcome: 'subscribed', serviceIds: [news.id] },
     });
-    expect(await subscriptionOf(ctx.db, news.id, msisdn)).toEqual({
+    expect(await subscriptionOf(ctx.ownerDb, news.id, msisdn)).toEqual({
       status: 'active',
       source: 'provider',
       subscriber_status: 'active',
     });
     const repeat = await post(notification);
     expect(repeat.json().data.outcome).toBe('unchanged');
-    const audits = await ctx.db
+    const audits = await ctx.ownerDb
       .selectFrom('audit_logs')
       .selectAll()
       .where('entity', '=', 'SUBSCRIBER')
@@ -60,7 +60,7 @@ describe('subscription notifications', () => {
       .execute();
     expect(audits).toHaveLength(1);
     expect(audits[0]).toMatchObject({ action: 'CREATE', user_id: null });
-    const count = await ctx.db
+    const count = await ctx.ownerDb
       .selectFrom('services')
       .select('subscriber_count')
       .where('id', '=', news.id)
@@ -70,18 +70,18 @@ describe('subscription notifications', () => {
 
   it('removes on deletion (JSON too), only from that service', async () => {
     const msisdn = kenyanNumber(60, 2);
-    await subscribeNumbers(ctx.db, news, [msisdn]);
-    await subscribeNumbers(ctx.db, sports, [msisdn]);
+    await subscribeNumbers(ctx.ownerDb, news, [msisdn]);
+    await subscribeNumbers(ctx.ownerDb, sports, [msisdn]);
     const response = await post(
       { phoneNumber: msisdn, shortCode: '22550', keyword: 'sports', updateType: 'Deletion' },
       { json: true },
     );
     expect(response.json().data).toMatchObject({ outcome: 'unsubscribed', serviceIds: [sports.id] });
-    expect(await subscriptionOf(ctx.db, sports.id, msisdn)).toMatchObject({
+    expect(await subscriptionOf(ctx.ownerDb, sports.id, msisdn)).toMatchObject({
       status: 'unsubscribed',
       subscriber_status: 'active',
     });
-    expect(await subscriptionOf(ctx.db, news.id, msisdn)).toMatchObject({ status: 'active' });
+    expect(await subscriptionOf(ctx.ownerDb, news.id, msisdn)).toMatchObject({ status: 'active' });
     const repeat = await post({
       phoneNumber: msisdn,
       shortCode: '22550',
@@ -125,7 +125,7 @@ describe('bad URLs', () => {
     const msisdn = kenyanNumber(61, 1);
     const notification = { phoneNumber: msisdn, shortCode: '22550', keyword: 'NEWS', updateType: 'addition' };
     const dlrToken = (
-      await ctx.db
+      await ctx.ownerDb
         .selectFrom('company_callback_tokens')
         .select('callback_type')
         .where('company_id', '=', company.id)
@@ -147,12 +147,12 @@ describe('bad URLs', () => {
         error: 'not_found',
       });
     }
-    expect(await subscriptionOf(ctx.db, news.id, msisdn)).toBeUndefined();
+    expect(await subscriptionOf(ctx.ownerDb, news.id, msisdn)).toBeUndefined();
   });
 
   it('stops accepting the old token once regenerated', async () => {
-    const old = await subscriptionCallbackToken(ctx.db, company.id);
-    token = await subscriptionCallbackToken(ctx.db, company.id);
+    const old = await subscriptionCallbackToken(ctx.ownerDb, company.id);
+    token = await subscriptionCallbackToken(ctx.ownerDb, company.id);
     const response = await post(
       { phoneNumber: kenyanNumber(61, 2), shortCode: '22550', keyword: 'NEWS', updateType: 'addition' },
       { url: `/api/v1/callbacks/subscription/${company.id}/${old}` },
@@ -164,16 +164,16 @@ describe('bad URLs', () => {
 describe('bulk opt-out', () => {
   it('unsubscribes from every service on the sender id, or all of the company’s', async () => {
     const msisdn = kenyanNumber(62, 1);
-    await subscribeNumbers(ctx.db, news, [msisdn]);
-    await subscribeNumbers(ctx.db, sports, [msisdn]);
-    await subscribeNumbers(ctx.db, otherCode, [msisdn]);
+    await subscribeNumbers(ctx.ownerDb, news, [msisdn]);
+    await subscribeNumbers(ctx.ownerDb, sports, [msisdn]);
+    await subscribeNumbers(ctx.ownerDb, otherCode, [msisdn]);
     const response = await post({ senderId: '22550', phoneNumber: msisdn });
     expect(response.json().data.outcome).toBe('unsubscribed');
     expect(response.json().data.serviceIds.sort()).toEqual([news.id, sports.id].sort());
-    expect(await subscriptionOf(ctx.db, otherCode.id, msisdn)).toMatchObject({ status: 'active' });
+    expect(await subscriptionOf(ctx.ownerDb, otherCode.id, msisdn)).toMatchObject({ status: 'active' });
     const everything = await post({ senderId: 'ACME', phoneNumber: msisdn });
     expect(everything.json().data).toMatchObject({ outcome: 'unsubscribed', serviceIds: [otherCode.id] });
-    expect(await subscriptionOf(ctx.db, otherCode.id, msisdn)).toMatchObject({
+    expect(await subscriptionOf(ctx.ownerDb, otherCode.id, msisdn)).toMatchObject({
       subscriber_status: 'unsubscribed',
     });
   });
@@ -194,7 +194,7 @@ describe('incoming messages', () => {
     expect(first.json().data.outcome).toBe('stored');
     const repeat = await post(message);
     expect(repeat.json().data.outcome).toBe('duplicate');
-    const rows = await ctx.db
+    const rows = await ctx.ownerDb
       .selectFrom('messages')
       .selectAll()
       .where('provider_message_id', '=', 'ATXid_1')
@@ -211,18 +211,18 @@ describe('incoming messages', () => {
 
   it('STOP unsubscribes the sender from the short code’s services; STOP <keyword> from that one', async () => {
     const msisdn = kenyanNumber(63, 2);
-    await subscribeNumbers(ctx.db, news, [msisdn]);
-    await subscribeNumbers(ctx.db, sports, [msisdn]);
-    await subscribeNumbers(ctx.db, otherCode, [msisdn]);
+    await subscribeNumbers(ctx.ownerDb, news, [msisdn]);
+    await subscribeNumbers(ctx.ownerDb, sports, [msisdn]);
+    await subscribeNumbers(ctx.ownerDb, otherCode, [msisdn]);
     const one = await post({ from: msisdn, to: '22550', text: '  stop   Sports ', id: 'ATXid_2' });
     expect(one.json().data).toMatchObject({ outcome: 'unsubscribed', serviceIds: [sports.id] });
-    expect(await subscriptionOf(ctx.db, news.id, msisdn)).toMatchObject({ status: 'active' });
+    expect(await subscriptionOf(ctx.ownerDb, news.id, msisdn)).toMatchObject({ status: 'active' });
     const all = await post({ from: msisdn, to: '22550', text: 'STOP', id: 'ATXid_3' });
     expect(all.json().data).toMatchObject({ outcome: 'unsubscribed', serviceIds: [news.id] });
-    expect(await subscriptionOf(ctx.db, otherCode.id, msisdn)).toMatchObject({ status: 'active' });
+    expect(await subscriptionOf(ctx.ownerDb, otherCode.id, msisdn)).toMatchObject({ status: 'active' });
     const again = await post({ from: msisdn, to: '22550', text: 'Stop', id: 'ATXid_4' });
     expect(again.json().data.outcome).toBe('unchanged');
-    const audit = await ctx.db
+    const audit = await ctx.ownerDb
       .selectFrom('audit_logs')
       .selectAll()
       .where('action', '=', 'DELETE')
@@ -236,7 +236,10 @@ describe('incoming messages', () => {
     const msisdn = kenyanNumber(63, 10);
     const joined = await post({ from: msisdn, to: '22550', text: ' news ', id: 'ATXid_20' });
     expect(joined.json().data).toMatchObject({ outcome: 'subscribed', serviceIds: [news.id] });
-    expect(await subscriptionOf(ctx.db, news.id, msisdn)).toMatchObject({ status: 'active', source: 'sms' });
+    expect(await subscriptionOf(ctx.ownerDb, news.id, msisdn)).toMatchObject({
+      status: 'active',
+      source: 'sms',
+    });
     const withJoinWord = await post({ from: msisdn, to: '22550', text: 'JOIN NEWS', id: 'ATXid_21' });
     expect(withJoinWord.json().data.outcome).toBe('unchanged');
     const sportsToo = await post({ from: msisdn, to: '22550', text: 'sports start', id: 'ATXid_22' });
@@ -245,16 +248,16 @@ describe('incoming messages', () => {
 
   it('an opted-out number that texts the keyword again is back in', async () => {
     const msisdn = kenyanNumber(63, 11);
-    await subscribeNumbers(ctx.db, news, [msisdn]);
+    await subscribeNumbers(ctx.ownerDb, news, [msisdn]);
     await post({ from: msisdn, to: '22550', text: 'STOP NEWS', id: 'ATXid_30' });
-    expect(await subscriptionOf(ctx.db, news.id, msisdn)).toMatchObject({ status: 'unsubscribed' });
+    expect(await subscriptionOf(ctx.ownerDb, news.id, msisdn)).toMatchObject({ status: 'unsubscribed' });
     const back = await post({ from: msisdn, to: '22550', text: 'NEWS', id: 'ATXid_31' });
     expect(back.json().data.outcome).toBe('subscribed');
-    expect(await subscriptionOf(ctx.db, news.id, msisdn)).toMatchObject({ status: 'active' });
+    expect(await subscriptionOf(ctx.ownerDb, news.id, msisdn)).toMatchObject({ status: 'active' });
   });
 
   it('neither a longer text nor a keyword of an inactive service subscribes anyone', async () => {
-    const paused = await createService(ctx.db, company.id, {
+    const paused = await createService(ctx.ownerDb, company.id, {
       shortcode: '44770',
       keyword: 'PAUSED',
       status: 'inactive',
@@ -267,10 +270,10 @@ describe('incoming messages', () => {
       id: 'ATXid_40',
     });
     expect(chat.json().data.outcome).toBe('stored');
-    expect(await subscriptionOf(ctx.db, news.id, msisdn)).toBeUndefined();
+    expect(await subscriptionOf(ctx.ownerDb, news.id, msisdn)).toBeUndefined();
     const inactive = await post({ from: msisdn, to: '44770', text: 'paused', id: 'ATXid_41' });
     expect(inactive.json().data.outcome).toBe('stored');
-    expect(await subscriptionOf(ctx.db, paused.id, msisdn)).toBeUndefined();
+    expect(await subscriptionOf(ctx.ownerDb, paused.id, msisdn)).toBeUndefined();
   });
 
   it('records every received message in the audit trail, once', async () => {
@@ -278,7 +281,7 @@ describe('incoming messages', () => {
     const message = { from: msisdn, to: '33660', text: 'Thanks!', id: 'ATXid_50' };
     const stored = (await post(message)).json().data;
     await post(message);
-    const entries = await ctx.db
+    const entries = await ctx.ownerDb
       .selectFrom('audit_logs')
       .selectAll()
       .where('entity', '=', 'MESSAGE')
@@ -296,9 +299,9 @@ describe('incoming messages', () => {
 
   it('does not read "stop by later" as an opt-out', async () => {
     const msisdn = kenyanNumber(63, 3);
-    await subscribeNumbers(ctx.db, news, [msisdn]);
+    await subscribeNumbers(ctx.ownerDb, news, [msisdn]);
     const response = await post({ from: msisdn, to: '22550', text: 'stop by the shop later', id: 'ATXid_5' });
     expect(response.json().data.outcome).toBe('stored');
-    expect(await subscriptionOf(ctx.db, news.id, msisdn)).toMatchObject({ status: 'active' });
+    expect(await subscriptionOf(ctx.ownerDb, news.id, msisdn)).toMatchObject({ status: 'active' });
   });
 });

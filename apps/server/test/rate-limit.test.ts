@@ -85,11 +85,11 @@ describe('rate limits', () => {
   });
 
   it('limits provider callbacks per company named in the URL, whatever address they come from', async () => {
-    const first = await createCompany(ctx.db);
-    const second = await createCompany(ctx.db);
+    const first = await createCompany(ctx.ownerDb);
+    const second = await createCompany(ctx.ownerDb);
     const tokens = {
-      [first.id]: await subscriptionCallbackToken(ctx.db, first.id),
-      [second.id]: await subscriptionCallbackToken(ctx.db, second.id),
+      [first.id]: await subscriptionCallbackToken(ctx.ownerDb, first.id),
+      [second.id]: await subscriptionCallbackToken(ctx.ownerDb, second.id),
     };
     const notify = (companyId: number) =>
       send(newClient(), {

@@ -20,10 +20,10 @@ const profile = (accessToken: string) =>
 /** Moves a spent token's rotation into the past, as if that many seconds had gone by. */
 const ageRotation = (refreshToken: string, seconds: number) =>
   sql`update refresh_tokens set used_at = used_at - make_interval(secs => ${seconds})
-       where token_hash = ${sha256(refreshToken)}`.execute(ctx.db);
+       where token_hash = ${sha256(refreshToken)}`.execute(ctx.ownerDb);
 
 async function newSession() {
-  const user = await createUser(ctx.db, { role: 'system_admin' });
+  const user = await createUser(ctx.ownerDb, { role: 'system_admin' });
   return signIn(ctx.app, user.email);
 }
 
@@ -49,7 +49,7 @@ describe('refresh rotation with two tabs', () => {
     expect(answers.map((answer) => answer.statusCode)).toEqual([200, 200]);
     const [first, second] = answers.map((answer) => answer.json().data.refreshToken);
     expect(first).toBe(second);
-    const rows = await ctx.db
+    const rows = await ctx.ownerDb
       .selectFrom('refresh_tokens')
       .select(['used_at', 'revoked_at'])
       .where('user_id', '=', session.user.id)
@@ -79,11 +79,11 @@ describe('refresh rotation with two tabs', () => {
   });
 
   it('does not hand the successor to a user suspended since', async () => {
-    const company = await createCompany(ctx.db);
-    const user = await createUser(ctx.db, { role: 'viewer', companyId: company.id });
+    const company = await createCompany(ctx.ownerDb);
+    const user = await createUser(ctx.ownerDb, { role: 'viewer', companyId: company.id });
     const session = await signIn(ctx.app, user.email);
     expect((await refresh(session.refreshToken)).statusCode).toBe(200);
-    await ctx.db.updateTable('users').set({ status: 'suspended' }).where('id', '=', user.id).execute();
+    await ctx.ownerDb.updateTable('users').set({ status: 'suspended' }).where('id', '=', user.id).execute();
     const reuse = await refresh(session.refreshToken);
     expect(reuse.statusCode).toBe(401);
     expect(reuse.json().message).toBe(AUTH_MESSAGES.userSuspended);
@@ -92,7 +92,7 @@ describe('refresh rotation with two tabs', () => {
   it('keeps the successor encrypted, never as the token itself', async () => {
     const session = await newSession();
     const successor = (await refresh(session.refreshToken)).json().data.refreshToken as string;
-    const spent = await ctx.db
+    const spent = await ctx.ownerDb
       .selectFrom('refresh_tokens')
       .select('successor_token')
       .where('token_hash', '=', sha256(session.refreshToken))
@@ -104,7 +104,7 @@ describe('refresh rotation with two tabs', () => {
   it('takes its window from REFRESH_REUSE_GRACE (0s: every reuse ends the sign-in)', async () => {
     const strict = await createTestContext({ REFRESH_REUSE_GRACE: '0s' });
     try {
-      const user = await createUser(strict.db, { role: 'system_admin' });
+      const user = await createUser(strict.ownerDb, { role: 'system_admin' });
       const session = await signIn(strict.app, user.email);
       const rotated = (await refreshWith(strict, session.refreshToken)).json().data;
       expect((await refreshWith(strict, session.refreshToken)).statusCode).toBe(401);

@@ -10,8 +10,8 @@ let tenant: Awaited<ReturnType<typeof createTenantWithStaff>>;
 let callbackToken: string;
 beforeAll(async () => {
   ctx = await createTestContext();
-  tenant = await createTenantWithStaff(ctx.app, ctx.db);
-  callbackToken = await subscriptionCallbackToken(ctx.db, tenant.company.id);
+  tenant = await createTenantWithStaff(ctx.app, ctx.ownerDb);
+  callbackToken = await subscriptionCallbackToken(ctx.ownerDb, tenant.company.id);
 });
 afterAll(() => ctx.close());
 
@@ -138,7 +138,10 @@ describe('NUL characters', () => {
   });
 
   it('drops NULs a provider sends in a callback body and applies the notification', async () => {
-    const service = await createService(ctx.db, tenant.company.id, { shortcode: '40400', keyword: 'NULS' });
+    const service = await createService(ctx.ownerDb, tenant.company.id, {
+      shortcode: '40400',
+      keyword: 'NULS',
+    });
     const answer = await api('POST', `/callbacks/subscription/${tenant.company.id}/${callbackToken}`, {
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       payload: new URLSearchParams({
@@ -150,7 +153,9 @@ describe('NUL characters', () => {
     });
     expect(answer.statusCode).toBe(200);
     expect(answer.json().data.outcome).toBe('subscribed');
-    expect(await subscriptionOf(ctx.db, service.id, '+254712000003')).toMatchObject({ status: 'active' });
+    expect(await subscriptionOf(ctx.ownerDb, service.id, '+254712000003')).toMatchObject({
+      status: 'active',
+    });
     const inbound = await api('POST', `/callbacks/subscription/${tenant.company.id}/${callbackToken}`, {
       payload: { from: '+254712000004', to: '40400', text: `hello${nul} there`, id: 'nul-message-1' },
     });
@@ -192,7 +197,7 @@ describe('upload size caps', () => {
     });
   let importService: Awaited<ReturnType<typeof createService>>;
   beforeAll(async () => {
-    importService = await createService(ctx.db, tenant.company.id);
+    importService = await createService(ctx.ownerDb, tenant.company.id);
   });
 
   const expectTooLarge = (answer: Awaited<ReturnType<typeof importFile>>) => {

@@ -11,8 +11,8 @@ let tenant: Awaited<ReturnType<typeof createTenantWithStaff>>;
 let other: Awaited<ReturnType<typeof createTenantWithStaff>>;
 beforeAll(async () => {
   ctx = await createTestContext();
-  tenant = await createTenantWithStaff(ctx.app, ctx.db);
-  other = await createTenantWithStaff(ctx.app, ctx.db);
+  tenant = await createTenantWithStaff(ctx.app, ctx.ownerDb);
+  other = await createTenantWithStaff(ctx.app, ctx.ownerDb);
 });
 afterAll(() => ctx.close());
 
@@ -53,7 +53,7 @@ describe('POST /services', () => {
     });
     expect(service.shortcode).toMatch(/^S\d+X$/);
     expect(service.shortCode).toBe(service.shortcode);
-    const audit = await ctx.db
+    const audit = await ctx.ownerDb
       .selectFrom('audit_logs')
       .selectAll()
       .where('entity', '=', 'SERVICE')
@@ -130,10 +130,14 @@ describe('POST /services', () => {
 
 describe('GET /services and /services/{id}', () => {
   it('lists only the tenant’s services with real counters; system_admin sees every company', async () => {
-    const mine = await createService(ctx.db, tenant.company.id);
-    const theirs = await createService(ctx.db, other.company.id);
-    await subscribeNumbers(ctx.db, mine, [kenyanNumber(11, 1), kenyanNumber(11, 2), kenyanNumber(11, 3)]);
-    await ctx.db
+    const mine = await createService(ctx.ownerDb, tenant.company.id);
+    const theirs = await createService(ctx.ownerDb, other.company.id);
+    await subscribeNumbers(ctx.ownerDb, mine, [
+      kenyanNumber(11, 1),
+      kenyanNumber(11, 2),
+      kenyanNumber(11, 3),
+    ]);
+    await ctx.ownerDb
       .insertInto('messages')
       .values({
         company_id: tenant.company.id,
@@ -171,7 +175,7 @@ describe('GET /services and /services/{id}', () => {
   });
 
   it('answers 404 for another tenant’s id and 400 for a bad id', async () => {
-    const theirs = await createService(ctx.db, other.company.id);
+    const theirs = await createService(ctx.ownerDb, other.company.id);
     expect((await call('GET', `/services/${theirs.id}`, 'company_admin')).statusCode).toBe(404);
     expect((await call('GET', `/services/${theirs.id}`, 'company_admin', undefined, other)).statusCode).toBe(
       200,
@@ -181,7 +185,7 @@ describe('GET /services and /services/{id}', () => {
   });
 
   it('filters by status and search', async () => {
-    await createService(ctx.db, tenant.company.id, { name: 'Zebra Facts', status: 'maintenance' });
+    await createService(ctx.ownerDb, tenant.company.id, { name: 'Zebra Facts', status: 'maintenance' });
     const found = await call('GET', '/services?search=zebra', 'company_admin');
     expect(found.json().data.services.map((s: { name: string }) => s.name)).toEqual(['Zebra Facts']);
     const byStatus = await call('GET', '/services?status=maintenance', 'company_admin');
@@ -200,7 +204,7 @@ describe('GET /services and /services/{id}', () => {
 
 describe('PUT /services/{id}', () => {
   it('updates the fields, keeps the company for company admins, audits the changes', async () => {
-    const service = await createService(ctx.db, tenant.company.id);
+    const service = await createService(ctx.ownerDb, tenant.company.id);
     const response = await call(
       'PUT',
       `/services/${service.id}`,
@@ -221,7 +225,7 @@ describe('PUT /services/{id}', () => {
       status: 'inactive',
       companyId: tenant.company.id,
     });
-    const audit = await ctx.db
+    const audit = await ctx.ownerDb
       .selectFrom('audit_logs')
       .selectAll()
       .where('entity_id', '=', String(service.id))
@@ -233,8 +237,8 @@ describe('PUT /services/{id}', () => {
   });
 
   it('refuses content managers, viewers and other tenants; 409 on a taken pair', async () => {
-    const service = await createService(ctx.db, tenant.company.id);
-    const taken = await createService(ctx.db, other.company.id);
+    const service = await createService(ctx.ownerDb, tenant.company.id);
+    const taken = await createService(ctx.ownerDb, other.company.id);
     const cm = await call('PUT', `/services/${service.id}`, 'content_manager', form());
     expect(cm.statusCode).toBe(403);
     expect(cm.json().message).toBe(SERVICE_MESSAGES.contentManagerEdit);
@@ -258,7 +262,7 @@ describe('PUT /services/{id}', () => {
   });
 
   it('lets system_admin move a service without subscribers, not one with', async () => {
-    const empty = await createService(ctx.db, tenant.company.id);
+    const empty = await createService(ctx.ownerDb, tenant.company.id);
     const moved = await call(
       'PUT',
       `/services/${empty.id}`,
@@ -266,8 +270,8 @@ describe('PUT /services/{id}', () => {
       form({ companyId: other.company.id }),
     );
     expect(moved.json().data.service.companyId).toBe(other.company.id);
-    const busy = await createService(ctx.db, tenant.company.id);
-    await subscribeNumbers(ctx.db, busy, [kenyanNumber(12, 1)]);
+    const busy = await createService(ctx.ownerDb, tenant.company.id);
+    await subscribeNumbers(ctx.ownerDb, busy, [kenyanNumber(12, 1)]);
     const refused = await call(
       'PUT',
       `/services/${busy.id}`,
@@ -280,7 +284,7 @@ describe('PUT /services/{id}', () => {
 
 describe('DELETE /services/{id}', () => {
   it('deletes a service without history at once', async () => {
-    const service = await createService(ctx.db, tenant.company.id);
+    const service = await createService(ctx.ownerDb, tenant.company.id);
     const response = await call('DELETE', `/services/${service.id}`, 'company_admin');
     expect(response.statusCode).toBe(200);
     expect(response.json().data).toEqual({
@@ -290,7 +294,7 @@ describe('DELETE /services/{id}', () => {
       messagesKept: 0,
     });
     expect((await call('GET', `/services/${service.id}`, 'company_admin')).statusCode).toBe(404);
-    const audit = await ctx.db
+    const audit = await ctx.ownerDb
       .selectFrom('audit_logs')
       .select('action')
       .where('entity_id', '=', String(service.id))
@@ -299,11 +303,11 @@ describe('DELETE /services/{id}', () => {
   });
 
   it('asks for force when there are subscribers or messages, then ends subscriptions and keeps messages', async () => {
-    const service = await createService(ctx.db, tenant.company.id);
-    const keep = await createService(ctx.db, tenant.company.id);
-    await subscribeNumbers(ctx.db, service, [kenyanNumber(13, 1), kenyanNumber(13, 2)]);
-    await subscribeNumbers(ctx.db, keep, [kenyanNumber(13, 2)]);
-    await ctx.db
+    const service = await createService(ctx.ownerDb, tenant.company.id);
+    const keep = await createService(ctx.ownerDb, tenant.company.id);
+    await subscribeNumbers(ctx.ownerDb, service, [kenyanNumber(13, 1), kenyanNumber(13, 2)]);
+    await subscribeNumbers(ctx.ownerDb, keep, [kenyanNumber(13, 2)]);
+    await ctx.ownerDb
       .insertInto('messages')
       .values({
         company_id: tenant.company.id,
@@ -318,7 +322,7 @@ describe('DELETE /services/{id}', () => {
     expect(refused.json().message).toBe(SERVICE_MESSAGES.deleteNeedsForce(2, 1));
     const forced = await call('DELETE', `/services/${service.id}?force=true`, 'company_admin');
     expect(forced.json().data).toMatchObject({ subscriptionsEnded: 2, messagesKept: 1 });
-    const subscribers = await ctx.db
+    const subscribers = await ctx.ownerDb
       .selectFrom('subscribers')
       .select(['msisdn', 'status'])
       .where('msisdn', 'in', [kenyanNumber(13, 1), kenyanNumber(13, 2)])
@@ -329,7 +333,7 @@ describe('DELETE /services/{id}', () => {
       { msisdn: kenyanNumber(13, 1), status: 'unsubscribed' },
       { msisdn: kenyanNumber(13, 2), status: 'active' },
     ]);
-    const messages = await ctx.db
+    const messages = await ctx.ownerDb
       .selectFrom('messages')
       .select('service_id')
       .where('content', '=', 'Hi')
@@ -339,7 +343,7 @@ describe('DELETE /services/{id}', () => {
   });
 
   it('refuses content managers with the spec’s text, viewers, and other tenants', async () => {
-    const service = await createService(ctx.db, tenant.company.id);
+    const service = await createService(ctx.ownerDb, tenant.company.id);
     const cm = await call('DELETE', `/services/${service.id}`, 'content_manager');
     expect(cm.statusCode).toBe(403);
     expect(cm.json().message).toBe(SERVICE_MESSAGES.contentManagerDelete);
@@ -364,7 +368,7 @@ describe('role matrix', () => {
     for (const [role, status] of Object.entries(byRole) as [TRole, number][]) {
       it(`${route} as ${role} -> ${status}`, async () => {
         const [method, path] = route.split(' ') as ['GET' | 'POST' | 'PUT' | 'DELETE', string];
-        const service = await createService(ctx.db, tenant.company.id);
+        const service = await createService(ctx.ownerDb, tenant.company.id);
         const payload =
           method === 'POST' || method === 'PUT' ? form({ companyId: tenant.company.id }) : undefined;
         const response = await call(method, path.replace(':id', String(service.id)), role, payload);

@@ -16,8 +16,8 @@ let tenant: Awaited<ReturnType<typeof createTenantWithStaff>>;
 let other: Awaited<ReturnType<typeof createTenantWithStaff>>;
 beforeAll(async () => {
   ctx = await createTestContext();
-  tenant = await createTenantWithStaff(ctx.app, ctx.db);
-  other = await createTenantWithStaff(ctx.app, ctx.db);
+  tenant = await createTenantWithStaff(ctx.app, ctx.ownerDb);
+  other = await createTenantWithStaff(ctx.app, ctx.ownerDb);
 });
 afterAll(() => ctx.close());
 
@@ -31,7 +31,7 @@ const call = (
 
 describe('POST /services/{id}/subscribe and DELETE /services/{id}/unsubscribe', () => {
   it('normalises to E.164 with the company country, subscribes once, and audits only the change', async () => {
-    const service = await createService(ctx.db, tenant.company.id);
+    const service = await createService(ctx.ownerDb, tenant.company.id);
     const first = await call('POST', `/services/${service.id}/subscribe`, 'company_admin', {
       phoneNumber: '0712 000 001',
     });
@@ -44,13 +44,13 @@ describe('POST /services/{id}/subscribe and DELETE /services/{id}/unsubscribe', 
       phoneNumber: '+254712000001',
     });
     expect(again.json().data.changed).toBe(false);
-    const count = await ctx.db
+    const count = await ctx.ownerDb
       .selectFrom('services')
       .select('subscriber_count')
       .where('id', '=', service.id)
       .executeTakeFirstOrThrow();
     expect(count.subscriber_count).toBe(1);
-    const audits = await ctx.db
+    const audits = await ctx.ownerDb
       .selectFrom('audit_logs')
       .select(['action', 'entity'])
       .where('entity', '=', 'SUBSCRIBER')
@@ -60,12 +60,12 @@ describe('POST /services/{id}/subscribe and DELETE /services/{id}/unsubscribe', 
   });
 
   it('uses the company’s own default country', async () => {
-    await ctx.db
+    await ctx.ownerDb
       .updateTable('companies')
       .set({ default_country: 'US' })
       .where('id', '=', other.company.id)
       .execute();
-    const service = await createService(ctx.db, other.company.id);
+    const service = await createService(ctx.ownerDb, other.company.id);
     const response = await call(
       'POST',
       `/services/${service.id}/subscribe`,
@@ -77,7 +77,7 @@ describe('POST /services/{id}/subscribe and DELETE /services/{id}/unsubscribe', 
   });
 
   it('refuses an invalid or missing number with 400', async () => {
-    const service = await createService(ctx.db, tenant.company.id);
+    const service = await createService(ctx.ownerDb, tenant.company.id);
     const invalid = await call('POST', `/services/${service.id}/subscribe`, 'company_admin', {
       phoneNumber: '12345',
     });
@@ -89,9 +89,9 @@ describe('POST /services/{id}/subscribe and DELETE /services/{id}/unsubscribe', 
   });
 
   it('unsubscribes, once; the subscriber becomes unsubscribed when no subscription is left', async () => {
-    const service = await createService(ctx.db, tenant.company.id);
+    const service = await createService(ctx.ownerDb, tenant.company.id);
     const msisdn = kenyanNumber(20, 1);
-    await subscribeNumbers(ctx.db, service, [msisdn]);
+    await subscribeNumbers(ctx.ownerDb, service, [msisdn]);
     const response = await call('DELETE', `/services/${service.id}/unsubscribe`, 'company_admin', {
       phoneNumber: msisdn,
     });
@@ -100,7 +100,7 @@ describe('POST /services/{id}/subscribe and DELETE /services/{id}/unsubscribe', 
       changed: true,
       subscriber: { status: 'unsubscribed', active_services: [] },
     });
-    expect(await subscriptionOf(ctx.db, service.id, msisdn)).toMatchObject({ status: 'unsubscribed' });
+    expect(await subscriptionOf(ctx.ownerDb, service.id, msisdn)).toMatchObject({ status: 'unsubscribed' });
     const again = await call('DELETE', `/services/${service.id}/unsubscribe`, 'company_admin', {
       phoneNumber: msisdn,
     });
@@ -109,7 +109,7 @@ describe('POST /services/{id}/subscribe and DELETE /services/{id}/unsubscribe', 
       phoneNumber: kenyanNumber(20, 99),
     });
     expect(unknown.json().data).toMatchObject({ changed: false, subscriber: null });
-    const audits = await ctx.db
+    const audits = await ctx.ownerDb
       .selectFrom('audit_logs')
       .select('action')
       .where(sql<string>`details->>'msisdn'`, '=', msisdn)
@@ -123,7 +123,7 @@ describe('POST /services/{id}/subscribe and DELETE /services/{id}/unsubscribe', 
   });
 
   it('404s for another tenant’s service; system_admin may act on any', async () => {
-    const theirs = await createService(ctx.db, other.company.id);
+    const theirs = await createService(ctx.ownerDb, other.company.id);
     const refused = await call('POST', `/services/${theirs.id}/subscribe`, 'company_admin', {
       phoneNumber: kenyanNumber(21, 1),
     });
@@ -141,12 +141,12 @@ describe('POST /services/{id}/subscribe and DELETE /services/{id}/unsubscribe', 
 
 describe('GET /subscriptions/subscribers', () => {
   it('pages the tenant’s subscribers newest first with active_services and totals', async () => {
-    const fresh = await createTenantWithStaff(ctx.app, ctx.db);
-    const a = await createService(ctx.db, fresh.company.id);
-    const b = await createService(ctx.db, fresh.company.id);
+    const fresh = await createTenantWithStaff(ctx.app, ctx.ownerDb);
+    const a = await createService(ctx.ownerDb, fresh.company.id);
+    const b = await createService(ctx.ownerDb, fresh.company.id);
     const numbers = Array.from({ length: 25 }, (_, i) => kenyanNumber(30, i));
-    await subscribeNumbers(ctx.db, a, numbers);
-    await subscribeNumbers(ctx.db, b, numbers.slice(0, 2));
+    await subscribeNumbers(ctx.ownerDb, a, numbers);
+    await subscribeNumbers(ctx.ownerDb, b, numbers.slice(0, 2));
     const page1 = await call('GET', '/subscriptions/subscribers?limit=10', 'company_admin', undefined, fresh);
     expect(page1.statusCode).toBe(200);
     const data = page1.json().data;
@@ -170,10 +170,10 @@ describe('GET /subscriptions/subscribers', () => {
   });
 
   it('searches the phone number on the server across all pages, with a national 0 understood', async () => {
-    const fresh = await createTenantWithStaff(ctx.app, ctx.db);
-    const service = await createService(ctx.db, fresh.company.id);
+    const fresh = await createTenantWithStaff(ctx.app, ctx.ownerDb);
+    const service = await createService(ctx.ownerDb, fresh.company.id);
     await subscribeNumbers(
-      ctx.db,
+      ctx.ownerDb,
       service,
       Array.from({ length: 60 }, (_, i) => kenyanNumber(31, i)),
     );
@@ -198,9 +198,9 @@ describe('GET /subscriptions/subscribers', () => {
   });
 
   it('filters by status, refuses unknown sizes and statuses', async () => {
-    const fresh = await createTenantWithStaff(ctx.app, ctx.db);
-    const service = await createService(ctx.db, fresh.company.id);
-    await subscribeNumbers(ctx.db, service, [kenyanNumber(32, 1), kenyanNumber(32, 2)]);
+    const fresh = await createTenantWithStaff(ctx.app, ctx.ownerDb);
+    const service = await createService(ctx.ownerDb, fresh.company.id);
+    await subscribeNumbers(ctx.ownerDb, service, [kenyanNumber(32, 1), kenyanNumber(32, 2)]);
     await call(
       'DELETE',
       `/services/${service.id}/unsubscribe`,
@@ -225,10 +225,10 @@ describe('GET /subscriptions/subscribers', () => {
   });
 
   it('caps the count of a broad search', async () => {
-    const fresh = await createTenantWithStaff(ctx.app, ctx.db);
-    const service = await createService(ctx.db, fresh.company.id);
+    const fresh = await createTenantWithStaff(ctx.app, ctx.ownerDb);
+    const service = await createService(ctx.ownerDb, fresh.company.id);
     await sql`insert into subscribers (company_id, msisdn) select ${fresh.company.id}, '+254733' || lpad(g::text, 6, '0') from generate_series(1, ${SUBSCRIBER_COUNT_CAP + 5}) g`.execute(
-      ctx.db,
+      ctx.ownerDb,
     );
     void service;
     const data = (
@@ -241,12 +241,12 @@ describe('GET /subscriptions/subscribers', () => {
   });
 
   it('lets system_admin see every company or one, each row naming its company', async () => {
-    const first = await createTenantWithStaff(ctx.app, ctx.db);
-    const second = await createTenantWithStaff(ctx.app, ctx.db);
+    const first = await createTenantWithStaff(ctx.app, ctx.ownerDb);
+    const second = await createTenantWithStaff(ctx.app, ctx.ownerDb);
     const firstNumbers = Array.from({ length: 3 }, (_, i) => kenyanNumber(34, i));
     const secondNumbers = Array.from({ length: 2 }, (_, i) => kenyanNumber(35, i));
-    await subscribeNumbers(ctx.db, await createService(ctx.db, first.company.id), firstNumbers);
-    await subscribeNumbers(ctx.db, await createService(ctx.db, second.company.id), secondNumbers);
+    await subscribeNumbers(ctx.ownerDb, await createService(ctx.ownerDb, first.company.id), firstNumbers);
+    await subscribeNumbers(ctx.ownerDb, await createService(ctx.ownerDb, second.company.id), secondNumbers);
     type Row = { msisdn: string; companyId: number; company: { name: string } };
 
     // Unfiltered: both companies, told apart by name.
@@ -282,11 +282,13 @@ describe('GET /subscriptions/subscribers', () => {
   });
 
   it('keeps a company_admin to their own company whatever companyId they send', async () => {
-    const mine = await createTenantWithStaff(ctx.app, ctx.db);
-    const theirs = await createTenantWithStaff(ctx.app, ctx.db);
+    const mine = await createTenantWithStaff(ctx.app, ctx.ownerDb);
+    const theirs = await createTenantWithStaff(ctx.app, ctx.ownerDb);
     const myNumber = kenyanNumber(36, 1);
-    await subscribeNumbers(ctx.db, await createService(ctx.db, mine.company.id), [myNumber]);
-    await subscribeNumbers(ctx.db, await createService(ctx.db, theirs.company.id), [kenyanNumber(36, 2)]);
+    await subscribeNumbers(ctx.ownerDb, await createService(ctx.ownerDb, mine.company.id), [myNumber]);
+    await subscribeNumbers(ctx.ownerDb, await createService(ctx.ownerDb, theirs.company.id), [
+      kenyanNumber(36, 2),
+    ]);
     const response = await call(
       'GET',
       `/subscriptions/subscribers?companyId=${theirs.company.id}&limit=100`,
@@ -321,8 +323,8 @@ describe('GET /subscriptions/subscribers', () => {
 
 describe('GET /services/{id}/subscribers', () => {
   it('lists the service’s active subscribers by default, the ended ones on request', async () => {
-    const service = await createService(ctx.db, tenant.company.id);
-    await subscribeNumbers(ctx.db, service, [kenyanNumber(40, 1), kenyanNumber(40, 2)]);
+    const service = await createService(ctx.ownerDb, tenant.company.id);
+    await subscribeNumbers(ctx.ownerDb, service, [kenyanNumber(40, 1), kenyanNumber(40, 2)]);
     await call('DELETE', `/services/${service.id}/unsubscribe`, 'company_admin', {
       phoneNumber: kenyanNumber(40, 1),
     });
@@ -341,15 +343,15 @@ describe('GET /services/{id}/subscribers', () => {
       subscriptionStatus: 'unsubscribed',
     });
     expect(ended.subscribers[0].unsubscribedAt).not.toBeNull();
-    const theirs = await createService(ctx.db, other.company.id);
+    const theirs = await createService(ctx.ownerDb, other.company.id);
     expect((await call('GET', `/services/${theirs.id}/subscribers`, 'company_admin')).statusCode).toBe(404);
   });
 });
 
 describe('CSV import and export', () => {
   it('imports valid rows, reports bad lines by number, counts duplicates, and audits', async () => {
-    const service = await createService(ctx.db, tenant.company.id);
-    await subscribeNumbers(ctx.db, service, [kenyanNumber(50, 1)]);
+    const service = await createService(ctx.ownerDb, tenant.company.id);
+    await subscribeNumbers(ctx.ownerDb, service, [kenyanNumber(50, 1)]);
     const csv = [
       'name,phone',
       'Ann,0750000001', // already subscribed
@@ -379,13 +381,13 @@ describe('CSV import and export', () => {
         { line: 8, value: '', message: 'Phone number is required' },
       ],
     });
-    const count = await ctx.db
+    const count = await ctx.ownerDb
       .selectFrom('services')
       .select('subscriber_count')
       .where('id', '=', service.id)
       .executeTakeFirstOrThrow();
     expect(count.subscriber_count).toBe(3);
-    const audit = await ctx.db
+    const audit = await ctx.ownerDb
       .selectFrom('audit_logs')
       .selectAll()
       .where('action', '=', 'IMPORT')
@@ -394,9 +396,9 @@ describe('CSV import and export', () => {
   });
 
   it('takes a multipart file and JSON, handles thousands of rows, and never overrides an opt-out', async () => {
-    const service = await createService(ctx.db, tenant.company.id);
+    const service = await createService(ctx.ownerDb, tenant.company.id);
     const optedOut = kenyanNumber(51, 0);
-    await subscribeNumbers(ctx.db, service, [optedOut]);
+    await subscribeNumbers(ctx.ownerDb, service, [optedOut]);
     await call('DELETE', `/services/${service.id}/unsubscribe`, 'company_admin', { phoneNumber: optedOut });
     const lines = ['msisdn', ...Array.from({ length: 12_000 }, (_, i) => kenyanNumber(51, i))];
     const boundary = '----sms-test';
@@ -427,7 +429,7 @@ describe('CSV import and export', () => {
       invalidRows: 0,
     });
     expect(Date.now() - started).toBeLessThan(10_000);
-    expect(await subscriptionOf(ctx.db, service.id, optedOut)).toMatchObject({ status: 'unsubscribed' });
+    expect(await subscriptionOf(ctx.ownerDb, service.id, optedOut)).toMatchObject({ status: 'unsubscribed' });
 
     const json = await call('POST', `/services/${service.id}/subscribers/import`, 'company_admin', {
       csv: '0752000001\n',
@@ -440,7 +442,7 @@ describe('CSV import and export', () => {
   });
 
   it('is for company_admin and system_admin, within the tenant', async () => {
-    const service = await createService(ctx.db, tenant.company.id);
+    const service = await createService(ctx.ownerDb, tenant.company.id);
     for (const role of ['content_manager', 'viewer'] as const)
       expect(
         (await call('POST', `/services/${service.id}/subscribers/import`, role, { csv: '0753000001' }))
@@ -460,10 +462,10 @@ describe('CSV import and export', () => {
   });
 
   it('exports the filtered list as CSV', async () => {
-    const fresh = await createTenantWithStaff(ctx.app, ctx.db);
-    const service = await createService(ctx.db, fresh.company.id, { name: '=Cmd Service' });
+    const fresh = await createTenantWithStaff(ctx.app, ctx.ownerDb);
+    const service = await createService(ctx.ownerDb, fresh.company.id, { name: '=Cmd Service' });
     await subscribeNumbers(
-      ctx.db,
+      ctx.ownerDb,
       service,
       Array.from({ length: 4500 }, (_, i) => kenyanNumber(55, i)),
     );
@@ -493,11 +495,11 @@ describe('CSV import and export', () => {
   });
 
   it('gives a system_admin’s export a company column, narrowed by companyId', async () => {
-    const company = await createCompany(ctx.db, { name: '=Globex, "East"' });
-    const service = await createService(ctx.db, company.id, { name: 'Alerts' });
-    await subscribeNumbers(ctx.db, service, [kenyanNumber(56, 1), kenyanNumber(56, 2)]);
-    const elsewhere = await createService(ctx.db, other.company.id);
-    await subscribeNumbers(ctx.db, elsewhere, [kenyanNumber(56, 3)]);
+    const company = await createCompany(ctx.ownerDb, { name: '=Globex, "East"' });
+    const service = await createService(ctx.ownerDb, company.id, { name: 'Alerts' });
+    await subscribeNumbers(ctx.ownerDb, service, [kenyanNumber(56, 1), kenyanNumber(56, 2)]);
+    const elsewhere = await createService(ctx.ownerDb, other.company.id);
+    await subscribeNumbers(ctx.ownerDb, elsewhere, [kenyanNumber(56, 3)]);
     const header = 'phone_number,status,created_at,active_services,company';
 
     const response = await call(
@@ -542,7 +544,7 @@ describe('role matrix', () => {
   for (const [method, path] of routes) {
     for (const [role, ok] of Object.entries(allowed) as [TRole, boolean][]) {
       it(`${method} ${path} as ${role} -> ${ok ? 200 : 403}`, async () => {
-        const service = await createService(ctx.db, tenant.company.id);
+        const service = await createService(ctx.ownerDb, tenant.company.id);
         const payload =
           method === 'GET'
             ? undefined

@@ -18,8 +18,8 @@ let a: Awaited<ReturnType<typeof createTenantWithStaff>>;
 let b: Awaited<ReturnType<typeof createTenantWithStaff>>;
 beforeAll(async () => {
   ctx = await createTestContext();
-  a = await createTenantWithStaff(ctx.app, ctx.db);
-  b = await createTenantWithStaff(ctx.app, ctx.db);
+  a = await createTenantWithStaff(ctx.app, ctx.ownerDb);
+  b = await createTenantWithStaff(ctx.app, ctx.ownerDb);
 });
 afterAll(() => ctx.close());
 
@@ -33,7 +33,7 @@ const asAdminOf = (tenant: typeof a, method: 'POST' | 'DELETE', url: string, pay
 
 const activeCount = async (serviceId: number) =>
   (
-    await ctx.db
+    await ctx.ownerDb
       .selectFrom('services')
       .select('subscriber_count')
       .where('id', '=', serviceId)
@@ -42,15 +42,15 @@ const activeCount = async (serviceId: number) =>
 
 describe("another company's subscribers cannot be unsubscribed", () => {
   it('DELETE /services/{their service}/unsubscribe is a 404 and changes nothing', async () => {
-    const theirs = await createService(ctx.db, a.company.id);
+    const theirs = await createService(ctx.ownerDb, a.company.id);
     const msisdn = kenyanNumber(81, 1);
-    await subscribeNumbers(ctx.db, theirs, [msisdn]);
+    await subscribeNumbers(ctx.ownerDb, theirs, [msisdn]);
 
     const response = await asAdminOf(b, 'DELETE', `/services/${theirs.id}/unsubscribe`, {
       phoneNumber: msisdn,
     });
     expect(response.statusCode).toBe(404);
-    expect(await subscriptionOf(ctx.db, theirs.id, msisdn)).toMatchObject({
+    expect(await subscriptionOf(ctx.ownerDb, theirs.id, msisdn)).toMatchObject({
       status: 'active',
       subscriber_status: 'active',
     });
@@ -58,27 +58,27 @@ describe("another company's subscribers cannot be unsubscribed", () => {
   });
 
   it('their number through my own service reaches only my company', async () => {
-    const theirs = await createService(ctx.db, a.company.id);
-    const mine = await createService(ctx.db, b.company.id);
+    const theirs = await createService(ctx.ownerDb, a.company.id);
+    const mine = await createService(ctx.ownerDb, b.company.id);
     const msisdn = kenyanNumber(81, 2);
-    await subscribeNumbers(ctx.db, theirs, [msisdn]);
+    await subscribeNumbers(ctx.ownerDb, theirs, [msisdn]);
 
     const response = await asAdminOf(b, 'DELETE', `/services/${mine.id}/unsubscribe`, {
       phoneNumber: msisdn,
     });
     expect(response.statusCode).toBe(200);
     expect(response.json().data.changed).toBe(false);
-    expect(await subscriptionOf(ctx.db, theirs.id, msisdn)).toMatchObject({ status: 'active' });
+    expect(await subscriptionOf(ctx.ownerDb, theirs.id, msisdn)).toMatchObject({ status: 'active' });
   });
 
   it('deleting their service with force (which ends its subscriptions) is a 404 and changes nothing', async () => {
-    const theirs = await createService(ctx.db, a.company.id);
+    const theirs = await createService(ctx.ownerDb, a.company.id);
     const msisdn = kenyanNumber(81, 3);
-    await subscribeNumbers(ctx.db, theirs, [msisdn]);
+    await subscribeNumbers(ctx.ownerDb, theirs, [msisdn]);
 
     const response = await asAdminOf(b, 'DELETE', `/services/${theirs.id}?force=true`);
     expect(response.statusCode).toBe(404);
-    expect(await subscriptionOf(ctx.db, theirs.id, msisdn)).toMatchObject({ status: 'active' });
+    expect(await subscriptionOf(ctx.ownerDb, theirs.id, msisdn)).toMatchObject({ status: 'active' });
   });
 });
 
@@ -98,8 +98,8 @@ describe('provider callback URLs name one company and one kind of callback', () 
     ).json().data.valid;
 
   it('a delivery-report token is refused where a subscription token is required, and the reverse', async () => {
-    const tokens = await regenerateCallbackTokens(ctx.db, a.company.id, key);
-    const service = await createService(ctx.db, a.company.id);
+    const tokens = await regenerateCallbackTokens(ctx.ownerDb, a.company.id, key);
+    const service = await createService(ctx.ownerDb, a.company.id);
     const msisdn = kenyanNumber(82, 1);
 
     const response = await postSubscription(a.company.id, tokens.dlr, {
@@ -110,7 +110,7 @@ describe('provider callback URLs name one company and one kind of callback', () 
     });
     expect(response.statusCode).toBe(404);
     expect(response.json()).toEqual(notFoundBody);
-    expect(await subscriptionOf(ctx.db, service.id, msisdn)).toBeUndefined();
+    expect(await subscriptionOf(ctx.ownerDb, service.id, msisdn)).toBeUndefined();
 
     // The check every provider callback shares (the validate endpoint is its public face).
     expect(await validate('subscription', a.company.id, tokens.dlr)).toBe(false);
@@ -120,11 +120,11 @@ describe('provider callback URLs name one company and one kind of callback', () 
   });
 
   it("company A's valid token with company B's id is refused and changes nothing in B", async () => {
-    const tokensOfA = await regenerateCallbackTokens(ctx.db, a.company.id, key);
-    await regenerateCallbackTokens(ctx.db, b.company.id, key);
-    const serviceOfB = await createService(ctx.db, b.company.id);
+    const tokensOfA = await regenerateCallbackTokens(ctx.ownerDb, a.company.id, key);
+    await regenerateCallbackTokens(ctx.ownerDb, b.company.id, key);
+    const serviceOfB = await createService(ctx.ownerDb, b.company.id);
     const msisdn = kenyanNumber(82, 2);
-    await subscribeNumbers(ctx.db, serviceOfB, [msisdn]);
+    await subscribeNumbers(ctx.ownerDb, serviceOfB, [msisdn]);
 
     for (const updateType of ['addition', 'deletion']) {
       const response = await postSubscription(b.company.id, tokensOfA.subscription, {
@@ -141,8 +141,8 @@ describe('provider callback URLs name one company and one kind of callback', () 
       phoneNumber: msisdn,
     });
     expect(optOut.statusCode).toBe(404);
-    expect(await subscriptionOf(ctx.db, serviceOfB.id, msisdn)).toMatchObject({ status: 'active' });
-    expect(await subscriptionOf(ctx.db, serviceOfB.id, kenyanNumber(82, 3))).toBeUndefined();
+    expect(await subscriptionOf(ctx.ownerDb, serviceOfB.id, msisdn)).toMatchObject({ status: 'active' });
+    expect(await subscriptionOf(ctx.ownerDb, serviceOfB.id, kenyanNumber(82, 3))).toBeUndefined();
     expect(await validate('subscription', b.company.id, tokensOfA.subscription)).toBe(false);
     expect(await validate('dlr', b.company.id, tokensOfA.dlr)).toBe(false);
   });

@@ -7,7 +7,7 @@ try {
   const config = loadConfig();
   const database = await openDatabase(config, console.log);
   const keys = await resolveKeys(config, database.db);
-  const seeded = await seedDemoData(database.pool, keys.encryption);
+  const seeded = await seedDemoData(database.owner.pool, keys.encryption);
   console.log(
     seeded
       ? `Demo data loaded. Sign in as ${DEMO_SIGN_INS.map((demo) => demo.email).join(', ')} with password ${DEMO_PASSWORD}.`

@@ -4,16 +4,25 @@ import { inject } from 'vitest';
 import { type App, buildApp } from '../../src/app.ts';
 import type { AppDeps } from '../../src/app-deps.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
-import { connectDatabase, type DatabaseHandle } from '../../src/db/database.ts';
+import { APP_ROLE, connectDatabase, type DatabaseHandle } from '../../src/db/database.ts';
+import { assertRowSecurityHolds } from '../../src/db/open-database.ts';
 import { databaseUrl } from './database-url.ts';
 
 export const TEST_ENCRYPTION_KEY = 'a'.repeat(64);
 
+/**
+ * `db`/`pool` are the app's own handle: its connections act as sms_app, so row-level security
+ * holds there exactly as in production (unbound work sees nothing). `ownerDb`/`ownerPool` connect
+ * as the schema's owner (a superuser here): fixtures across companies and assertions on what was
+ * stored go there.
+ */
 export type TestContext = {
   app: App;
   deps: AppDeps;
   db: AppDeps['db'];
   pool: DatabaseHandle['pool'];
+  ownerDb: AppDeps['db'];
+  ownerPool: DatabaseHandle['pool'];
   config: Config;
   close: () => Promise<void>;
 };
@@ -38,7 +47,9 @@ export async function createTestContext(env: Record<string, string> = {}): Promi
     RATE_LIMIT_VALIDATE_PER_MINUTE: '1000000',
     ...env,
   });
-  const handle = connectDatabase(url, 5);
+  const owner = connectDatabase(url, 5);
+  const handle = connectDatabase(url, 5, { role: APP_ROLE });
+  await assertRowSecurityHolds(handle);
   const deps: AppDeps = {
     config,
     db: handle.db,
@@ -54,10 +65,13 @@ export async function createTestContext(env: Record<string, string> = {}): Promi
     deps,
     db: handle.db,
     pool: handle.pool,
+    ownerDb: owner.db,
+    ownerPool: owner.pool,
     config,
     close: async () => {
       await app.close();
       await handle.close();
+      await owner.close();
       await withAdmin(adminUrl, (admin) => admin.query(`drop database if exists ${name} with (force)`));
     },
   };
