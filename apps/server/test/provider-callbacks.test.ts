@@ -305,3 +305,92 @@ describe('incoming messages', () => {
     expect(await subscriptionOf(ctx.ownerDb, news.id, msisdn)).toMatchObject({ status: 'active' });
   });
 });
+
+describe('a company or service that is not active', () => {
+  const unknownCompanyAnswer = async (fields: Record<string, string>) => {
+    const response = await post(fields, { url: `/api/v1/callbacks/subscription/999999/${token}` });
+    return { status: response.statusCode, body: response.json() };
+  };
+
+  it('a suspended company answers exactly as an unknown one, and nothing changes', async () => {
+    const suspended = await createCompany(ctx.ownerDb, { status: 'suspended' });
+    const suspendedToken = await subscriptionCallbackToken(ctx.ownerDb, suspended.id);
+    const service = await createService(ctx.ownerDb, suspended.id, { shortcode: '55880', keyword: 'HALT' });
+    const subscribed = kenyanNumber(64, 1);
+    await subscribeNumbers(ctx.ownerDb, service, [subscribed]);
+    const url = `/api/v1/callbacks/subscription/${suspended.id}/${suspendedToken}`;
+
+    for (const fields of [
+      { phoneNumber: kenyanNumber(64, 2), shortCode: '55880', keyword: 'HALT', updateType: 'addition' },
+      { phoneNumber: subscribed, shortCode: '55880', keyword: 'HALT', updateType: 'deletion' },
+      { senderId: '55880', phoneNumber: subscribed },
+      { from: subscribed, to: '55880', text: 'STOP', id: 'ATXid_suspended' },
+    ]) {
+      const response = await post(fields, { url });
+      expect({ status: response.statusCode, body: response.json() }).toEqual(
+        await unknownCompanyAnswer(fields),
+      );
+    }
+    expect(await subscriptionOf(ctx.ownerDb, service.id, subscribed)).toMatchObject({ status: 'active' });
+    expect(await subscriptionOf(ctx.ownerDb, service.id, kenyanNumber(64, 2))).toBeUndefined();
+    const stored = await ctx.ownerDb
+      .selectFrom('messages')
+      .select('id')
+      .where('company_id', '=', suspended.id)
+      .where('direction', '=', 'inbound')
+      .execute();
+    expect(stored).toEqual([]);
+    const audits = await ctx.ownerDb
+      .selectFrom('audit_logs')
+      .select('id')
+      .where('company_id', '=', suspended.id)
+      .execute();
+    expect(audits).toEqual([]);
+    // The validate endpoint agrees: the URL does not work while the company is suspended.
+    const check = await ctx.app.inject({
+      method: 'GET',
+      url: `/api/v1/callbacks/validate/subscription/${suspended.id}/${suspendedToken}`,
+    });
+    expect(check.json().data.valid).toBe(false);
+  });
+
+  it('an inactive service answers exactly as an unknown one, and its subscriptions stay as they are', async () => {
+    const inactive = await createService(ctx.ownerDb, company.id, {
+      shortcode: '66990',
+      keyword: 'ASLEEP',
+      status: 'inactive',
+    });
+    const subscribed = kenyanNumber(64, 3);
+    await subscribeNumbers(ctx.ownerDb, inactive, [subscribed]);
+    const unknown = await post({
+      phoneNumber: subscribed,
+      shortCode: '66990',
+      keyword: 'NOSUCH',
+      updateType: 'deletion',
+    });
+
+    for (const updateType of ['addition', 'deletion']) {
+      const response = await post({
+        phoneNumber: kenyanNumber(64, 4),
+        shortCode: '66990',
+        keyword: 'asleep',
+        updateType,
+      });
+      expect(response.statusCode).toBe(unknown.statusCode);
+      expect(response.json()).toEqual(unknown.json());
+      const ended = await post({
+        phoneNumber: subscribed,
+        shortCode: '66990',
+        keyword: 'ASLEEP',
+        updateType,
+      });
+      expect(ended.json()).toEqual(unknown.json());
+    }
+    expect(unknown.json().data.outcome).toBe('unknown_service');
+    // Opt-outs and STOP texts aimed at it do not reach it either.
+    await post({ senderId: '66990', phoneNumber: subscribed });
+    await post({ from: subscribed, to: '66990', text: 'STOP ASLEEP', id: 'ATXid_asleep' });
+    expect(await subscriptionOf(ctx.ownerDb, inactive.id, subscribed)).toMatchObject({ status: 'active' });
+    expect(await subscriptionOf(ctx.ownerDb, inactive.id, kenyanNumber(64, 4))).toBeUndefined();
+  });
+});
