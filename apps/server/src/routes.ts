@@ -5,11 +5,14 @@ import { usersRoutes } from './modules/admin/users.routes.ts';
 import { auditRoutes } from './modules/audit/audit.routes.ts';
 import { authRoutes } from './modules/auth/auth.routes.ts';
 import { callbacksRoutes } from './modules/callbacks/callbacks.routes.ts';
+import { dashboardRoutes } from './modules/dashboard/dashboard.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
 import { messageLogsRoutes } from './modules/messages/message-logs.routes.ts';
 import { sendMessageRoutes } from './modules/messages/send-message.routes.ts';
 import { dlrCallbackRoutes } from './modules/provider-callbacks/dlr-callback.routes.ts';
 import { providerCallbacksRoutes } from './modules/provider-callbacks/provider-callbacks.routes.ts';
+import { reportsRoutes } from './modules/reports/reports.routes.ts';
+import { searchRoutes } from './modules/search/search.routes.ts';
 import { servicesRoutes } from './modules/services/services.routes.ts';
 import { subscribersRoutes } from './modules/subscribers/subscribers.routes.ts';
 
@@ -26,5 +29,8 @@ export async function registerRoutes(api: App, deps: AppDeps) {
   messageLogsRoutes(api, deps);
   sendMessageRoutes(api, deps);
   providerCallbacksRoutes(api, deps);
+  dashboardRoutes(api, deps);
+  reportsRoutes(api, deps);
+  searchRoutes(api, deps);
   dlrCallbackRoutes(api, deps);
 }

@@ -21,9 +21,10 @@ export type CompaniesTable = {
   package_name: Generated<string>;
   package_expires_at: NullableTimestamp;
   billing_status: Generated<string>;
-  messages_limit: Generated<number>;
-  subscribers_limit: Generated<number>;
-  services_limit: Generated<number>;
+  /** The company's own limits; null means its plan's (plans/plan-catalogue.ts, resolvePlanLimits). */
+  messages_limit: number | null;
+  subscribers_limit: number | null;
+  services_limit: number | null;
   monthly_revenue: ColumnType<string, string | number | undefined, string | number>;
   last_active_at: NullableTimestamp;
   created_at: Timestamp;
@@ -231,6 +232,32 @@ export type CompanyMonthlyUsageTable = {
   messages_used: Counter;
 };
 
+/** Rollups kept by triggers (migration 0009): recipients by status at their send's hour, and more. */
+type ActivityCounts = {
+  pending: Counter;
+  submitted: Counter;
+  sent: Counter;
+  delivered: Counter;
+  failed: Counter;
+  rejected: Counter;
+  expired: Counter;
+  received: Counter;
+  new_subscribers: Counter;
+};
+
+export type CompanyHourlyActivityTable = ActivityCounts & {
+  company_id: number;
+  hour: Timestamp;
+  active_subscribers_delta: Counter;
+  services_delta: Counter;
+  active_services_delta: Counter;
+};
+
+export type CompanyMonthlyActivityTable = ActivityCounts & {
+  company_id: number;
+  month: ColumnType<Date, string, string>;
+};
+
 export type CompanySendWindowsTable = {
   company_id: number;
   window_start: Timestamp;
@@ -290,6 +317,8 @@ export type DB = {
   message_delivery_counts: MessageDeliveryCountsTable;
   message_delivery_totals: MessageDeliveryTotalsView;
   company_monthly_usage: CompanyMonthlyUsageTable;
+  company_hourly_activity: CompanyHourlyActivityTable;
+  company_monthly_activity: CompanyMonthlyActivityTable;
   company_send_windows: CompanySendWindowsTable;
   idempotency_keys: IdempotencyKeysTable;
   unmatched_delivery_reports: UnmatchedDeliveryReportsTable;

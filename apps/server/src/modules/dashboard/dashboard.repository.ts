@@ -1,0 +1,128 @@
+import { sql } from 'kysely';
+import type { Executor } from '../../db/database.ts';
+
+/** null: every company (the platform scope); otherwise one company. */
+export type Scope = number | null;
+
+const forCompany = (column: string, companyId: Scope) =>
+  companyId === null ? sql`true` : sql`${sql.ref(column)} = ${companyId}`;
+
+/** Recipients handed to the provider: every status but pending. */
+const HANDED_OVER = sql`(submitted + sent + delivered + failed + rejected + expired)`;
+
+export async function countServices(db: Executor, companyId: Scope) {
+  const { rows } = await sql<{ total: number; active: number }>`
+    select count(*)::int as total, count(*) filter (where status = 'active')::int as active
+      from services where ${forCompany('company_id', companyId)}`.execute(db);
+  return rows[0];
+}
+
+export async function countActiveSubscribers(db: Executor, companyId: Scope) {
+  const { rows } = await sql<{ active: number }>`
+    select coalesce(sum(subscriber_count), 0)::bigint as active
+      from company_subscriber_counts where status = 'active' and ${forCompany('company_id', companyId)}`.execute(
+    db,
+  );
+  return Number(rows[0].active);
+}
+
+/** All-time recipients handed over, from the monthly rollup (a few rows per company). */
+export async function countMessagesSent(db: Executor, companyId: Scope) {
+  const { rows } = await sql<{ sent: number }>`
+    select coalesce(sum(${HANDED_OVER}), 0)::bigint as sent
+      from company_monthly_activity where ${forCompany('company_id', companyId)}`.execute(db);
+  return Number(rows[0].sent);
+}
+
+/**
+ * This month against last, from the hourly rollup: the stock figures' net change since this month
+ * began, and messages handed over this month so far and in the same span of last month.
+ */
+export async function findMonthComparison(
+  db: Executor,
+  companyId: Scope,
+  window: { thisMonth: Date; lastMonth: Date; lastMonthSameSpanEnd: Date },
+) {
+  const { rows } = await sql<{
+    services_since: number;
+    active_services_since: number;
+    active_subscribers_since: number;
+    sent_this_month: number;
+    sent_last_month: number;
+  }>`
+    select coalesce(sum(services_delta) filter (where hour >= ${window.thisMonth}), 0)::bigint as services_since,
+           coalesce(sum(active_services_delta) filter (where hour >= ${window.thisMonth}), 0)::bigint as active_services_since,
+           coalesce(sum(active_subscribers_delta) filter (where hour >= ${window.thisMonth}), 0)::bigint as active_subscribers_since,
+           coalesce(sum(${HANDED_OVER}) filter (where hour >= ${window.thisMonth}), 0)::bigint as sent_this_month,
+           coalesce(sum(${HANDED_OVER}) filter (where hour < ${window.lastMonthSameSpanEnd}), 0)::bigint as sent_last_month
+      from company_hourly_activity
+     where ${forCompany('company_id', companyId)} and hour >= ${window.lastMonth}`.execute(db);
+  const row = rows[0];
+  return {
+    servicesSince: Number(row.services_since),
+    activeServicesSince: Number(row.active_services_since),
+    activeSubscribersSince: Number(row.active_subscribers_since),
+    sentThisMonth: Number(row.sent_this_month),
+    sentLastMonth: Number(row.sent_last_month),
+  };
+}
+
+export function findCompanyBilling(db: Executor, companyId: number) {
+  return db
+    .selectFrom('companies')
+    .select(['name', 'plan', 'billing_status', 'package_name', 'package_expires_at'])
+    .where('id', '=', companyId)
+    .executeTakeFirst();
+}
+
+/** Companies per plan and status: the platform overview and its revenue. */
+export async function countCompaniesByPlanAndStatus(db: Executor) {
+  const { rows } = await sql<{ plan: string; status: string; companies: number }>`
+    select plan, status, count(*)::int as companies from companies group by plan, status`.execute(db);
+  return rows;
+}
+
+/** Sign-ins and sign-outs are not news on a dashboard; message events come from the messages themselves. */
+const QUIET_ACTIONS = ['LOGIN', 'LOGOUT'];
+
+export async function findRecentAudit(db: Executor, companyId: Scope, limit: number) {
+  const { rows } = await sql<{
+    id: number;
+    action: string;
+    entity: string;
+    entity_id: string | null;
+    user_name: string | null;
+    details: Record<string, unknown>;
+    created_at: Date;
+  }>`
+    select id, action, entity, entity_id, user_name, details, created_at
+      from audit_logs
+     where ${forCompany('company_id', companyId)}
+       and action <> all(${QUIET_ACTIONS}::text[]) and entity <> 'MESSAGE'
+     order by created_at desc, id desc
+     limit ${limit}`.execute(db);
+  return rows;
+}
+
+export async function findRecentMessages(db: Executor, companyId: Scope, limit: number) {
+  const { rows } = await sql<{
+    id: number;
+    direction: string;
+    status: string;
+    content: string;
+    msisdn: string | null;
+    recipient_count: number | null;
+    service_name: string | null;
+    created_at: Date;
+    updated_at: Date;
+  }>`
+    select m.id, m.direction, m.status, m.content, m.msisdn, m.recipient_count, s.name as service_name,
+           m.created_at, m.updated_at
+      from (select * from messages
+             where ${forCompany('company_id', companyId)}
+             order by created_at desc, id desc
+             limit ${limit}) m
+      left join services s on s.id = m.service_id
+     order by m.created_at desc, m.id desc`.execute(db);
+  return rows;
+}

@@ -1,0 +1,110 @@
+import {
+  RECENT_ACTIVITY_LIMIT,
+  type TActivityType,
+  type TRecentActivity,
+} from '@sms/contracts/dashboard/dashboard-stats';
+
+type AuditRow = {
+  id: number;
+  action: string;
+  entity: string;
+  entity_id: string | null;
+  user_name: string | null;
+  details: Record<string, unknown>;
+  created_at: Date;
+};
+
+type MessageRow = {
+  id: number;
+  direction: string;
+  status: string;
+  content: string;
+  msisdn: string | null;
+  recipient_count: number | null;
+  service_name: string | null;
+  created_at: Date;
+};
+
+const TYPES: Record<string, TActivityType> = {
+  SERVICE: 'service',
+  SUBSCRIBER: 'subscriber',
+  MESSAGE: 'message',
+};
+
+const VERBS: Record<string, string> = {
+  CREATE: 'created',
+  UPDATE: 'updated',
+  DELETE: 'deleted',
+  APPROVE: 'approved',
+  REJECT: 'rejected',
+  SUSPEND: 'suspended',
+  IMPORT: 'imported',
+  REGENERATE: 'regenerated',
+};
+
+/** Phone numbers stay whole only for roles that may open subscribers. */
+export function maskNumber(msisdn: string) {
+  return msisdn.length <= 6 ? '••••' : `${msisdn.slice(0, 5)}•••${msisdn.slice(-3)}`;
+}
+
+const text = (value: unknown) => (typeof value === 'string' && value ? value : null);
+const count = (value: unknown) => (typeof value === 'number' ? value : 0);
+const quote = (content: string) => `“${content.length > 60 ? `${content.slice(0, 57)}…` : content}”`;
+
+function describeAudit(row: AuditRow, showNumbers: boolean): string {
+  const who = row.user_name ?? 'System';
+  const name = text(row.details.name) ?? text(row.details.serviceName);
+  const number = text(row.details.msisdn);
+  const shownNumber = number ? (showNumbers ? number : maskNumber(number)) : null;
+  if (row.entity === 'SUBSCRIBER') {
+    const service = text(row.details.serviceName);
+    if (row.action === 'IMPORT')
+      return `${who} imported ${count(row.details.imported)} subscriber(s)${service ? ` into ${service}` : ''}`;
+    if (row.action === 'CREATE')
+      return `${shownNumber ?? 'A number'} subscribed${service ? ` to ${service}` : ''}`;
+    if (row.action === 'DELETE') return `${shownNumber ?? 'A number'} unsubscribed`;
+  }
+  const entity = row.entity.toLowerCase();
+  const verb = VERBS[row.action] ?? row.action.toLowerCase();
+  return `${who} ${verb} ${entity}${name ? ` ${name}` : ''}`;
+}
+
+function describeMessage(row: MessageRow, showNumbers: boolean): string {
+  if (row.direction === 'inbound') {
+    const from = row.msisdn ? (showNumbers ? row.msisdn : maskNumber(row.msisdn)) : 'Unknown';
+    return `Message received from ${from}: ${quote(row.content)}`;
+  }
+  const to =
+    row.recipient_count !== null
+      ? `${row.recipient_count} recipient(s)`
+      : row.msisdn
+        ? showNumbers
+          ? row.msisdn
+          : maskNumber(row.msisdn)
+        : 'a recipient';
+  const via = row.service_name ? ` via ${row.service_name}` : '';
+  return `Message to ${to}${via} ${row.status}: ${quote(row.content)}`;
+}
+
+/** The audit trail and the message events of the scope, newest first, as one list. */
+export function presentRecentActivity(
+  audit: AuditRow[],
+  messages: MessageRow[],
+  showNumbers: boolean,
+): TRecentActivity[] {
+  const items = [
+    ...audit.map((row) => ({
+      id: `audit-${row.id}`,
+      type: TYPES[row.entity] ?? 'other',
+      message: describeAudit(row, showNumbers),
+      time: row.created_at.toISOString(),
+    })),
+    ...messages.map((row) => ({
+      id: `message-${row.id}`,
+      type: 'message' as const,
+      message: describeMessage(row, showNumbers),
+      time: row.created_at.toISOString(),
+    })),
+  ];
+  return items.sort((a, b) => b.time.localeCompare(a.time)).slice(0, RECENT_ACTIVITY_LIMIT);
+}

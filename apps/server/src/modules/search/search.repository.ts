@@ -1,0 +1,96 @@
+import { sql } from 'kysely';
+import type { Executor } from '../../db/database.ts';
+
+export type Scope = number | null;
+
+const forCompany = (column: string, companyId: Scope) =>
+  companyId === null ? sql`true` : sql`${sql.ref(column)} = ${companyId}`;
+
+/** A LIKE pattern that matches the text anywhere, with LIKE's own characters taken literally. */
+export function containsPattern(text: string) {
+  return `%${text.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`;
+}
+
+/** Services are few per company: one pass over the company's, names that start with the text first. */
+export async function searchServices(db: Executor, companyId: Scope, text: string, limit: number) {
+  const pattern = containsPattern(text);
+  const prefix = `${text.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`;
+  const { rows } = await sql<{
+    id: number;
+    name: string;
+    shortcode: string;
+    keyword: string;
+    status: string;
+    company_name: string;
+  }>`
+    select s.id, s.name, s.shortcode, s.keyword, s.status, c.name as company_name
+      from services s join companies c on c.id = s.company_id
+     where ${forCompany('s.company_id', companyId)}
+       and (lower(s.name) like ${pattern} or lower(s.shortcode) like ${pattern} or lower(s.keyword) like ${pattern})
+     order by (lower(s.name) like ${prefix} or lower(s.keyword) like ${prefix}) desc, s.name, s.id
+     limit ${limit}`.execute(db);
+  return rows;
+}
+
+/**
+ * How many of the newest rows the first pass reads. A text found often is found among them (the
+ * newest matches, at the price of a short index walk); a rare one falls through to the trigram
+ * index, which is fast exactly when matches are few.
+ */
+const RECENT_WINDOW = 2_000;
+
+export async function searchSubscribers(db: Executor, companyId: Scope, digits: string, limit: number) {
+  const pattern = `%${digits}%`;
+  const recent = await sql<SubscriberHitRow>`
+    select r.id, r.msisdn, r.status, c.name as company_name
+      from (select id, company_id, msisdn, status from subscribers
+             where ${forCompany('company_id', companyId)}
+             order by ${companyId === null ? sql`id desc` : sql`company_id, id desc`}
+             limit ${RECENT_WINDOW}) r
+      join companies c on c.id = r.company_id
+     where r.msisdn like ${pattern}
+     order by r.id desc
+     limit ${limit}`.execute(db);
+  if (recent.rows.length >= limit || digits.length < 3) return recent.rows;
+  // Ordered by an expression no index provides, so the planner takes the trigram index, not a walk in id order.
+  const { rows } = await sql<SubscriberHitRow>`
+    select s.id, s.msisdn, s.status, c.name as company_name
+      from subscribers s join companies c on c.id = s.company_id
+     where ${forCompany('s.company_id', companyId)} and s.msisdn like ${pattern}
+     order by s.id + 0 desc
+     limit ${limit}`.execute(db);
+  return rows;
+}
+
+type SubscriberHitRow = { id: number; msisdn: string; status: string; company_name: string };
+
+type MessageHitRow = {
+  id: number;
+  content: string;
+  direction: string;
+  status: string;
+  created_at: Date;
+  company_name: string;
+};
+
+export async function searchMessages(db: Executor, companyId: Scope, text: string, limit: number) {
+  const pattern = containsPattern(text);
+  const recent = await sql<MessageHitRow>`
+    select r.id, r.content, r.direction, r.status, r.created_at, c.name as company_name
+      from (select id, company_id, content, direction, status, created_at from messages
+             where ${forCompany('company_id', companyId)}
+             order by created_at desc, id desc
+             limit ${RECENT_WINDOW}) r
+      join companies c on c.id = r.company_id
+     where lower(r.content) like ${pattern}
+     order by r.created_at desc, r.id desc
+     limit ${limit}`.execute(db);
+  if (recent.rows.length >= limit) return recent.rows;
+  const { rows } = await sql<MessageHitRow>`
+    select m.id, m.content, m.direction, m.status, m.created_at, c.name as company_name
+      from messages m join companies c on c.id = m.company_id
+     where ${forCompany('m.company_id', companyId)} and lower(m.content) like ${pattern}
+     order by m.created_at + interval '0' desc, m.id desc
+     limit ${limit}`.execute(db);
+  return rows;
+}

@@ -1,0 +1,306 @@
+import { DELIVERY_STATUSES, type TDeliveryStatus } from '@sms/contracts/messages/message';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../src/db/database.ts';
+import { companyScope, inTenantTransaction } from '../src/db/tenant-scope.ts';
+import { insertInbound, insertSend, insertService, insertSubscribers } from './support/activity-factories.ts';
+import { createCompany } from './support/factories.ts';
+import { createTestContext, type TestContext } from './support/test-app.ts';
+
+/**
+ * The rollups (migration 0009) against a direct count, after a long random run of everything that
+ * moves them: sends, status moves as the engine makes them (recipient rows and their counters in
+ * one transaction), deleted messages, inbound messages, subscribers and services created, changed,
+ * moved and deleted, and a whole company deleted. Half of the work runs as the application does
+ * (its role, bound to the company), so row-level security applies inside the triggers.
+ */
+let ctx: TestContext;
+let companies: number[];
+
+/** A small deterministic generator (mulberry32): the same run every time, and a failing one can be replayed. */
+function random(seed: number) {
+  let state = seed;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+  companies = [];
+  for (let i = 0; i < 3; i++) companies.push((await createCompany(ctx.ownerDb)).id);
+});
+afterAll(() => ctx.close());
+
+async function moveStatuses(
+  db: Database,
+  companyId: number,
+  messageId: number,
+  from: TDeliveryStatus,
+  to: TDeliveryStatus,
+  n: number,
+  shard: number,
+) {
+  if (from === to) return;
+  await db.transaction().execute(async (trx) => {
+    await sql`select set_config('app.company_id', ${String(companyId)}, true)`.execute(trx);
+    const { rows } = await sql<{ moved: number }>`
+      with picked as (
+        select company_id, message_id, id, created_at from delivery_reports
+         where company_id = ${companyId} and message_id = ${messageId} and status = ${from}
+         limit ${n} for update)
+      , moved as (
+        update delivery_reports d set status = ${to}, updated_at = now()
+          from picked p
+         where d.company_id = p.company_id and d.message_id = p.message_id and d.id = p.id and d.created_at = p.created_at
+        returning 1)
+      select count(*)::int as moved from moved`.execute(trx);
+    const moved = rows[0].moved;
+    if (moved === 0) return;
+    await sql`
+      insert into message_delivery_counts as c (company_id, message_id, shard, ${sql.ref(from)}, ${sql.ref(to)})
+      values (${companyId}, ${messageId}, ${shard}, ${-moved}, ${moved})
+      on conflict (company_id, message_id, shard) do update
+        set ${sql.ref(from)} = c.${sql.ref(from)} + excluded.${sql.ref(from)},
+            ${sql.ref(to)} = c.${sql.ref(to)} + excluded.${sql.ref(to)}`.execute(trx);
+  });
+}
+
+/** Every difference between the rollups and a count of the rows themselves (empty when exact). */
+async function differences(db: Database) {
+  const recipients = await sql<Record<string, unknown>>`
+    with direct as (
+      select company_id, date_trunc('hour', created_at, 'UTC') as hour, status, count(*)::bigint as n
+        from delivery_reports group by 1, 2, 3),
+    rolled as (
+      select company_id, hour, s.status, s.n
+        from company_hourly_activity,
+             lateral (values ('pending', pending), ('submitted', submitted), ('sent', sent), ('delivered', delivered),
+                             ('failed', failed), ('rejected', rejected), ('expired', expired)) as s(status, n)
+       where s.n <> 0)
+    (select 'hourly missing' as problem, * from direct except select 'hourly missing', * from rolled)
+    union all
+    (select 'hourly extra', * from rolled except select 'hourly extra', * from direct)`.execute(db);
+  const monthly = await sql<Record<string, unknown>>`
+    with direct as (
+      select company_id, date_trunc('month', created_at at time zone 'UTC')::date as month, status, count(*)::bigint as n
+        from delivery_reports group by 1, 2, 3),
+    rolled as (
+      select company_id, month, s.status, s.n
+        from company_monthly_activity,
+             lateral (values ('pending', pending), ('submitted', submitted), ('sent', sent), ('delivered', delivered),
+                             ('failed', failed), ('rejected', rejected), ('expired', expired)) as s(status, n)
+       where s.n <> 0)
+    (select 'monthly missing' as problem, * from direct except select 'monthly missing', * from rolled)
+    union all
+    (select 'monthly extra', * from rolled except select 'monthly extra', * from direct)`.execute(db);
+  const others = await sql<Record<string, unknown>>`
+    with direct as (
+      select company_id, date_trunc('hour', created_at, 'UTC') as hour, 'received' as what, count(*)::bigint as n
+        from messages where direction = 'inbound' group by 1, 2
+      union all
+      select company_id, date_trunc('hour', created_at, 'UTC'), 'new_subscribers', count(*) from subscribers group by 1, 2),
+    rolled as (
+      select company_id, hour, 'received' as what, received as n from company_hourly_activity where received <> 0
+      union all
+      select company_id, hour, 'new_subscribers', new_subscribers from company_hourly_activity where new_subscribers <> 0)
+    (select 'missing' as problem, * from direct except select 'missing', * from rolled)
+    union all
+    (select 'extra', * from rolled except select 'extra', * from direct)`.execute(db);
+  const stocks = await sql<Record<string, unknown>>`
+    select c.id as company_id,
+           (select count(*) from subscribers s where s.company_id = c.id and s.status = 'active') as active_subscribers,
+           (select coalesce(sum(active_subscribers_delta), 0) from company_hourly_activity a where a.company_id = c.id) as rolled_active_subscribers,
+           (select count(*) from services s where s.company_id = c.id) as services,
+           (select coalesce(sum(services_delta), 0) from company_hourly_activity a where a.company_id = c.id) as rolled_services,
+           (select count(*) from services s where s.company_id = c.id and s.status = 'active') as active_services,
+           (select coalesce(sum(active_services_delta), 0) from company_hourly_activity a where a.company_id = c.id) as rolled_active_services
+      from companies c`.execute(db);
+  const stockProblems = stocks.rows.filter(
+    (row) =>
+      Number(row.active_subscribers) !== Number(row.rolled_active_subscribers) ||
+      Number(row.services) !== Number(row.rolled_services) ||
+      Number(row.active_services) !== Number(row.rolled_active_services),
+  );
+  const orphans = await sql<Record<string, unknown>>`
+    select 'rollup of a deleted company' as problem, company_id from company_hourly_activity a
+     where not exists (select 1 from companies c where c.id = a.company_id)`.execute(db);
+  return [...recipients.rows, ...monthly.rows, ...others.rows, ...stockProblems, ...orphans.rows];
+}
+
+const STATUSES = DELIVERY_STATUSES;
+
+describe('activity rollups', () => {
+  it('equal a direct count after a random run of every change that moves them', async () => {
+    const db = ctx.ownerDb;
+    const next = random(20_260_315);
+    const pick = <T>(list: readonly T[]) => list[Math.floor(next() * list.length)];
+    const at = () =>
+      new Date(
+        Date.UTC(
+          2026,
+          1 + Math.floor(next() * 2),
+          1 + Math.floor(next() * 27),
+          Math.floor(next() * 24),
+          Math.floor(next() * 60),
+        ),
+      ).toISOString();
+    const sends: { companyId: number; messageId: number }[] = [];
+    const services: { id: number; companyId: number }[] = [];
+    const subscribers: { id: number; companyId: number }[] = [];
+    const inbound: { id: number; companyId: number }[] = [];
+
+    for (let step = 0; step < 300; step++) {
+      const companyId = pick(companies);
+      const operation = pick([
+        'send',
+        'send',
+        'move',
+        'move',
+        'move',
+        'move',
+        'deleteMessage',
+        'inbound',
+        'deleteInbound',
+        'subscribers',
+        'subscriberStatus',
+        'deleteSubscriber',
+        'service',
+        'serviceStatus',
+        'serviceMove',
+        'deleteService',
+      ] as const);
+      // Half of the writes go through the application's role, bound to the company, as requests do.
+      const asApp = next() < 0.5;
+      const run = <T>(work: (db: Database) => Promise<T>) =>
+        asApp
+          ? inTenantTransaction(ctx.db, companyScope(companyId), (trx) => work(trx as unknown as Database))
+          : work(db);
+      switch (operation) {
+        case 'send': {
+          const statuses = Array.from({ length: 1 + Math.floor(next() * 12) }, () => pick(STATUSES));
+          sends.push({ companyId, messageId: await insertSend(db, companyId, at(), statuses) });
+          break;
+        }
+        case 'move': {
+          const send = sends.length ? pick(sends) : null;
+          if (send)
+            await moveStatuses(
+              db,
+              send.companyId,
+              send.messageId,
+              pick(STATUSES),
+              pick(STATUSES),
+              1 + Math.floor(next() * 4),
+              Math.floor(next() * 8),
+            );
+          break;
+        }
+        case 'deleteMessage': {
+          const send = sends.length ? sends.splice(Math.floor(next() * sends.length), 1)[0] : null;
+          if (send)
+            await inTenantTransaction(ctx.db, companyScope(send.companyId), (trx) =>
+              trx.deleteFrom('messages').where('id', '=', send.messageId).execute(),
+            );
+          break;
+        }
+        case 'inbound':
+          inbound.push({ companyId, id: await run((db) => insertInbound(db, companyId, at())) });
+          break;
+        case 'deleteInbound': {
+          const message = inbound.length ? inbound.splice(Math.floor(next() * inbound.length), 1)[0] : null;
+          if (message) await db.deleteFrom('messages').where('id', '=', message.id).execute();
+          break;
+        }
+        case 'subscribers': {
+          const rows = await run((db) =>
+            insertSubscribers(
+              db,
+              companyId,
+              at(),
+              Array.from({ length: 1 + Math.floor(next() * 5) }, () =>
+                pick(['active', 'unsubscribed', 'pending'] as const),
+              ),
+            ),
+          );
+          subscribers.push(...rows.map((row) => ({ id: row.id, companyId })));
+          break;
+        }
+        case 'subscriberStatus': {
+          const ids = subscribers
+            .filter((s) => s.companyId === companyId)
+            .slice(0, 1 + Math.floor(next() * 6))
+            .map((s) => s.id);
+          if (ids.length)
+            await run((db) =>
+              db
+                .updateTable('subscribers')
+                .set({ status: pick(['active', 'unsubscribed', 'pending']) })
+                .where('id', 'in', ids)
+                .execute(),
+            );
+          break;
+        }
+        case 'deleteSubscriber': {
+          const subscriber = subscribers.length
+            ? subscribers.splice(Math.floor(next() * subscribers.length), 1)[0]
+            : null;
+          if (subscriber) await db.deleteFrom('subscribers').where('id', '=', subscriber.id).execute();
+          break;
+        }
+        case 'service':
+          services.push({
+            companyId,
+            id: await run((db) =>
+              insertService(db, companyId, at(), pick(['active', 'inactive', 'maintenance'] as const)),
+            ),
+          });
+          break;
+        case 'serviceStatus': {
+          const service = services.find((s) => s.companyId === companyId);
+          if (service)
+            await run((db) =>
+              db
+                .updateTable('services')
+                .set({ status: pick(['active', 'inactive', 'maintenance']) })
+                .where('id', '=', service.id)
+                .execute(),
+            );
+          break;
+        }
+        case 'serviceMove': {
+          const service = services.length ? pick(services) : null;
+          if (service) {
+            service.companyId = pick(companies);
+            await db
+              .updateTable('services')
+              .set({ company_id: service.companyId })
+              .where('id', '=', service.id)
+              .execute();
+          }
+          break;
+        }
+        case 'deleteService': {
+          const service = services.length
+            ? services.splice(Math.floor(next() * services.length), 1)[0]
+            : null;
+          if (service) await db.deleteFrom('services').where('id', '=', service.id).execute();
+          break;
+        }
+      }
+    }
+    expect(
+      await sql`select count(*)::int as n from delivery_reports`
+        .execute(db)
+        .then((r) => (r.rows[0] as { n: number }).n),
+    ).toBeGreaterThan(100);
+    expect(await differences(db)).toEqual([]);
+
+    // A whole company goes, and its rollups with it; the others stay exact.
+    await db.deleteFrom('companies').where('id', '=', companies[2]).execute();
+    expect(await differences(db)).toEqual([]);
+  });
+});
