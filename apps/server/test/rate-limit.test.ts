@@ -102,4 +102,17 @@ describe('rate limits', () => {
     expectRateLimited(await notify(first.id));
     expect((await notify(second.id)).statusCode).toBe(200);
   });
+
+  it('limits delivery-report callbacks per company the same way', async () => {
+    const company = await createCompany(ctx.ownerDb);
+    const report = () =>
+      send(newClient(), {
+        method: 'POST',
+        url: `/api/v1/callbacks/dlr/${company.id}/not-the-token-but-counted-all-the-same`,
+        payload: { id: 'x', status: 'Success', phoneNumber: '+254712000001' },
+      });
+    const statuses = await statusesOf(3, report);
+    expect(statuses.every((status) => status !== 429)).toBe(true);
+    expectRateLimited(await report());
+  });
 });
