@@ -36,7 +36,9 @@ describe('POST /admin/companies', () => {
       plan: 'basic',
       status: 'active',
       apiKey: '••••••••abcd',
-      apiSecret: '••••••••user',
+      // Africa's Talking's username is not a secret (issue 9 item 8): shown as it is.
+      apiSecret: 'sandbox-user',
+      provider: { kind: 'simulator' },
       userCount: 0,
       serviceCount: 0,
       subscriberCount: 0,
@@ -44,12 +46,14 @@ describe('POST /admin/companies', () => {
     expect(response.body).not.toContain('key-1234567890abcd');
 
     const row = await ctx.ownerDb
-      .selectFrom('companies')
+      .selectFrom('company_provider_settings')
       .selectAll()
-      .where('id', '=', company.id)
+      .where('company_id', '=', company.id)
+      .where('kind', '=', 'africastalking')
       .executeTakeFirstOrThrow();
-    expect(row.api_key_encrypted).not.toContain('key-1234567890abcd');
-    expect(decryptSecret(row.api_key_encrypted!, ctx.deps.keys.encryption)).toBe('key-1234567890abcd');
+    expect(row.secret_encrypted).not.toContain('key-1234567890abcd');
+    expect(decryptSecret(row.secret_encrypted!, ctx.deps.keys.encryption)).toBe('key-1234567890abcd');
+    expect(row.settings).toMatchObject({ username: 'sandbox-user' });
 
     const tokens = await ctx.ownerDb
       .selectFrom('company_callback_tokens')
@@ -82,7 +86,13 @@ describe('POST /admin/companies', () => {
   });
 
   it('refuses an unknown plan or status with 400, not 500', async () => {
-    expect((await api('POST', '/admin/companies', companyForm({ plan: 'gold' }))).statusCode).toBe(400);
+    const gold = await api('POST', '/admin/companies', companyForm({ plan: 'gold' }));
+    expect(gold.statusCode).toBe(400);
+    // The rule and its message agree: the catalogue's four plans, professional included.
+    expect(gold.json().message).toBe('Plan must be basic, premium, enterprise or professional');
+    const professional = await api('POST', '/admin/companies', companyForm({ plan: 'professional' }));
+    expect(professional.statusCode).toBe(201);
+    expect(professional.json().data.company.plan).toBe('professional');
     expect((await api('POST', '/admin/companies', companyForm({ status: 'deleted' }))).statusCode).toBe(400);
     const garbage = await ctx.app.inject({
       method: 'POST',

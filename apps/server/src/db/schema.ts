@@ -14,9 +14,8 @@ export type CompaniesTable = {
   address: string;
   plan: Generated<string>;
   status: Generated<string>;
+  /** The provider kind in use; its settings are in company_provider_settings (0007). */
   sms_provider: Generated<string>;
-  api_key_encrypted: string | null;
-  api_secret_encrypted: string | null;
   default_country: Generated<string>;
   package_name: Generated<string>;
   package_expires_at: NullableTimestamp;
@@ -28,6 +27,15 @@ export type CompaniesTable = {
   monthly_revenue: ColumnType<string, string | number | undefined, string | number>;
   last_active_at: NullableTimestamp;
   created_at: Timestamp;
+  updated_at: Timestamp;
+};
+
+/** One row per provider kind a company configured; the secret is encrypted apart (0007). */
+export type CompanyProviderSettingsTable = {
+  company_id: number;
+  kind: string;
+  settings: ColumnType<Record<string, unknown>, string | undefined, string>;
+  secret_encrypted: string | null;
   updated_at: Timestamp;
 };
 
@@ -302,6 +310,7 @@ export type AuditLogsTable = {
 
 export type DB = {
   companies: CompaniesTable;
+  company_provider_settings: CompanyProviderSettingsTable;
   users: UsersTable;
   refresh_tokens: RefreshTokensTable;
   login_throttle: LoginThrottleTable;

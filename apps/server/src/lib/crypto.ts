@@ -32,9 +32,3 @@ export function decryptSecret(stored: string, key: Buffer): string {
   decipher.setAuthTag(Buffer.from(tag, 'base64url'));
   return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
 }
-
-/** Shows that a secret is set without revealing it: '••••••••abcd'. */
-export function maskSecret(plain: string | null | undefined) {
-  if (!plain) return null;
-  return `••••••••${plain.length > 8 ? plain.slice(-4) : ''}`;
-}

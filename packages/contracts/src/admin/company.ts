@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ZCompanyProvider, ZProviderSettingsInput, ZSecretInput } from './company-provider.ts';
 
 export const COMPANY_STATUSES = ['active', 'suspended', 'pending', 'inactive'] as const;
 export type TCompanyStatus = (typeof COMPANY_STATUSES)[number];
@@ -6,7 +7,10 @@ export type TCompanyStatus = (typeof COMPANY_STATUSES)[number];
 /** The status filter of the companies tab (spec: All Status, Active, Suspended, Pending). */
 export const COMPANY_FILTER_STATUSES = ['active', 'suspended', 'pending'] as const;
 
-/** The form offers three plans; 'professional' is only recognised (list badge). */
+/**
+ * The form offers three plans (spec section 5); the API accepts the catalogue's four, since the
+ * list badge also knows 'professional' and a company on it must stay savable.
+ */
 export const COMPANY_FORM_PLANS = ['basic', 'premium', 'enterprise'] as const;
 export const COMPANY_PLANS = ['basic', 'premium', 'enterprise', 'professional'] as const;
 export type TCompanyPlan = (typeof COMPANY_PLANS)[number];
@@ -25,6 +29,7 @@ export const COMPANY_MESSAGES = {
   confirmSuspend: 'Are you sure you want to suspend this company?',
   empty: 'No companies found',
   notFound: 'Company not found',
+  planInvalid: 'Plan must be basic, premium, enterprise or professional',
   onlyPendingActivate: 'Only pending companies can be activated',
   onlyActiveSuspend: 'Only active companies can be suspended',
 } as const;
@@ -32,7 +37,7 @@ export const COMPANY_MESSAGES = {
 /** The spec's "simple address pattern". */
 export const SIMPLE_EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-/** A company as the API shows it: credentials only ever masked. */
+/** A company as the API shows it: secrets only ever masked. */
 export const ZCompany = z.object({
   id: z.number().int(),
   name: z.string(),
@@ -41,10 +46,12 @@ export const ZCompany = z.object({
   address: z.string(),
   plan: z.enum(COMPANY_PLANS),
   status: z.enum(COMPANY_STATUSES),
-  /** Masked ('••••••••abcd') or null when not set. */
+  /** Africa's Talking's API key, masked ('••••••••abcd', or bullets only when short), or null. */
   apiKey: z.string().nullable(),
-  /** The provider's 'API Username', masked or null. */
+  /** Africa's Talking's 'API Username' (not a secret, shown as it is), or null. */
   apiSecret: z.string().nullable(),
+  /** The provider the company sends through, with its settings (secrets masked). */
+  provider: ZCompanyProvider,
   packageName: z.string(),
   packageExpiresAt: z.string().nullable(),
   billingStatus: z.string(),
@@ -59,13 +66,14 @@ export type TCompany = z.infer<typeof ZCompany>;
 const requiredField = (message: string, max: number) =>
   z.string({ error: message }).trim().min(1, message).max(max, `Must be ${max} characters or less`);
 
-/** Provider credentials: blank or absent keeps the stored value (on edit) or leaves it unset (on create). */
-const ZCredential = z
+/** Africa's Talking's username: blank or absent keeps it, null clears it. */
+const ZUsernameInput = z
   .string()
   .trim()
-  .max(500, 'Must be 500 characters or less')
+  .max(100, 'Must be 100 characters or less')
+  .nullable()
   .optional()
-  .transform((value) => (value ? value : undefined));
+  .transform((value) => (value === '' ? undefined : value));
 
 /** The company form (create and edit share it; spec section 5). */
 export const ZCompanyForm = z.object({
@@ -76,12 +84,19 @@ export const ZCompanyForm = z.object({
   ),
   phoneNumber: requiredField(COMPANY_MESSAGES.phoneRequired, 40),
   address: requiredField(COMPANY_MESSAGES.addressRequired, 500),
-  plan: z.enum(COMPANY_PLANS, { error: 'Plan must be basic, premium or enterprise' }).default('basic'),
+  plan: z.enum(COMPANY_PLANS, { error: COMPANY_MESSAGES.planInvalid }).default('basic'),
   status: z
     .enum(COMPANY_STATUSES, { error: 'Status must be active, suspended, pending or inactive' })
     .default('active'),
-  apiKey: ZCredential,
-  apiSecret: ZCredential,
+  /**
+   * The spec's credential fields, which are Africa's Talking's (kept whichever provider is in use):
+   * the API key follows the secret rule (blank or the mask keeps it, null clears it), the username
+   * keeps on blank and clears on null.
+   */
+  apiKey: ZSecretInput,
+  apiSecret: ZUsernameInput,
+  /** The provider kind to use and its settings; absent keeps the current provider. */
+  provider: ZProviderSettingsInput.optional(),
 });
 export type TCompanyFormInput = z.input<typeof ZCompanyForm>;
 export type TCompanyForm = z.output<typeof ZCompanyForm>;

@@ -2,6 +2,7 @@ import type { TCompanyStatus } from '@sms/contracts/admin/company';
 import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 import type { CompanyUpdate, DB, NewCompany } from '../../db/schema.ts';
+import type { ProviderRow } from '../../messaging/providers/provider-settings.ts';
 
 export type CompanyFilter = { searchTerm?: string; status?: TCompanyStatus };
 
@@ -31,6 +32,17 @@ const companyColumns = (db: Executor) =>
         .select(sql<number>`coalesce(sum(k.subscriber_count), 0)::bigint`.as('n'))
         .whereRef('k.company_id', '=', 'c.id')
         .as('subscriber_count'),
+      // Every provider kind the company configured (at most three rows, by primary key).
+      eb
+        .selectFrom('company_provider_settings as p')
+        .select(
+          sql<ProviderRow[]>`coalesce(jsonb_agg(jsonb_build_object(
+            'kind', p.kind, 'settings', p.settings, 'secret_encrypted', p.secret_encrypted)), '[]')`.as(
+            'rows',
+          ),
+        )
+        .whereRef('p.company_id', '=', 'c.id')
+        .as('provider_rows'),
     ]);
 
 export type CompanyWithCounts = NonNullable<Awaited<ReturnType<typeof findCompanyById>>>;

@@ -45,7 +45,8 @@ export function companiesRoutes(app: App, deps: AppDeps) {
       preHandler,
       schema: {
         tags,
-        description: 'Creates a company and its callback URLs. apiKey/apiSecret are stored encrypted.',
+        description:
+          "Creates a company and its callback URLs. `provider` picks the SMS provider and its settings (default: the simulator); apiKey/apiSecret are Africa's Talking's key (stored encrypted) and username.",
         body: ZCreateCompanyRequest,
         response: { 201: ZCreateCompanyResponse },
       },
@@ -62,7 +63,8 @@ export function companiesRoutes(app: App, deps: AppDeps) {
       preHandler,
       schema: {
         tags,
-        description: 'Saves the company form. A blank apiKey or apiSecret keeps the stored credential.',
+        description:
+          'Saves the company form. A secret (apiKey, provider.apiKey, provider.password) that is omitted, blank or the mask GET returned keeps the stored one; null clears it. Without `provider` the provider is unchanged.',
         params: ZIdParam,
         body: ZUpdateCompanyRequest,
         response: { 200: ZUpdateCompanyResponse },

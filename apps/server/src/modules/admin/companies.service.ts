@@ -5,23 +5,15 @@ import type { TCompanyStats } from '@sms/contracts/admin/list-companies';
 import { totalPages } from '@sms/contracts/common/pagination';
 import type { AppDeps } from '../../app-deps.ts';
 import { inActorTransaction } from '../../db/actor-transaction.ts';
+import type { Executor } from '../../db/database.ts';
 import type { CompanyUpdate } from '../../db/schema.ts';
 import { AppError, conflict, notFound } from '../../errors.ts';
-import { decryptSecret, encryptSecret, maskSecret } from '../../lib/crypto.ts';
+import { readProviderRows, writeProviderSettings } from '../../messaging/providers/provider-settings.ts';
 import type { RequestContext } from '../../request-context.ts';
 import { auditSourceOf, recordAudit } from '../audit/record-audit.ts';
 import { regenerateCallbackTokens } from '../callbacks/callback-tokens.ts';
+import { auditedProvider, planProviderChange, presentProvider } from './companies.provider.ts';
 import * as repo from './companies.repository.ts';
-
-function maskStored(stored: string | null, key: Buffer) {
-  if (!stored) return null;
-  try {
-    return maskSecret(decryptSecret(stored, key));
-  } catch {
-    // Encrypted with another key: say it is set without failing the whole list.
-    return maskSecret('set');
-  }
-}
 
 export function presentCompany(row: repo.CompanyWithCounts, encryptionKey: Buffer): TCompany {
   return {
@@ -32,8 +24,7 @@ export function presentCompany(row: repo.CompanyWithCounts, encryptionKey: Buffe
     address: row.address,
     plan: row.plan as TCompanyPlan,
     status: row.status as TCompanyStatus,
-    apiKey: maskStored(row.api_key_encrypted, encryptionKey),
-    apiSecret: maskStored(row.api_secret_encrypted, encryptionKey),
+    ...presentProvider(row.sms_provider, row.provider_rows ?? [], encryptionKey),
     packageName: row.package_name,
     packageExpiresAt: row.package_expires_at?.toISOString() ?? null,
     billingStatus: row.billing_status,
@@ -72,12 +63,9 @@ export async function listCompanies(
   };
 }
 
-/**
- * The columns a saved form writes. Credentials left out of the form keep the stored ones (the
- * form only ever sees them masked); given ones are encrypted.
- */
-function companyColumns(form: TCompanyForm, key: Buffer) {
-  const columns = {
+/** The company's own columns a saved form writes; provider settings are written apart. */
+function companyColumns(form: TCompanyForm) {
+  return {
     name: form.name,
     email: form.email,
     phone_number: form.phoneNumber,
@@ -85,23 +73,36 @@ function companyColumns(form: TCompanyForm, key: Buffer) {
     plan: form.plan,
     status: form.status,
   } satisfies CompanyUpdate;
-  return {
-    ...columns,
-    ...(form.apiKey !== undefined && { api_key_encrypted: encryptSecret(form.apiKey, key) }),
-    ...(form.apiSecret !== undefined && { api_secret_encrypted: encryptSecret(form.apiSecret, key) }),
-  };
 }
 
 /** The audit details of a save: field values, but for credentials only whether they changed. */
 function auditedFields(form: TCompanyForm) {
-  const { apiKey, apiSecret, ...rest } = form;
-  return { ...rest, apiKeyChanged: apiKey !== undefined, apiSecretChanged: apiSecret !== undefined };
+  const { apiKey: _apiKey, apiSecret: _apiSecret, provider: _provider, ...rest } = form;
+  return { ...rest, ...auditedProvider(form) };
+}
+
+/** Writes the provider settings the form changes and returns the kind in use afterwards. */
+async function saveProvider(
+  trx: Executor,
+  companyId: number,
+  smsProvider: string,
+  form: TCompanyForm,
+  key: Buffer,
+) {
+  const rows = await readProviderRows(trx, companyId);
+  const change = planProviderChange(smsProvider, rows, form, key);
+  for (const write of change.writes) {
+    await writeProviderSettings(trx, companyId, write.settings, write.secret, key);
+  }
+  return change.kind;
 }
 
 export async function createCompany(deps: AppDeps, ctx: RequestContext, form: TCompanyForm) {
   const key = deps.keys.encryption;
   return inActorTransaction(deps.db, ctx, async (trx) => {
-    const companyId = await repo.insertCompany(trx, companyColumns(form, key));
+    const companyId = await repo.insertCompany(trx, companyColumns(form));
+    const kind = await saveProvider(trx, companyId, 'simulator', form, key);
+    await repo.updateCompany(trx, companyId, { sms_provider: kind });
     // A new company can be wired to its provider at once: the callback modal shows real URLs.
     await regenerateCallbackTokens(trx, companyId, key);
     await recordAudit(trx, auditSourceOf(ctx), {
@@ -120,7 +121,8 @@ export async function updateCompany(deps: AppDeps, ctx: RequestContext, id: numb
   return inActorTransaction(deps.db, ctx, async (trx) => {
     const before = await repo.findCompanyById(trx, id);
     if (!before) throw notFound('Company');
-    await repo.updateCompany(trx, id, companyColumns(form, key));
+    const kind = await saveProvider(trx, id, before.sms_provider, form, key);
+    await repo.updateCompany(trx, id, { ...companyColumns(form), sms_provider: kind });
     await recordAudit(trx, auditSourceOf(ctx), {
       action: 'UPDATE',
       entity: 'COMPANY',

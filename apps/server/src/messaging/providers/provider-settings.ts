@@ -1,0 +1,230 @@
+import {
+  AT_ENVIRONMENTS,
+  PROVIDER_DEFAULTS,
+  PROVIDER_KINDS,
+  SMPP_BIND_MODES,
+  type TAtEnvironment,
+  type TProviderKind,
+  type TSmppBindMode,
+} from '@sms/contracts/admin/company-provider';
+import { sql } from 'kysely';
+import type { Executor } from '../../db/database.ts';
+import { decryptSecret, encryptSecret } from '../../lib/crypto.ts';
+import { AFRICASTALKING_BASE_URLS } from './africastalking.ts';
+
+export type SimulatorSettings = {
+  kind: 'simulator';
+  /** Null: the platform default (SIMULATOR_* settings). */
+  acceptanceRate: number | null;
+  failureRate: number | null;
+  deliveryDelayMs: number | null;
+  messagesPerSecond: number | null;
+};
+
+export type AfricasTalkingSettings = {
+  kind: 'africastalking';
+  username: string | null;
+  apiKey: string | null;
+  environment: TAtEnvironment;
+  baseUrl: string | null;
+  senderId: string | null;
+  batchSize: number;
+  messagesPerSecond: number;
+};
+
+export type SmppSettings = {
+  kind: 'smpp';
+  host: string;
+  port: number;
+  systemId: string;
+  password: string | null;
+  systemType: string | null;
+  bindMode: TSmppBindMode;
+  messagesPerSecond: number;
+  window: number;
+};
+
+/** One kind's settings, decrypted: what the engine builds a provider from. */
+export type ProviderSettings = SimulatorSettings | AfricasTalkingSettings | SmppSettings;
+
+/** A stored row of company_provider_settings (migration 0007). */
+export type ProviderRow = {
+  kind: string;
+  settings: Record<string, unknown> | null;
+  secret_encrypted: string | null;
+};
+
+/** A decoded row, and whether a secret is stored even if it cannot be read (another key). */
+export type DecodedProvider = { settings: ProviderSettings; secretStored: boolean };
+
+const text = (value: unknown) => (typeof value === 'string' && value.trim() ? value.trim() : null);
+const num = (value: unknown, fallback: number) =>
+  typeof value === 'number' && Number.isFinite(value) ? value : fallback;
+const numOrNull = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : null);
+const oneOf = <T extends string>(values: readonly T[], value: unknown, fallback: T) =>
+  values.includes(value as T) ? (value as T) : fallback;
+
+function decrypt(stored: unknown, key: Buffer) {
+  if (typeof stored !== 'string' || !stored) return null;
+  try {
+    return decryptSecret(stored, key);
+  } catch {
+    return null;
+  }
+}
+
+export const isProviderKind = (value: unknown): value is TProviderKind =>
+  PROVIDER_KINDS.includes(value as TProviderKind);
+
+/**
+ * A kind's settings from its stored row, with defaults for anything missing (no row yet, or a row
+ * written by an older version). Reading never fails: a bad value falls back to its default.
+ */
+export function decodeProviderRow(
+  kind: TProviderKind,
+  row: ProviderRow | undefined,
+  key: Buffer,
+): DecodedProvider {
+  const stored = row?.settings ?? {};
+  const secret = decrypt(row?.secret_encrypted, key);
+  const secretStored = Boolean(row?.secret_encrypted);
+  switch (kind) {
+    case 'simulator':
+      return {
+        secretStored: false,
+        settings: {
+          kind,
+          acceptanceRate: numOrNull(stored.acceptanceRate),
+          failureRate: numOrNull(stored.failureRate),
+          deliveryDelayMs: numOrNull(stored.deliveryDelayMs),
+          messagesPerSecond: numOrNull(stored.messagesPerSecond),
+        },
+      };
+    case 'africastalking': {
+      const defaults = PROVIDER_DEFAULTS.africastalking;
+      // Moved by migration 0007 while still encrypted; a save writes it in plain.
+      const username = text(stored.username) ?? text(decrypt(stored.legacyUsernameEncrypted, key));
+      const environment = oneOf(
+        AT_ENVIRONMENTS,
+        stored.environment,
+        username === 'sandbox' ? 'sandbox' : defaults.environment,
+      );
+      return {
+        secretStored,
+        settings: {
+          kind,
+          username,
+          apiKey: secret,
+          environment,
+          baseUrl: text(stored.baseUrl),
+          senderId: text(stored.senderId),
+          batchSize: num(stored.batchSize, defaults.batchSize),
+          messagesPerSecond: num(stored.messagesPerSecond, defaults.messagesPerSecond),
+        },
+      };
+    }
+    case 'smpp': {
+      const defaults = PROVIDER_DEFAULTS.smpp;
+      return {
+        secretStored,
+        settings: {
+          kind,
+          host: text(stored.host) ?? '',
+          port: num(stored.port, defaults.port),
+          systemId: text(stored.systemId) ?? '',
+          password: secret,
+          systemType: text(stored.systemType),
+          bindMode: oneOf(SMPP_BIND_MODES, stored.bindMode, defaults.bindMode),
+          messagesPerSecond: num(stored.messagesPerSecond, defaults.messagesPerSecond),
+          window: num(stored.window, defaults.window),
+        },
+      };
+    }
+  }
+}
+
+/** The settings stored as plain JSON: everything but the kind and its secret. */
+export function plainProviderSettings(settings: ProviderSettings): Record<string, unknown> {
+  const { kind: _kind, ...rest } = settings;
+  return Object.fromEntries(
+    Object.entries(rest).filter(([name]) => name !== 'apiKey' && name !== 'password'),
+  );
+}
+
+/** A kind's secret (Africa's Talking API key, SMPP password); the simulator has none. */
+export function secretOf(settings: ProviderSettings) {
+  if (settings.kind === 'africastalking') return settings.apiKey;
+  if (settings.kind === 'smpp') return settings.password;
+  return null;
+}
+
+/** What a save does to the stored secret: leave it (even one this key cannot read), or set or clear it. */
+export type SecretChange = { action: 'keep' } | { action: 'set'; value: string | null };
+
+/** The base URL Africa's Talking requests go to for these settings. */
+export function africasTalkingBaseUrl(settings: AfricasTalkingSettings) {
+  if (settings.environment === 'custom' && settings.baseUrl) return settings.baseUrl;
+  return settings.environment === 'sandbox'
+    ? AFRICASTALKING_BASE_URLS.sandbox
+    : AFRICASTALKING_BASE_URLS.live;
+}
+
+export function readProviderRows(db: Executor, companyId: number): Promise<ProviderRow[]> {
+  return db
+    .selectFrom('company_provider_settings')
+    .select(['kind', 'settings', 'secret_encrypted'])
+    .where('company_id', '=', companyId)
+    .execute();
+}
+
+/** Stores one kind's settings; the secret column is touched only when the change says so. */
+export async function writeProviderSettings(
+  db: Executor,
+  companyId: number,
+  settings: ProviderSettings,
+  secret: SecretChange,
+  key: Buffer,
+) {
+  const encrypted = secret.action === 'set' && secret.value ? encryptSecret(secret.value, key) : null;
+  await db
+    .insertInto('company_provider_settings')
+    .values({
+      company_id: companyId,
+      kind: settings.kind,
+      settings: JSON.stringify(plainProviderSettings(settings)),
+      secret_encrypted: encrypted,
+    })
+    .onConflict((oc) =>
+      oc.columns(['company_id', 'kind']).doUpdateSet((eb) => ({
+        settings: eb.ref('excluded.settings'),
+        updated_at: sql<Date>`now()`,
+        ...(secret.action === 'set' && { secret_encrypted: eb.ref('excluded.secret_encrypted') }),
+      })),
+    )
+    .execute();
+}
+
+/**
+ * The settings of the provider a company sends through, decrypted, for the engine. Runs inside the
+ * caller's transaction, which must be bound to that company (or the platform). A company that
+ * configured nothing gets the simulator with the platform's defaults.
+ */
+export async function loadProviderSettings(
+  trx: Executor,
+  companyId: number,
+  encryptionKey: Buffer,
+): Promise<ProviderSettings> {
+  const company = await trx
+    .selectFrom('companies')
+    .select('sms_provider')
+    .where('id', '=', companyId)
+    .executeTakeFirst();
+  const kind = isProviderKind(company?.sms_provider) ? company.sms_provider : 'simulator';
+  const row = await trx
+    .selectFrom('company_provider_settings')
+    .select(['kind', 'settings', 'secret_encrypted'])
+    .where('company_id', '=', companyId)
+    .where('kind', '=', kind)
+    .executeTakeFirst();
+  return decodeProviderRow(kind, row, encryptionKey).settings;
+}

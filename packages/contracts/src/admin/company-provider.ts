@@ -1,0 +1,235 @@
+import { z } from 'zod';
+
+/** The providers a company can send through; the simulator is every company's default. */
+export const PROVIDER_KINDS = ['simulator', 'africastalking', 'smpp'] as const;
+export type TProviderKind = (typeof PROVIDER_KINDS)[number];
+export const PROVIDER_KIND_LABELS: Record<TProviderKind, string> = {
+  simulator: 'Simulator',
+  africastalking: "Africa's Talking",
+  smpp: 'SMPP',
+};
+
+export const AT_ENVIRONMENTS = ['live', 'sandbox', 'custom'] as const;
+export type TAtEnvironment = (typeof AT_ENVIRONMENTS)[number];
+export const AT_ENVIRONMENT_LABELS: Record<TAtEnvironment, string> = {
+  live: 'Live',
+  sandbox: 'Sandbox',
+  custom: 'Custom base URL',
+};
+
+export const SMPP_BIND_MODES = ['transceiver', 'transmitter_receiver'] as const;
+export type TSmppBindMode = (typeof SMPP_BIND_MODES)[number];
+export const SMPP_BIND_MODE_LABELS: Record<TSmppBindMode, string> = {
+  transceiver: 'Transceiver (one session)',
+  transmitter_receiver: 'Transmitter + receiver (two sessions)',
+};
+
+/** Defaults a new configuration of each kind starts from (Africa's Talking publishes no limits). */
+export const PROVIDER_DEFAULTS = {
+  africastalking: { environment: 'live', batchSize: 100, messagesPerSecond: 50 },
+  smpp: { port: 2775, bindMode: 'transceiver', messagesPerSecond: 50, window: 10 },
+} as const;
+
+export const PROVIDER_LIMITS = {
+  atBatchSize: { min: 1, max: 1000 },
+  atMessagesPerSecond: { min: 1, max: 1000 },
+  smppMessagesPerSecond: { min: 1, max: 5000 },
+  smppWindow: { min: 1, max: 100 },
+  simulatorMessagesPerSecond: { min: 1, max: 1_000_000 },
+  simulatorDelayMs: { min: 0, max: 86_400_000 },
+} as const;
+
+export const PROVIDER_MESSAGES = {
+  atUsernameRequired: "API Username is required for Africa's Talking",
+  atApiKeyRequired: "API Key is required for Africa's Talking",
+  atBaseUrlRequired: 'Base URL is required for a custom environment',
+  baseUrlInvalid: 'Base URL must be an http or https address',
+  smppHostRequired: 'Host is required for SMPP',
+  smppHostInvalid: 'Host must be a host name or IP address, without scheme or port',
+  smppSystemIdRequired: 'System ID is required for SMPP',
+  rate: 'Must be between 0 and 1',
+} as const;
+
+/**
+ * What a GET shows instead of a secret: bullets, plus the last four characters only when the
+ * secret is long enough (12 or more) that they give little away.
+ */
+export const SECRET_MASK = '••••••••';
+export const SECRET_MIN_LENGTH_FOR_HINT = 12;
+
+export function maskSecret(plain: string | null | undefined): string | null {
+  if (!plain) return null;
+  return plain.length >= SECRET_MIN_LENGTH_FOR_HINT ? `${SECRET_MASK}${plain.slice(-4)}` : SECRET_MASK;
+}
+
+/** True for a value a GET returned in place of a secret (saving it back keeps the secret). */
+export const isMaskedSecret = (value: string) => /^•+[^•]{0,4}$/.test(value);
+
+/**
+ * A secret field on save: omitted, blank or the mask that GET returned keeps the stored secret
+ * (undefined); null clears it; any other text replaces it.
+ */
+export const ZSecretInput = z
+  .string()
+  .trim()
+  .max(500, 'Must be 500 characters or less')
+  .nullable()
+  .optional()
+  .transform((value) => (value === '' || (value && isMaskedSecret(value)) ? undefined : value));
+
+const optionalText = (max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max, `Must be ${max} characters or less`)
+    .nullish()
+    .transform((value) => value || null);
+
+const integer = (min: number, max: number, label: string) =>
+  z
+    .number({ error: `${label} must be a number` })
+    .int(`${label} must be a whole number`)
+    .min(min, `${label} must be at least ${min}`)
+    .max(max, `${label} must be at most ${max}`);
+
+const rate = z
+  .number({ error: PROVIDER_MESSAGES.rate })
+  .min(0, PROVIDER_MESSAGES.rate)
+  .max(1, PROVIDER_MESSAGES.rate);
+
+const isHttpUrl = (value: string) => /^https?:\/\/[^\s/]+/i.test(value) && URL.canParse(value);
+
+/** An optional http(s) base URL; blank reads as none. */
+const ZOptionalHttpUrl = z
+  .string()
+  .trim()
+  .max(500, 'Must be 500 characters or less')
+  .nullish()
+  .transform((value) => value || null)
+  .refine((value) => value === null || isHttpUrl(value), PROVIDER_MESSAGES.baseUrlInvalid);
+
+/** Simulator knobs; null (or absent) leaves the platform default (SIMULATOR_* settings). */
+const ZSimulatorSettings = z.object({
+  kind: z.literal('simulator'),
+  acceptanceRate: rate.nullish().transform((v) => v ?? null),
+  failureRate: rate.nullish().transform((v) => v ?? null),
+  deliveryDelayMs: integer(
+    PROVIDER_LIMITS.simulatorDelayMs.min,
+    PROVIDER_LIMITS.simulatorDelayMs.max,
+    'Delivery delay',
+  )
+    .nullish()
+    .transform((v) => v ?? null),
+  messagesPerSecond: integer(
+    PROVIDER_LIMITS.simulatorMessagesPerSecond.min,
+    PROVIDER_LIMITS.simulatorMessagesPerSecond.max,
+    'Messages per second',
+  )
+    .nullish()
+    .transform((v) => v ?? null),
+});
+
+const ZAfricasTalkingSettings = z
+  .object({
+    kind: z.literal('africastalking'),
+    username: z
+      .string({ error: PROVIDER_MESSAGES.atUsernameRequired })
+      .trim()
+      .min(1, PROVIDER_MESSAGES.atUsernameRequired)
+      .max(100, 'Must be 100 characters or less'),
+    apiKey: ZSecretInput,
+    environment: z
+      .enum(AT_ENVIRONMENTS, { error: 'Environment must be live, sandbox or custom' })
+      .default(PROVIDER_DEFAULTS.africastalking.environment),
+    baseUrl: ZOptionalHttpUrl,
+    senderId: optionalText(15),
+    batchSize: integer(
+      PROVIDER_LIMITS.atBatchSize.min,
+      PROVIDER_LIMITS.atBatchSize.max,
+      'Batch size',
+    ).default(PROVIDER_DEFAULTS.africastalking.batchSize),
+    messagesPerSecond: integer(
+      PROVIDER_LIMITS.atMessagesPerSecond.min,
+      PROVIDER_LIMITS.atMessagesPerSecond.max,
+      'Messages per second',
+    ).default(PROVIDER_DEFAULTS.africastalking.messagesPerSecond),
+  })
+  .refine((value) => value.environment !== 'custom' || value.baseUrl, {
+    path: ['baseUrl'],
+    message: PROVIDER_MESSAGES.atBaseUrlRequired,
+  });
+
+const ZSmppSettings = z.object({
+  kind: z.literal('smpp'),
+  host: z
+    .string({ error: PROVIDER_MESSAGES.smppHostRequired })
+    .trim()
+    .min(1, PROVIDER_MESSAGES.smppHostRequired)
+    .max(253, 'Must be 253 characters or less')
+    .regex(
+      /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.?)+$|^\[?[0-9A-Fa-f:]+\]?$/,
+      PROVIDER_MESSAGES.smppHostInvalid,
+    ),
+  port: integer(1, 65_535, 'Port').default(PROVIDER_DEFAULTS.smpp.port),
+  // SMPP 3.4: system_id at most 15 characters, system_type at most 12.
+  systemId: z
+    .string({ error: PROVIDER_MESSAGES.smppSystemIdRequired })
+    .trim()
+    .min(1, PROVIDER_MESSAGES.smppSystemIdRequired)
+    .max(15, 'System ID must be 15 characters or less'),
+  password: ZSecretInput,
+  systemType: optionalText(12),
+  bindMode: z
+    .enum(SMPP_BIND_MODES, { error: 'Bind mode must be transceiver or transmitter_receiver' })
+    .default(PROVIDER_DEFAULTS.smpp.bindMode),
+  messagesPerSecond: integer(
+    PROVIDER_LIMITS.smppMessagesPerSecond.min,
+    PROVIDER_LIMITS.smppMessagesPerSecond.max,
+    'Messages per second',
+  ).default(PROVIDER_DEFAULTS.smpp.messagesPerSecond),
+  window: integer(PROVIDER_LIMITS.smppWindow.min, PROVIDER_LIMITS.smppWindow.max, 'Window').default(
+    PROVIDER_DEFAULTS.smpp.window,
+  ),
+});
+
+/** The provider part of the company form: its kind and that kind's settings, checked per kind. */
+export const ZProviderSettingsInput = z.discriminatedUnion(
+  'kind',
+  [ZSimulatorSettings, ZAfricasTalkingSettings, ZSmppSettings],
+  { error: 'Provider kind must be simulator, africastalking or smpp' },
+);
+export type TProviderSettingsInput = z.input<typeof ZProviderSettingsInput>;
+export type TProviderSettingsForm = z.output<typeof ZProviderSettingsInput>;
+
+/** The provider as a GET shows it: every setting, secrets masked (null when not set). */
+export const ZCompanyProvider = z.discriminatedUnion('kind', [
+  z.object({
+    kind: z.literal('simulator'),
+    acceptanceRate: z.number().nullable(),
+    failureRate: z.number().nullable(),
+    deliveryDelayMs: z.number().int().nullable(),
+    messagesPerSecond: z.number().int().nullable(),
+  }),
+  z.object({
+    kind: z.literal('africastalking'),
+    username: z.string().nullable(),
+    apiKey: z.string().nullable(),
+    environment: z.enum(AT_ENVIRONMENTS),
+    baseUrl: z.string().nullable(),
+    senderId: z.string().nullable(),
+    batchSize: z.number().int(),
+    messagesPerSecond: z.number().int(),
+  }),
+  z.object({
+    kind: z.literal('smpp'),
+    host: z.string(),
+    port: z.number().int(),
+    systemId: z.string(),
+    password: z.string().nullable(),
+    systemType: z.string().nullable(),
+    bindMode: z.enum(SMPP_BIND_MODES),
+    messagesPerSecond: z.number().int(),
+    window: z.number().int(),
+  }),
+]);
+export type TCompanyProvider = z.infer<typeof ZCompanyProvider>;
