@@ -1,0 +1,64 @@
+import { sql } from 'kysely';
+import type { Database } from '../../src/db/database.ts';
+
+/** Every difference between the rollups and a count of the rows themselves (empty when exact). */
+export async function rollupDifferences(db: Database) {
+  const recipients = await sql<Record<string, unknown>>`
+    with direct as (
+      select company_id, date_trunc('hour', created_at, 'UTC') as hour, status, count(*)::bigint as n
+        from delivery_reports group by 1, 2, 3),
+    rolled as (
+      select company_id, hour, s.status, s.n
+        from company_hourly_activity,
+             lateral (values ('pending', pending), ('submitted', submitted), ('sent', sent), ('delivered', delivered),
+                             ('failed', failed), ('rejected', rejected), ('expired', expired)) as s(status, n)
+       where s.n <> 0)
+    (select 'hourly missing' as problem, * from direct except select 'hourly missing', * from rolled)
+    union all
+    (select 'hourly extra', * from rolled except select 'hourly extra', * from direct)`.execute(db);
+  const monthly = await sql<Record<string, unknown>>`
+    with direct as (
+      select company_id, date_trunc('month', created_at at time zone 'UTC')::date as month, status, count(*)::bigint as n
+        from delivery_reports group by 1, 2, 3),
+    rolled as (
+      select company_id, month, s.status, s.n
+        from company_monthly_activity,
+             lateral (values ('pending', pending), ('submitted', submitted), ('sent', sent), ('delivered', delivered),
+                             ('failed', failed), ('rejected', rejected), ('expired', expired)) as s(status, n)
+       where s.n <> 0)
+    (select 'monthly missing' as problem, * from direct except select 'monthly missing', * from rolled)
+    union all
+    (select 'monthly extra', * from rolled except select 'monthly extra', * from direct)`.execute(db);
+  const others = await sql<Record<string, unknown>>`
+    with direct as (
+      select company_id, date_trunc('hour', created_at, 'UTC') as hour, 'received' as what, count(*)::bigint as n
+        from messages where direction = 'inbound' group by 1, 2
+      union all
+      select company_id, date_trunc('hour', created_at, 'UTC'), 'new_subscribers', count(*) from subscribers group by 1, 2),
+    rolled as (
+      select company_id, hour, 'received' as what, received as n from company_hourly_activity where received <> 0
+      union all
+      select company_id, hour, 'new_subscribers', new_subscribers from company_hourly_activity where new_subscribers <> 0)
+    (select 'missing' as problem, * from direct except select 'missing', * from rolled)
+    union all
+    (select 'extra', * from rolled except select 'extra', * from direct)`.execute(db);
+  const stocks = await sql<Record<string, unknown>>`
+    select c.id as company_id,
+           (select count(*) from subscribers s where s.company_id = c.id and s.status = 'active') as active_subscribers,
+           (select coalesce(sum(active_subscribers_delta), 0) from company_hourly_activity a where a.company_id = c.id) as rolled_active_subscribers,
+           (select count(*) from services s where s.company_id = c.id) as services,
+           (select coalesce(sum(services_delta), 0) from company_hourly_activity a where a.company_id = c.id) as rolled_services,
+           (select count(*) from services s where s.company_id = c.id and s.status = 'active') as active_services,
+           (select coalesce(sum(active_services_delta), 0) from company_hourly_activity a where a.company_id = c.id) as rolled_active_services
+      from companies c`.execute(db);
+  const stockProblems = stocks.rows.filter(
+    (row) =>
+      Number(row.active_subscribers) !== Number(row.rolled_active_subscribers) ||
+      Number(row.services) !== Number(row.rolled_services) ||
+      Number(row.active_services) !== Number(row.rolled_active_services),
+  );
+  const orphans = await sql<Record<string, unknown>>`
+    select 'rollup of a deleted company' as problem, company_id from company_hourly_activity a
+     where not exists (select 1 from companies c where c.id = a.company_id)`.execute(db);
+  return [...recipients.rows, ...monthly.rows, ...others.rows, ...stockProblems, ...orphans.rows];
+}
