@@ -60,6 +60,8 @@ test('a system admin manages companies, users and callback URLs, and finds it al
   await create.getByLabel('Phone Number').fill('+254700123456');
   await create.getByLabel('Address').fill('1 E2E Road, Nairobi');
   await create.getByLabel('Status').selectOption('pending');
+  await create.getByLabel('Provider').selectOption({ label: "Africa's Talking" });
+  await create.getByLabel('API Username').fill('e2e-user');
   await create.getByLabel('API Key').fill('e2e-provider-key-9876');
   await create.getByRole('button', { name: 'Create Company' }).click();
   await expect(create.getByText('Please enter a valid email address')).toBeVisible();

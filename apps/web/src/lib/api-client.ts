@@ -26,6 +26,8 @@ type TApiErrorInit = {
   details?: string[];
   /** true when message is the server's own text from the error envelope. */
   fromServer?: boolean;
+  /** The response body's own `error` text, when it sent one (with or without a message). */
+  responseError?: string;
 };
 
 export class ApiError extends Error {
@@ -33,14 +35,16 @@ export class ApiError extends Error {
   readonly error: string;
   readonly details: string[] | undefined;
   readonly fromServer: boolean;
+  readonly responseError: string | undefined;
 
-  constructor({ status, message, error, details, fromServer = true }: TApiErrorInit) {
+  constructor({ status, message, error, details, fromServer = true, responseError }: TApiErrorInit) {
     super(message);
     this.name = 'ApiError';
     this.status = status;
     this.error = error;
     this.details = details;
     this.fromServer = fromServer;
+    this.responseError = responseError;
   }
 }
 
@@ -90,20 +94,23 @@ async function readJson(response: Response): Promise<unknown> {
 }
 
 function toApiError(status: number, payload: unknown) {
-  if (payload && typeof payload === 'object' && 'message' in payload && typeof payload.message === 'string') {
-    const { message, error, details } = payload as { message: string; error?: unknown; details?: unknown };
+  const body = payload && typeof payload === 'object' ? (payload as Record<string, unknown>) : {};
+  const responseError = typeof body.error === 'string' && body.error ? body.error : undefined;
+  if (typeof body.message === 'string') {
     return new ApiError({
       status,
-      message,
-      error: typeof error === 'string' ? error : 'http_error',
-      details: Array.isArray(details) ? details.map(String) : undefined,
+      message: body.message,
+      error: responseError ?? 'http_error',
+      details: Array.isArray(body.details) ? body.details.map(String) : undefined,
+      responseError,
     });
   }
   return new ApiError({
     status,
     message: `Request failed with status ${status}`,
-    error: 'http_error',
+    error: responseError ?? 'http_error',
     fromServer: false,
+    responseError,
   });
 }
 

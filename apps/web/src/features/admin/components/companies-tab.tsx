@@ -24,6 +24,7 @@ import { useUpdateCompany } from '../api/update-company.ts';
 import { usePagedSearch } from '../hooks/use-paged-search.ts';
 import { PlanBadge, StatusBadge } from './badges.tsx';
 import { CompanyForm } from './company-form.tsx';
+import { companySaveError } from './company-save-error.ts';
 import { StatCard } from './stat-card.tsx';
 
 type TStatusFilter = (typeof COMPANY_FILTER_STATUSES)[number] | '';
@@ -35,13 +36,6 @@ type TPending =
   | { kind: 'delete-cascade'; company: TCompany; message: string }
   | { kind: 'callbacks'; company: TCompany }
   | null;
-
-/** Server message, else its error code, else the client message, else the spec's fallback. */
-function companySaveError(error: unknown) {
-  if (!error) return null;
-  if (error instanceof ApiError) return error.message || error.error || COMPANY_MESSAGES.saveFailed;
-  return (error as Error).message || COMPANY_MESSAGES.saveFailed;
-}
 
 function formatDate(iso: string | null) {
   return iso

@@ -1,4 +1,5 @@
 import { COMPANY_MESSAGES, type TCompany } from '@sms/contracts/admin/company';
+import { PROVIDER_DEFAULTS, PROVIDER_MESSAGES } from '@sms/contracts/admin/company-provider';
 import { fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import { CompanyForm } from './company-form.tsx';
@@ -20,6 +21,13 @@ function renderForm(props: Partial<Parameters<typeof CompanyForm>[0]> = {}) {
 
 const fill = (label: string | RegExp, value: string) =>
   fireEvent.change(screen.getByLabelText(label), { target: { value } });
+
+function fillRequired(name: string) {
+  fill(/Company Name/, name);
+  fill(/^Email/, 'ops@acme.test');
+  fill(/Phone Number/, '+254700');
+  fill(/Address/, 'Road 1');
+}
 
 describe('CompanyForm', () => {
   it('keeps submit disabled until name, email, phone and address are all filled; defaults plan basic, status active', () => {
@@ -50,13 +58,10 @@ describe('CompanyForm', () => {
     expect(onSubmit).not.toHaveBeenCalled();
   });
 
-  it('submits trimmed values with blank credentials left out', async () => {
+  it('submits trimmed values with the default provider, the simulator on platform defaults', async () => {
     const { onSubmit } = renderForm();
-    fill(/Company Name/, '  Acme  ');
-    fill(/^Email/, 'ops@acme.test');
-    fill(/Phone Number/, '+254700');
-    fill(/Address/, 'Road 1');
-    fill('API Username', 'sandbox');
+    fillRequired('  Acme  ');
+    expect(screen.getByLabelText('Provider')).toHaveValue('simulator');
     fireEvent.click(screen.getByRole('button', { name: 'Create Company' }));
     await waitFor(() => expect(onSubmit).toHaveBeenCalled());
     expect(onSubmit.mock.calls[0]![0]).toEqual({
@@ -66,38 +71,163 @@ describe('CompanyForm', () => {
       address: 'Road 1',
       plan: 'basic',
       status: 'active',
-      apiSecret: 'sandbox',
+      provider: {
+        kind: 'simulator',
+        acceptanceRate: null,
+        failureRate: null,
+        deliveryDelayMs: null,
+        messagesPerSecond: null,
+      },
     });
   });
 
-  it('on edit shows the masked credentials and the save error with a Dismiss button', () => {
+  it("edits Africa's Talking with the spec's API Key and API Username, numbers converted", async () => {
+    const { onSubmit } = renderForm();
+    fillRequired('Acme');
+    fireEvent.change(screen.getByLabelText('Provider'), { target: { value: 'africastalking' } });
+    expect(screen.queryByLabelText('Host')).not.toBeInTheDocument();
+    expect(screen.getByLabelText(/API Key/)).toHaveAttribute('type', 'password');
+    fill(/API Username/, 'sandbox');
+    fill(/API Key/, 'atsk_0123456789abcdef');
+    fireEvent.change(screen.getByLabelText('Environment'), { target: { value: 'sandbox' } });
+    fill('Sender ID / short code', '22384');
+    fill('Batch size', '250');
+    fireEvent.click(screen.getByRole('button', { name: 'Create Company' }));
+    await waitFor(() => expect(onSubmit).toHaveBeenCalled());
+    expect(onSubmit.mock.calls[0]![0].provider).toEqual({
+      kind: 'africastalking',
+      username: 'sandbox',
+      apiKey: 'atsk_0123456789abcdef',
+      environment: 'sandbox',
+      baseUrl: null,
+      senderId: '22384',
+      batchSize: 250,
+      messagesPerSecond: PROVIDER_DEFAULTS.africastalking.messagesPerSecond,
+    });
+  });
+
+  it("shows the contract's messages under the chosen kind's fields and does not submit", async () => {
+    const { onSubmit } = renderForm();
+    fillRequired('Acme');
+    fireEvent.change(screen.getByLabelText('Provider'), { target: { value: 'africastalking' } });
+    fireEvent.change(screen.getByLabelText('Environment'), { target: { value: 'custom' } });
+    fill('Batch size', '0');
+    fireEvent.click(screen.getByRole('button', { name: 'Create Company' }));
+    expect(await screen.findByText(PROVIDER_MESSAGES.atUsernameRequired)).toBeInTheDocument();
+    expect(screen.getByText(PROVIDER_MESSAGES.atBaseUrlRequired)).toBeInTheDocument();
+    expect(screen.getByText('Batch size must be at least 1')).toBeInTheDocument();
+
+    fireEvent.change(screen.getByLabelText('Provider'), { target: { value: 'smpp' } });
+    fill(/Host/, 'smpp://smsc');
+    fill('Port', '70000');
+    fireEvent.click(screen.getByRole('button', { name: 'Create Company' }));
+    expect(await screen.findByText(PROVIDER_MESSAGES.smppHostInvalid)).toBeInTheDocument();
+    expect(screen.getByText('Port must be at most 65535')).toBeInTheDocument();
+    expect(screen.getByText(PROVIDER_MESSAGES.smppSystemIdRequired)).toBeInTheDocument();
+    expect(onSubmit).not.toHaveBeenCalled();
+  });
+
+  it('keeps what was typed for one kind while another is chosen, and sends only the chosen one', async () => {
+    const { onSubmit } = renderForm();
+    fillRequired('Acme');
+    fireEvent.change(screen.getByLabelText('Provider'), { target: { value: 'smpp' } });
+    fill(/Host/, 'smsc.example.net');
+    fill(/System ID/, 'acme');
+    fill('Password', 'pw123456');
+    fireEvent.change(screen.getByLabelText('Bind mode'), { target: { value: 'transmitter_receiver' } });
+    fireEvent.change(screen.getByLabelText('Provider'), { target: { value: 'simulator' } });
+    fill('Failure rate (0 to 1)', '0.25');
+    fireEvent.change(screen.getByLabelText('Provider'), { target: { value: 'smpp' } });
+    expect(screen.getByLabelText(/Host/)).toHaveValue('smsc.example.net');
+    fireEvent.click(screen.getByRole('button', { name: 'Create Company' }));
+    await waitFor(() => expect(onSubmit).toHaveBeenCalled());
+    expect(onSubmit.mock.calls[0]![0].provider).toEqual({
+      kind: 'smpp',
+      host: 'smsc.example.net',
+      port: 2775,
+      systemId: 'acme',
+      password: 'pw123456',
+      systemType: null,
+      bindMode: 'transmitter_receiver',
+      messagesPerSecond: PROVIDER_DEFAULTS.smpp.messagesPerSecond,
+      window: PROVIDER_DEFAULTS.smpp.window,
+    });
+  });
+
+  it('on edit shows the masked credentials as set, keeps them when left blank, and the save error with a Dismiss button', async () => {
     const onDismissError = vi.fn();
-    const company = {
-      id: 1,
-      name: 'Acme',
-      email: 'a@a.test',
-      phoneNumber: '1',
-      address: 'x',
-      plan: 'professional',
-      status: 'pending',
-      apiKey: '••••••••abcd',
-      apiSecret: null,
-      packageName: 'P',
-      packageExpiresAt: null,
-      billingStatus: 'active',
-      userCount: 0,
-      serviceCount: 0,
-      subscriberCount: 0,
-      lastActive: null,
-      createdAt: '2026-01-01T00:00:00Z',
-    } satisfies TCompany;
-    renderForm({ company, error: 'Server says no', onDismissError });
+    const { onSubmit } = renderForm({ company: savedCompany, error: 'Server says no', onDismissError });
+    expect(screen.getByLabelText('Provider')).toHaveValue('africastalking');
     expect(screen.getByText('Current: ••••••••abcd. Leave blank to keep it.')).toBeInTheDocument();
+    expect(screen.getByLabelText(/API Key/)).toHaveValue('');
+    expect(screen.getByLabelText(/API Username/)).toHaveValue('acme-sms');
     expect(screen.getByLabelText('Plan')).toHaveValue('professional');
     expect(screen.getByLabelText('Status')).toHaveValue('pending');
-    expect(screen.getByRole('alert')).toHaveTextContent('Server says no');
+    const alert = screen.getByRole('alert');
+    expect(alert).toHaveTextContent('Error saving company');
+    expect(alert).toHaveTextContent('Server says no');
     fireEvent.click(screen.getByRole('button', { name: 'Dismiss' }));
     expect(onDismissError).toHaveBeenCalled();
-    expect(screen.getByRole('button', { name: 'Update Company' })).toBeEnabled();
+
+    fireEvent.click(screen.getByRole('button', { name: 'Update Company' }));
+    await waitFor(() => expect(onSubmit).toHaveBeenCalled());
+    // Blank secret: left out, so the server keeps the stored key.
+    expect(onSubmit.mock.calls[0]![0].provider).toMatchObject({
+      kind: 'africastalking',
+      username: 'acme-sms',
+    });
+    expect(onSubmit.mock.calls[0]![0].provider.apiKey).toBeUndefined();
+  });
+
+  it('on edit of an SMPP company shows the password as set', () => {
+    renderForm({
+      company: {
+        ...savedCompany,
+        provider: {
+          kind: 'smpp',
+          host: 'smsc.example.net',
+          port: 2775,
+          systemId: 'acme',
+          password: '••••••••',
+          systemType: null,
+          bindMode: 'transceiver',
+          messagesPerSecond: 50,
+          window: 10,
+        },
+      },
+    });
+    expect(screen.getByLabelText('Provider')).toHaveValue('smpp');
+    expect(screen.getByLabelText(/Host/)).toHaveValue('smsc.example.net');
+    expect(screen.getByText('Current: ••••••••. Leave blank to keep it.')).toBeInTheDocument();
   });
 });
+
+const savedCompany = {
+  id: 1,
+  name: 'Acme',
+  email: 'a@a.test',
+  phoneNumber: '1',
+  address: 'x',
+  plan: 'professional',
+  status: 'pending',
+  apiKey: '••••••••abcd',
+  apiSecret: 'acme-sms',
+  provider: {
+    kind: 'africastalking',
+    username: 'acme-sms',
+    apiKey: '••••••••abcd',
+    environment: 'live',
+    baseUrl: null,
+    senderId: null,
+    batchSize: 100,
+    messagesPerSecond: 50,
+  },
+  packageName: 'P',
+  packageExpiresAt: null,
+  billingStatus: 'active',
+  userCount: 0,
+  serviceCount: 0,
+  subscriberCount: 0,
+  lastActive: null,
+  createdAt: '2026-01-01T00:00:00Z',
+} satisfies TCompany;

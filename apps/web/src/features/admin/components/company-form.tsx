@@ -1,16 +1,15 @@
-import { zodResolver } from '@hookform/resolvers/zod';
 import {
   COMPANY_FORM_PLANS,
   COMPANY_STATUSES,
   type TCompany,
   type TCompanyForm,
-  type TCompanyFormInput,
-  ZCompanyForm,
 } from '@sms/contracts/admin/company';
 import { useForm, useWatch } from 'react-hook-form';
 import { FormActions } from '../../../components/form-actions.tsx';
 import { FormField, INPUT_CLASSES } from '../../../components/form-field.tsx';
 import { XCircleIcon } from '../../../components/icons.tsx';
+import { companyFormResolver, initialFormState, type TCompanyFormState } from './company-form-state.ts';
+import { CompanyProviderFields } from './company-provider-fields.tsx';
 
 type TCompanyFormProps = {
   company?: TCompany;
@@ -35,18 +34,9 @@ export function CompanyForm({
     handleSubmit,
     control,
     formState: { errors },
-  } = useForm<TCompanyFormInput, unknown, TCompanyForm>({
-    resolver: zodResolver(ZCompanyForm),
-    defaultValues: {
-      name: company?.name ?? '',
-      email: company?.email ?? '',
-      phoneNumber: company?.phoneNumber ?? '',
-      address: company?.address ?? '',
-      plan: company?.plan ?? 'basic',
-      status: company?.status ?? 'active',
-      apiKey: '',
-      apiSecret: '',
-    },
+  } = useForm<TCompanyFormState, unknown, TCompanyForm>({
+    resolver: companyFormResolver,
+    defaultValues: initialFormState(company),
   });
   const [name, email, phoneNumber, address] = useWatch({
     control,
@@ -106,42 +96,7 @@ export function CompanyForm({
           ))}
         </select>
       </FormField>
-      <fieldset className="space-y-3 rounded-lg border border-slate-200 p-4">
-        <legend className="px-1 text-sm font-medium text-slate-700">
-          SMS provider credentials (optional)
-        </legend>
-        <FormField
-          id="company-api-key"
-          label="API Key"
-          error={errors.apiKey?.message}
-          hint={
-            company?.apiKey
-              ? `Current: ${company.apiKey}. Leave blank to keep it.`
-              : 'Stored encrypted; shown masked after saving.'
-          }
-        >
-          <input
-            id="company-api-key"
-            type="password"
-            autoComplete="off"
-            className={INPUT_CLASSES}
-            {...register('apiKey')}
-          />
-        </FormField>
-        <FormField
-          id="company-api-secret"
-          label="API Username"
-          error={errors.apiSecret?.message}
-          hint={company?.apiSecret ? `Current: ${company.apiSecret}. Leave blank to keep it.` : undefined}
-        >
-          <input
-            id="company-api-secret"
-            autoComplete="off"
-            className={INPUT_CLASSES}
-            {...register('apiSecret')}
-          />
-        </FormField>
-      </fieldset>
+      <CompanyProviderFields company={company} register={register} control={control} errors={errors} />
       <FormActions
         onCancel={onCancel}
         isPending={isSubmitting}
