@@ -2,18 +2,33 @@ import { rm } from 'node:fs/promises';
 import { buildApp } from './app.ts';
 import { ensureFirstAdmin } from './bootstrap/first-admin.ts';
 import { resolveKeys } from './bootstrap/keys.ts';
-import { loadConfig } from './config.ts';
+import { loadConfig, type ProcessRole } from './config.ts';
 import { openDatabase } from './db/open-database.ts';
 import { isPortFree } from './lib/free-port.ts';
 import { StartupError } from './lib/startup-error.ts';
+import { createMessaging, type Messaging, type MessagingLog } from './messaging/messaging.ts';
+import { installJobQueue } from './messaging/queue/job-queue.ts';
 import { DEMO_PASSWORD, DEMO_SIGN_INS, seedDemoData } from './seed/demo.ts';
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
+/** `--role api|worker|both` (or ROLE): what this process runs; both by default. */
+function roleOf(argv: string[], fallback: ProcessRole): ProcessRole {
+  const index = argv.findIndex((arg) => arg === '--role' || arg.startsWith('--role='));
+  if (index === -1) return fallback;
+  const value = argv[index].includes('=') ? argv[index].split('=')[1] : argv[index + 1];
+  if (value !== 'api' && value !== 'worker' && value !== 'both')
+    throw new StartupError(`--role must be api, worker or both (got ${value ?? 'nothing'})`);
+  return value;
+}
+
 async function main() {
-  const config = loadConfig();
+  const env = loadConfig();
+  const config = { ...env, role: roleOf(process.argv.slice(2), env.role) };
+  const serves = config.role !== 'worker';
+  const works = config.role !== 'api';
   if (config.freshData && !config.databaseUrl) await rm(config.dataDir, { recursive: true, force: true });
-  if (!(await isPortFree(config.port, config.host))) {
+  if (serves && !(await isPortFree(config.port, config.host))) {
     throw new StartupError(
       `Port ${config.port} is already in use. Stop the other server or start with PORT=<another port>.`,
     );
@@ -24,30 +39,66 @@ async function main() {
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    say(`${signal} received: finishing in-flight requests and shutting down...`);
+    say(`${signal} received: finishing in-flight requests and batches, then shutting down...`);
+    // Stop taking requests, then stop taking jobs and let in-flight batches finish (or roll back).
     await app?.close().catch(() => {});
+    await messaging?.close().catch(() => {});
     await database.close().catch(() => {});
     await database.embedded?.stop().catch(() => {});
     process.exit(0);
   };
   let app: Awaited<ReturnType<typeof buildApp>> | undefined;
+  let messaging: Messaging | undefined;
   process.once('SIGINT', () => void stop('SIGINT'));
   process.once('SIGTERM', () => void stop('SIGTERM'));
 
+  // pg-boss's schema is the owner's, like every other table; the application role gets rights on it.
+  await installJobQueue(database.owner.pool);
   const keys = await resolveKeys(config, database.db);
   const seeded = config.seedDemo ? await seedDemoData(database.owner.pool, keys.encryption) : false;
   const admin = await ensureFirstAdmin(config, database.db);
 
-  app = await buildApp({ config, db: database.db, keys }, { logger: { level: config.logLevel } });
-  try {
-    await app.listen({ port: config.port, host: config.host });
-  } catch (error) {
-    await stop('listen failed');
-    throw error;
+  const quiet = config.logLevel === 'silent';
+  const log: MessagingLog = (level, message, error) => {
+    if (quiet || (level === 'info' && ['warn', 'error', 'fatal'].includes(config.logLevel))) return;
+    const detail = error ? `: ${(error as Error).message ?? error}` : '';
+    (level === 'info' ? process.stdout : process.stderr).write(`messaging ${level}: ${message}${detail}\n`);
+  };
+  messaging = createMessaging({
+    db: database.db,
+    pool: database.pool,
+    config,
+    encryptionKey: keys.encryption,
+    log,
+  });
+  let listening = config.publicUrl;
+  if (serves) {
+    app = await buildApp(
+      { config, db: database.db, keys, messaging },
+      { logger: { level: config.logLevel } },
+    );
+    try {
+      await app.listen({ port: config.port, host: config.host });
+    } catch (error) {
+      await stop('listen failed');
+      throw error;
+    }
+    // Simulated delivery reports go to this process's own listener (PUBLIC_URL may not be reachable from here).
+    const address = app.server.address();
+    if (address && typeof address === 'object')
+      listening = `http://${['0.0.0.0', '::'].includes(address.address) ? '127.0.0.1' : address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port}`;
   }
+  if (works) await messaging.startWorker({ callbackBase: () => listening });
 
   say('');
-  say(`SMS Console is running at http://localhost:${config.port}  (API docs: /api/docs)`);
+  if (!serves) {
+    say(`SMS Console worker is running (role worker: send jobs, fan-out, hand-over; no HTTP listener).`);
+    say('Press Ctrl-C to stop.');
+    return;
+  }
+  say(
+    `SMS Console is running at http://localhost:${config.port}  (API docs: /api/docs)${works ? '' : '  [role api: no worker]'}`,
+  );
   say(database.embedded ? `Database: embedded PostgreSQL in ${config.dataDir}` : 'Database: DATABASE_URL');
   if (seeded) say('Demo data loaded.');
   if (config.seedDemo || seeded) {

@@ -8,6 +8,8 @@ export type DeliveryReportIntake = {
   submit(companyId: number, update: DeliveryUpdate): Promise<DeliveryOutcome>;
   /** Applies what is queued and stops taking more. */
   close(): Promise<void>;
+  /** Reports applied and the batches they took (a batch is one transaction per company). */
+  stats(): { reports: number; batches: number };
 };
 
 export type IntakeOptions = {
@@ -41,6 +43,7 @@ export function createDeliveryReportIntake(db: Database, options: IntakeOptions 
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
   const idleWaiters: (() => void)[] = [];
+  const counted = { reports: 0, batches: 0 };
 
   const applyBatch = async (batch: Pending[]) => {
     const byCompany = new Map<number, Pending[]>();
@@ -58,6 +61,8 @@ export function createDeliveryReportIntake(db: Database, options: IntakeOptions 
             items.map((item) => item.update),
           ),
         );
+        counted.reports += items.length;
+        counted.batches++;
         for (const [index, item] of items.entries()) item.resolve(outcomes[index]);
       } catch (error) {
         for (const item of items) item.reject(error as Error);
@@ -97,6 +102,7 @@ export function createDeliveryReportIntake(db: Database, options: IntakeOptions 
         schedule();
       });
     },
+    stats: () => ({ ...counted }),
     async close() {
       closed = true;
       if (timer) clearTimeout(timer);

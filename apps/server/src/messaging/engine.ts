@@ -138,6 +138,8 @@ export function createMessagingEngine(options: MessagingEngineOptions): Messagin
         const result = await fanOutBatch(db, send.companyId, send.messageId, config.fanoutBatchSize);
         if (result !== 'busy') worked = true;
         if (result === 'finished') forgetActive();
+        // The lane that fans out keeps at it while other lanes hand the rows over.
+        if (result === 'progress' && config.workerLanes > 1) return true;
       } finally {
         fanningOut.delete(send.messageId);
       }

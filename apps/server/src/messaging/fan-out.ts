@@ -54,7 +54,8 @@ export async function fanOutBatch(
               from subscriptions s
              where s.service_id = sv.id and s.company_id = ${companyId} and s.status = 'active'
                and s.subscriber_id > ${send.fanout_cursor}
-             order by s.subscriber_id
+             -- (service_id, subscriber_id): the order of the service's index of active subscriptions.
+             order by s.service_id, s.subscriber_id
              limit ${batchSize}
           ) x
          order by x.subscriber_id, x.service_id
@@ -65,7 +66,9 @@ export async function fanOutBatch(
         select ${companyId}, ${send.recipients_at}::timestamptz, ${messageId}, c.service_id, sub.id, sub.msisdn, ${parts}
           from candidates c
           join subscribers sub on sub.id = c.subscriber_id
-         where sub.company_id = ${companyId} and sub.status = 'active'
+         -- The batch is a range of subscriber ids: read that range, never the whole table.
+         where sub.id > ${send.fanout_cursor} and sub.id <= (select max(subscriber_id) from candidates)
+           and sub.company_id = ${companyId} and sub.status = 'active'
          order by c.subscriber_id
         on conflict do nothing
         returning 1

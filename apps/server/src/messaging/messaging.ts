@@ -17,8 +17,9 @@ export type WorkerOptions = {
   callbackBase: () => string;
   /** The worker's own pool (its lanes hold a connection each, and briefly a second one). */
   db?: Database;
-  /** Tests bring their own providers. */
+  /** Tests bring their own providers and provider settings. */
   build?: ProviderRegistryOptions['build'];
+  loadSettings?: ProviderRegistryOptions['loadSettings'];
   idleMs?: number;
 };
 
@@ -69,6 +70,7 @@ export function createMessaging(input: {
         },
         log: (message) => log('info', message),
         build: options.build,
+        loadSettings: options.loadSettings,
       });
       const engine = createMessagingEngine({
         db,

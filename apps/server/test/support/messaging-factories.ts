@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
-import type { Database } from '../../src/db/database.ts';
-import type { WorkerOptions } from '../../src/messaging/messaging.ts';
+import { buildApp } from '../../src/app.ts';
+import { APP_ROLE, connectDatabase, type Database } from '../../src/db/database.ts';
+import { createMessaging, type WorkerOptions } from '../../src/messaging/messaging.ts';
+import type { OutboundSms, SmsProvider, SubmitOutcome } from '../../src/messaging/providers/provider.ts';
 import { regenerateCallbackTokens } from '../../src/modules/callbacks/callback-tokens.ts';
 import { bearer, createCompany, createUser, signIn } from './factories.ts';
 import { createService } from './services-factories.ts';
@@ -114,4 +116,65 @@ export async function countTotals(db: Database, messageId: number) {
     .selectAll()
     .where('message_id', '=', messageId)
     .executeTakeFirst();
+}
+
+/** Another process on the test's database: its own pool, queue and (when started) worker. */
+export async function openProcess(ctx: TestContext) {
+  const handle = connectDatabase(ctx.config.databaseUrl!, 5, { role: APP_ROLE });
+  const messaging = createMessaging({
+    db: handle.db,
+    pool: handle.pool,
+    config: ctx.config,
+    encryptionKey: ENCRYPTION_KEY,
+    log: () => {},
+  });
+  const app = await buildApp({ ...ctx.deps, db: handle.db, messaging }, { serveConsole: false });
+  await app.ready();
+  return {
+    app,
+    messaging,
+    db: handle.db,
+    async startWorker(options: Partial<WorkerOptions> = {}) {
+      const address = await app.listen({ port: 0, host: '127.0.0.1' });
+      return messaging.startWorker({ callbackBase: () => address, idleMs: 20, ...options });
+    },
+    async close() {
+      await app.close();
+      await messaging.close();
+      await handle.close();
+    },
+  };
+}
+
+/**
+ * A provider that answers from a script: per recipient key, the outcome of each offer in turn
+ * (the last one repeats); every offer is recorded with its time.
+ */
+export function scriptedProvider(script: (sms: OutboundSms, offer: number) => SubmitOutcome['outcome']) {
+  const offers: { key: string; at: number; batch: number }[] = [];
+  const counts = new Map<string, number>();
+  let batches = 0;
+  const provider: SmsProvider & { offers: typeof offers; batchSizes: number[] } = {
+    kind: 'simulator',
+    maxBatchSize: 1000,
+    offers,
+    batchSizes: [],
+    async sendBatch(messages) {
+      batches++;
+      provider.batchSizes.push(messages.length);
+      return messages.map((sms) => {
+        const offer = (counts.get(sms.recipientKey) ?? 0) + 1;
+        counts.set(sms.recipientKey, offer);
+        offers.push({ key: sms.recipientKey, at: Date.now(), batch: batches });
+        const outcome = script(sms, offer);
+        if (outcome === 'accepted')
+          return { recipientKey: sms.recipientKey, outcome, providerMessageId: `SCRIPT-${sms.recipientKey}` };
+        if (outcome === 'rejected')
+          return { recipientKey: sms.recipientKey, outcome, reason: 'InvalidPhoneNumber' };
+        return { recipientKey: sms.recipientKey, outcome, reason: 'GatewayError' };
+      });
+    },
+    async close() {},
+  };
+  return provider;
 }

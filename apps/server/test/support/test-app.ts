@@ -6,6 +6,7 @@ import type { AppDeps } from '../../src/app-deps.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { APP_ROLE, connectDatabase, type DatabaseHandle } from '../../src/db/database.ts';
 import { assertRowSecurityHolds } from '../../src/db/open-database.ts';
+import { createMessaging } from '../../src/messaging/messaging.ts';
 import { databaseUrl } from './database-url.ts';
 
 export const TEST_ENCRYPTION_KEY = 'a'.repeat(64);
@@ -50,7 +51,16 @@ export async function createTestContext(env: Record<string, string> = {}): Promi
   const owner = connectDatabase(url, 5);
   const handle = connectDatabase(url, 5, { role: APP_ROLE });
   await assertRowSecurityHolds(handle);
+  // The queue starts on first use; the worker side only where a test starts it (messaging tests).
+  const messaging = createMessaging({
+    db: handle.db,
+    pool: handle.pool,
+    config,
+    encryptionKey: Buffer.from(TEST_ENCRYPTION_KEY, 'hex'),
+    log: () => {},
+  });
   const deps: AppDeps = {
+    messaging,
     config,
     db: handle.db,
     keys: {
@@ -70,6 +80,7 @@ export async function createTestContext(env: Record<string, string> = {}): Promi
     config,
     close: async () => {
       await app.close();
+      await messaging.close();
       await handle.close();
       await owner.close();
       await withAdmin(adminUrl, (admin) => admin.query(`drop database if exists ${name} with (force)`));
