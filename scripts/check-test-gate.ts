@@ -33,7 +33,14 @@ import path from 'node:path';
 
 const repo = path.resolve(import.meta.dirname, '..');
 const args = process.argv.slice(2);
-const option = (name: string) => args.find((arg) => arg.startsWith(`--${name}=`))?.split('=')[1];
+for (const arg of args)
+  if (!/^--(ref|case)=.+$|^--(no-e2e|keep)$/.test(arg)) {
+    process.stderr.write(
+      `unknown option ${arg}\nusage: node scripts/check-test-gate.ts [--ref=<commit>] [--no-e2e] [--keep] [--case=<text>]\n`,
+    );
+    process.exit(2);
+  }
+const option = (name: string) => args.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
 const ref = option('ref');
 const caseFilter = option('case');
 const withE2e = !args.includes('--no-e2e');
@@ -230,9 +237,11 @@ const cases = allCases.filter((entry) => !caseFilter || entry.name.includes(case
 
 const started = Date.now();
 const scratch = makeScratchCopy();
-const osTmp = path.join(scratch, '.tmp-os');
+// Under .tmp, which lint and the type checks skip.
+const osTmp = path.join(scratch, '.tmp', 'os-tmp');
 mkdirSync(osTmp, { recursive: true, mode: 0o755 });
-const logs = path.join(scratch, '.gate-logs');
+chmodSync(path.dirname(osTmp), 0o755);
+const logs = path.join(scratch, '.tmp', 'gate-logs');
 mkdirSync(logs);
 const env: NodeJS.ProcessEnv = {
   ...process.env,
