@@ -13,6 +13,8 @@ beforeAll(async () => {
   ctx = await createTestContext();
   tenant = await createTenantWithStaff(ctx.app, ctx.ownerDb);
   other = await createTenantWithStaff(ctx.app, ctx.ownerDb);
+  // These tests add thousands of subscribers and dozens of services: a plan with room for them (plan-limits.test.ts covers the limits).
+  await ctx.ownerDb.updateTable('companies').set({ plan: 'enterprise' }).execute();
 });
 afterAll(() => ctx.close());
 

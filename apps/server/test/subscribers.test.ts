@@ -1,4 +1,5 @@
 import type { TRole } from '@sms/contracts/auth/roles';
+import { PLAN_CATALOGUE } from '@sms/contracts/plans/plan-catalogue';
 import { SUBSCRIBER_COUNT_CAP } from '@sms/contracts/subscribers/subscriber';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +19,8 @@ beforeAll(async () => {
   ctx = await createTestContext();
   tenant = await createTenantWithStaff(ctx.app, ctx.ownerDb);
   other = await createTenantWithStaff(ctx.app, ctx.ownerDb);
+  // These tests add thousands of subscribers and dozens of services: a plan with room for them (plan-limits.test.ts covers the limits).
+  await ctx.ownerDb.updateTable('companies').set({ plan: 'enterprise' }).execute();
 });
 afterAll(() => ctx.close());
 
@@ -376,6 +379,8 @@ describe('CSV import and export', () => {
       previouslyUnsubscribed: 0,
       duplicatesInFile: 1,
       invalidRows: 2,
+      refusedByLimit: 0,
+      subscribersLimit: PLAN_CATALOGUE.enterprise.subscribersLimit,
       errors: [
         { line: 4, value: 'not-a-number', message: 'not-a-number is not a valid phone number' },
         { line: 8, value: '', message: 'Phone number is required' },

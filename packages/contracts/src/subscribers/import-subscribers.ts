@@ -38,6 +38,10 @@ export const ZImportSubscribersData = z.object({
   previouslyUnsubscribed: z.number().int(),
   duplicatesInFile: z.number().int(),
   invalidRows: z.number().int(),
+  /** New numbers left out because the company reached its active-subscriber limit (in file order, the last ones). */
+  refusedByLimit: z.number().int(),
+  /** The limit they met (plans/plan-catalogue.ts). */
+  subscribersLimit: z.number().int(),
   errors: z.array(ZImportLineError),
 });
 export type TImportSubscribersData = z.infer<typeof ZImportSubscribersData>;

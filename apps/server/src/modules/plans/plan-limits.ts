@@ -56,23 +56,30 @@ export async function lockSubscriberRoom(trx: Executor, companyId: number) {
 export async function ensureSubscriberRoom(trx: Executor, companyId: number, msisdn: string) {
   const { limit, room } = await lockSubscriberRoom(trx, companyId);
   if (room > 0) return;
-  const active = await repo.findActiveNumbers(trx, companyId, [msisdn]);
-  if (!active.has(msisdn))
+  const free = await repo.findNumbersTakingNoRoom(trx, companyId, [msisdn]);
+  if (!free.has(msisdn))
     throw limitReached(PLAN_LIMIT_MESSAGES.subscribersLimitReached(limit), `subscribersLimit: ${limit}`);
 }
 
 /**
  * Splits an import's numbers (file order) into those it may add and how many the limit refuses:
- * numbers already active pass; new ones fill the room left, the rest are refused.
+ * numbers that take no room pass; the others fill the room left, the rest are refused.
  */
-export async function admitImportNumbers(trx: Executor, companyId: number, msisdns: string[]) {
+export async function admitImportNumbers(
+  trx: Executor,
+  companyId: number,
+  serviceId: number,
+  msisdns: string[],
+) {
   const { limit, room } = await lockSubscriberRoom(trx, companyId);
-  const active = await repo.findActiveNumbers(trx, companyId, msisdns);
+  // Room for every number: nothing to sort out (the common case, and no lookup over a big file).
+  if (room >= msisdns.length) return { admitted: msisdns, refused: 0, limit };
+  const free = await repo.findNumbersTakingNoRoom(trx, companyId, msisdns, serviceId);
   const admitted: string[] = [];
   let left = room;
   let refused = 0;
   for (const msisdn of msisdns) {
-    if (active.has(msisdn)) admitted.push(msisdn);
+    if (free.has(msisdn)) admitted.push(msisdn);
     else if (left > 0) {
       admitted.push(msisdn);
       left--;

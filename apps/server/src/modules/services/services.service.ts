@@ -5,6 +5,7 @@ import type { Executor } from '../../db/database.ts';
 import { badRequest, conflict, conflictOnDuplicate, forbidden, notFound } from '../../errors.ts';
 import { type RequestContext, tenantOf } from '../../request-context.ts';
 import { auditSourceOf, recordAudit } from '../audit/record-audit.ts';
+import { ensureServiceRoom } from '../plans/plan-limits.ts';
 import { presentService } from './present-service.ts';
 import * as repo from './services.repository.ts';
 
@@ -51,6 +52,7 @@ export async function createService(deps: AppDeps, ctx: RequestContext, values: 
     inActorTransaction(deps.db, ctx, async (trx) => {
       const companyId = await targetCompany(trx, ctx, values.companyId);
       await ensurePairIsFree(trx, values);
+      await ensureServiceRoom(trx, companyId);
       const serviceId = await repo.insertService(trx, { ...values, companyId });
       await recordAudit(trx, auditSourceOf(ctx), {
         action: 'CREATE',
@@ -82,6 +84,7 @@ export async function updateService(
         (values.companyId ? await targetCompany(trx, ctx, values.companyId) : current.company_id);
       if (companyId !== current.company_id && (await repo.hasSubscriptions(trx, id)))
         throw conflict('A service with subscribers cannot move to another company');
+      if (companyId !== current.company_id) await ensureServiceRoom(trx, companyId);
       await ensurePairIsFree(trx, values, id);
       await repo.updateService(trx, id, { ...values, companyId });
       const changes = Object.fromEntries(

@@ -16,6 +16,7 @@ import type { Executor } from '../../db/database.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import { type RequestContext, tenantOf } from '../../request-context.ts';
 import { type AuditSource, auditSourceOf, recordAudit } from '../audit/record-audit.ts';
+import { admitImportNumbers, ensureSubscriberRoom } from '../plans/plan-limits.ts';
 import * as servicesRepo from '../services/services.repository.ts';
 import { csvCell } from './parse-csv.ts';
 import { normalisePhoneNumber, phoneSearchDigits } from './phone-number.ts';
@@ -199,6 +200,7 @@ export async function subscribe(deps: AppDeps, ctx: RequestContext, serviceId: n
   const { service, msisdn, result, subscriber } = await inActorTransaction(deps.db, ctx, async (trx) => {
     const service = await serviceInScope(trx, ctx, serviceId);
     const msisdn = await normaliseForCompany(deps, trx, service.company_id, phoneNumber);
+    await ensureSubscriberRoom(trx, service.company_id, msisdn);
     const result = await subscribeNumber(trx, auditSourceOf(ctx), service, msisdn, 'console');
     const subscriber = await repo.findSubscriber(trx, service.company_id, msisdn);
     return { service, msisdn, result, subscriber };
@@ -261,13 +263,22 @@ export async function importSubscribers(
   const { totalRows, numbers, duplicatesInFile, invalidRows, errors } = await readImportRows(csv, country);
 
   const totals = { imported: 0, alreadySubscribed: 0, previouslyUnsubscribed: 0 };
+  const plan = { refusedByLimit: 0, subscribersLimit: 0 };
   await inActorTransaction(deps.db, ctx, async (trx) => {
-    for (let start = 0; start < numbers.length; start += IMPORT_CHUNK) {
+    const { admitted, refused, limit } = await admitImportNumbers(
+      trx,
+      service.company_id,
+      service.id,
+      numbers,
+    );
+    plan.refusedByLimit = refused;
+    plan.subscribersLimit = limit;
+    for (let start = 0; start < admitted.length; start += IMPORT_CHUNK) {
       const chunk = await repo.importChunk(
         trx,
         service.company_id,
         service.id,
-        numbers.slice(start, start + IMPORT_CHUNK),
+        admitted.slice(start, start + IMPORT_CHUNK),
       );
       totals.imported += chunk.imported;
       totals.alreadySubscribed += chunk.alreadySubscribed;
@@ -285,6 +296,7 @@ export async function importSubscribers(
         ...totals,
         duplicatesInFile,
         invalidRows,
+        refusedByLimit: plan.refusedByLimit,
       },
     });
   });
@@ -293,6 +305,7 @@ export async function importSubscribers(
     ...totals,
     duplicatesInFile,
     invalidRows,
+    ...plan,
     errors,
   } satisfies TImportSubscribersData;
 }

@@ -1,3 +1,4 @@
+import { PLAN_LIMIT_MESSAGES } from '@sms/contracts/plans/plan-catalogue';
 import type { TService } from '@sms/contracts/services/service';
 import { IMPORT_MESSAGES, type TImportSubscribersData } from '@sms/contracts/subscribers/import-subscribers';
 import { type FormEvent, useState } from 'react';
@@ -57,6 +58,11 @@ export function ImportDialog({ services, withCompany, onClose }: TImportDialogPr
               </div>
             ))}
           </dl>
+          {report.refusedByLimit > 0 ? (
+            <p role="alert" className="rounded-lg bg-amber-50 p-3 text-sm text-amber-800">
+              {PLAN_LIMIT_MESSAGES.importRowsRefused(report.refusedByLimit, report.subscribersLimit)}
+            </p>
+          ) : null}
           {report.errors.length > 0 ? (
             <div>
               <h3 className="text-sm font-medium text-slate-900">
