@@ -12,10 +12,10 @@ const APP_ROLE = 'sms_app';
 function poolAdapter(pool: pg.Pool): Db {
   return {
     executeSql: async (text, values) => {
-      // Without parameters pg uses the simple protocol, which pg-boss's multi-statement plans need.
+      // Without parameters pg uses the simple protocol, which pg-boss's multi-statement plans need;
+      // their answer (one result per statement) goes back as pg gives it: pg-boss unwraps it.
       const result = values?.length ? await pool.query(text, values as unknown[]) : await pool.query(text);
-      const last = Array.isArray(result) ? result[result.length - 1] : result;
-      return { rows: last?.rows ?? [] };
+      return result as unknown as { rows: unknown[] };
     },
   };
 }
