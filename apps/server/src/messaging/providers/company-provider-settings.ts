@@ -1,37 +1,101 @@
 import type { MessagingConfig } from '../../config.ts';
 import type { Executor } from '../../db/database.ts';
+import type { AfricasTalkingConfig } from './africastalking.ts';
+import { africasTalkingBaseUrl, loadProviderSettings, type ProviderSettings } from './provider-settings.ts';
 import type { SimulatorOptions } from './simulator.ts';
+import type { SmppConfig } from './smpp.ts';
 
-/**
- * A company's provider: its kind, how fast and in what batches it may be fed, and its own
- * settings. Until per-company provider settings land (migration 0007, provider-settings.ts), every
- * company uses the simulator with the process's SIMULATOR_* settings; that loader replaces this one.
- */
-export type CompanyProviderSettings = {
-  kind: 'simulator';
+type Pace = {
+  /** Hand-overs per second across every worker (the company's provider rate). */
   messagesPerSecond: number;
+  /** Recipients per sendBatch call. */
   batchSize: number;
-  simulator: SimulatorOptions;
 };
 
-export async function loadCompanyProviderSettings(
-  _trx: Executor,
-  _companyId: number,
+/**
+ * What the registry builds a company's provider from: its kind, the pace the engine keeps, and
+ * the adapter's own configuration. `unconfigured` names what is missing (an Africa's Talking key,
+ * an SMPP host): the provider then holds every recipient back with that reason.
+ */
+export type CompanyProviderSettings =
+  | (Pace & { kind: 'simulator'; simulator: SimulatorOptions })
+  | (Pace & { kind: 'africastalking'; africastalking: AfricasTalkingConfig; unconfigured?: string })
+  | (Pace & { kind: 'smpp'; smpp: SmppConfig; unconfigured?: string });
+
+/** Per-batch submit_sm count the SMPP adapter takes by default (a few windows' worth). */
+const SMPP_BATCH_PER_WINDOW = 10;
+
+/** The company's stored settings (migration 0007) in the engine's terms; platform defaults fill gaps. */
+export function toCompanyProviderSettings(
+  settings: ProviderSettings,
   config: MessagingConfig,
+): CompanyProviderSettings {
+  switch (settings.kind) {
+    case 'simulator': {
+      const platform = config.simulator;
+      return {
+        kind: 'simulator',
+        messagesPerSecond: settings.messagesPerSecond ?? platform.messagesPerSecond,
+        batchSize: platform.batchSize,
+        simulator: {
+          rejectRate: settings.acceptanceRate === null ? platform.rejectRate : 1 - settings.acceptanceRate,
+          retryRate: platform.retryRate,
+          failRate: settings.failureRate ?? platform.failRate,
+          deliveryDelayMs: settings.deliveryDelayMs ?? platform.deliveryDelayMs,
+          dlrConcurrency: platform.dlrConcurrency,
+          maxBatchSize: platform.batchSize,
+          ledgerFile: platform.ledgerFile,
+        },
+      };
+    }
+    case 'africastalking': {
+      const missing = [!settings.username && 'API Username', !settings.apiKey && 'API Key'].filter(Boolean);
+      return {
+        kind: 'africastalking',
+        messagesPerSecond: settings.messagesPerSecond,
+        batchSize: settings.batchSize,
+        africastalking: {
+          baseUrl: africasTalkingBaseUrl(settings),
+          username: settings.username ?? '',
+          apiKey: settings.apiKey ?? '',
+          senderId: settings.senderId,
+          batchSize: settings.batchSize,
+        },
+        ...(missing.length > 0 && {
+          unconfigured: `Africa's Talking is not configured for this company: ${missing.join(' and ')} missing or unreadable`,
+        }),
+      };
+    }
+    case 'smpp': {
+      const missing = [!settings.host && 'host', !settings.systemId && 'system ID'].filter(Boolean);
+      return {
+        kind: 'smpp',
+        messagesPerSecond: settings.messagesPerSecond,
+        batchSize: settings.window * SMPP_BATCH_PER_WINDOW,
+        smpp: {
+          host: settings.host,
+          port: settings.port,
+          systemId: settings.systemId,
+          password: settings.password ?? '',
+          systemType: settings.systemType ?? undefined,
+          bindMode: settings.bindMode,
+          window: settings.window,
+          batchSize: settings.window * SMPP_BATCH_PER_WINDOW,
+        },
+        ...(missing.length > 0 && {
+          unconfigured: `SMPP is not configured for this company: ${missing.join(' and ')} missing`,
+        }),
+      };
+    }
+  }
+}
+
+/** The provider a company sends through, from its stored settings (the simulator if it chose none). */
+export async function loadCompanyProviderSettings(
+  trx: Executor,
+  companyId: number,
+  config: MessagingConfig,
+  encryptionKey: Buffer,
 ): Promise<CompanyProviderSettings> {
-  const { simulator } = config;
-  return {
-    kind: 'simulator',
-    messagesPerSecond: simulator.messagesPerSecond,
-    batchSize: simulator.batchSize,
-    simulator: {
-      rejectRate: simulator.rejectRate,
-      retryRate: simulator.retryRate,
-      failRate: simulator.failRate,
-      deliveryDelayMs: simulator.deliveryDelayMs,
-      dlrConcurrency: simulator.dlrConcurrency,
-      maxBatchSize: simulator.batchSize,
-      ledgerFile: simulator.ledgerFile,
-    },
-  };
+  return toCompanyProviderSettings(await loadProviderSettings(trx, companyId, encryptionKey), config);
 }

@@ -2,9 +2,12 @@ import type { Config } from '../../config.ts';
 import type { Database, Executor } from '../../db/database.ts';
 import { companyScope, inTenantTransaction } from '../../db/tenant-scope.ts';
 import { callbackUrl, readCallbackTokens } from '../../modules/callbacks/callback-tokens.ts';
+import { createAfricasTalkingProvider } from './africastalking.ts';
 import { type CompanyProviderSettings, loadCompanyProviderSettings } from './company-provider-settings.ts';
 import type { DeliveryUpdate, SmsProvider } from './provider.ts';
 import { createSimulatorProvider } from './simulator.ts';
+import { createSmppProvider } from './smpp.ts';
+import { createUnconfiguredProvider } from './unconfigured.ts';
 
 /** A company's provider, with the pace the engine must keep. */
 export type CompanyProvider = {
@@ -40,7 +43,7 @@ export type ProviderRegistryOptions = {
   callbackBase: () => string;
   onDeliveryReport: (companyId: number, update: DeliveryUpdate) => void;
   log?: (message: string) => void;
-  /** Settings per company (replaced by the provider-settings loader). */
+  /** Settings per company (default: the company's stored provider settings, migration 0007). */
   loadSettings?: (trx: Executor, companyId: number) => Promise<CompanyProviderSettings>;
   /** Builds a provider from settings (tests pass their own providers here). */
   build?: (settings: CompanyProviderSettings, context: ProviderContext) => SmsProvider;
@@ -52,6 +55,15 @@ export function buildProvider(settings: CompanyProviderSettings, context: Provid
   switch (settings.kind) {
     case 'simulator':
       return createSimulatorProvider(settings.simulator, context.dlrCallbackUrl, context.log);
+    case 'africastalking':
+      if (settings.unconfigured) return createUnconfiguredProvider(settings.kind, settings.unconfigured);
+      return createAfricasTalkingProvider(settings.africastalking);
+    case 'smpp': {
+      if (settings.unconfigured) return createUnconfiguredProvider(settings.kind, settings.unconfigured);
+      const provider = createSmppProvider(settings.smpp);
+      provider.onDeliveryReport?.(context.onDeliveryReport);
+      return provider;
+    }
   }
 }
 
@@ -70,7 +82,7 @@ export function createProviderRegistry(options: ProviderRegistryOptions): Provid
   const loadSettings =
     options.loadSettings ??
     ((trx: Executor, companyId: number) =>
-      loadCompanyProviderSettings(trx, companyId, options.config.messaging));
+      loadCompanyProviderSettings(trx, companyId, options.config.messaging, options.encryptionKey));
   const build = options.build ?? buildProvider;
 
   const readSettings = (companyId: number) =>

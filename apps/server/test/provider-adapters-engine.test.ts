@@ -1,0 +1,174 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeAfricasTalking } from './support/fake-africastalking.ts';
+import { startFakeSmsc } from './support/fake-smsc.ts';
+import {
+  createSendingCompany,
+  messageRow,
+  numbers,
+  recipientsOf,
+  signInSystemAdmin,
+  startWorker,
+  subscribe,
+  waitFor,
+} from './support/messaging-factories.ts';
+import { createTestContext, type TestContext } from './support/test-app.ts';
+
+/**
+ * The company's stored provider settings pick and configure its provider: sends go through the
+ * real worker and the default registry to local fakes of Africa's Talking and an SMSC.
+ */
+let ctx: TestContext;
+let systemAdmin: Record<string, string>;
+const atCredentials = { apiKey: 'atsk_engine_0123456789', username: 'engine-co' };
+let at: Awaited<ReturnType<typeof startFakeAfricasTalking>>;
+const smscCredentials = { systemId: 'engine', password: 'pw-smpp' };
+let smsc: Awaited<ReturnType<typeof startFakeSmsc>>;
+
+beforeAll(async () => {
+  ctx = await createTestContext({ SEND_RETRY_BASE_MS: '100', SEND_MAX_ATTEMPTS: '50' });
+  at = await startFakeAfricasTalking(atCredentials);
+  smsc = await startFakeSmsc(smscCredentials);
+  systemAdmin = await signInSystemAdmin(ctx);
+  await startWorker(ctx);
+});
+afterAll(async () => {
+  await ctx?.close();
+  await at?.close();
+  await smsc?.close();
+});
+
+async function configure(companyId: number, name: string, provider: Record<string, unknown>) {
+  const response = await ctx.app.inject({
+    method: 'PUT',
+    url: `/api/v1/admin/companies/${companyId}`,
+    headers: systemAdmin,
+    payload: { name, email: `c${companyId}@co.test`, phoneNumber: '+254700', address: 'Road', provider },
+  });
+  expect(response.statusCode, response.body).toBe(200);
+}
+
+async function sendTo(
+  tenant: Awaited<ReturnType<typeof createSendingCompany>>,
+  msisdns: string[],
+  message: string,
+) {
+  const service = await tenant.service();
+  await subscribe(ctx.ownerDb, service, msisdns);
+  const response = await ctx.app.inject({
+    method: 'POST',
+    url: '/api/v1/messages/bulk/send',
+    headers: tenant.admin,
+    payload: { serviceIds: [service.id], message },
+  });
+  expect(response.statusCode, response.body).toBe(201);
+  return response.json().data.message.id as number;
+}
+
+describe("a company on Africa's Talking", () => {
+  it('hands its recipients to the configured API with its credentials; reports to its DLR URL complete them', async () => {
+    const tenant = await createSendingCompany(ctx);
+    await configure(tenant.company.id, tenant.company.name, {
+      kind: 'africastalking',
+      ...atCredentials,
+      environment: 'custom',
+      baseUrl: at.baseUrl,
+      batchSize: 2,
+      messagesPerSecond: 100,
+    });
+    const msisdns = numbers(31, 0, 3);
+    at.answers.set(msisdns[2]!, { statusCode: 403, status: 'InvalidPhoneNumber' });
+    const messageId = await sendTo(tenant, msisdns, 'Through Africa’s Talking');
+
+    const recipients = await waitFor(
+      () => recipientsOf(ctx.ownerDb, messageId),
+      (rows) => rows.length === 3 && rows.every((row) => row.status !== 'pending'),
+      { what: 'every recipient handed over' },
+    );
+    const byPhone = Object.fromEntries(recipients.map((row) => [row.recipient_phone, row]));
+    expect(byPhone[msisdns[0]!]).toMatchObject({
+      status: 'submitted',
+      gateway_message_id: expect.stringMatching(/^ATXid_/),
+    });
+    expect(byPhone[msisdns[2]!]).toMatchObject({ status: 'rejected', error_message: 'InvalidPhoneNumber' });
+    const requests = at.requests.filter((r) => r.form.message === 'Through Africa’s Talking');
+    expect(requests.length).toBeGreaterThanOrEqual(2); // batch size 2
+    for (const request of requests) {
+      expect(request.headers.apikey).toBe(atCredentials.apiKey);
+      expect(request.form.username).toBe(atCredentials.username);
+    }
+
+    const delivered = await ctx.app.inject({
+      method: 'POST',
+      url: `/api/v1/callbacks/dlr/${tenant.company.id}/${tenant.tokens.dlr}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({
+        id: byPhone[msisdns[0]!]!.gateway_message_id!,
+        status: 'Success',
+        phoneNumber: msisdns[0]!,
+        networkCode: '63902',
+      }).toString(),
+    });
+    expect(delivered.statusCode).toBe(200);
+    await waitFor(
+      () => recipientsOf(ctx.ownerDb, messageId),
+      (rows) => rows.find((row) => row.recipient_phone === msisdns[0])?.status === 'delivered',
+      { what: 'the delivery report applied' },
+    );
+  });
+
+  it('holds recipients back with the credential error when the stored key is refused', async () => {
+    const tenant = await createSendingCompany(ctx);
+    await configure(tenant.company.id, tenant.company.name, {
+      kind: 'africastalking',
+      username: atCredentials.username,
+      apiKey: 'atsk_wrong_key_000000',
+      environment: 'custom',
+      baseUrl: at.baseUrl,
+    });
+    const messageId = await sendTo(tenant, numbers(32, 0, 2), 'Wrong key');
+    const recipients = await waitFor(
+      () => recipientsOf(ctx.ownerDb, messageId),
+      (rows) => rows.length === 2 && rows.every((row) => row.attempts >= 1),
+      { what: 'a first attempt' },
+    );
+    for (const row of recipients) {
+      expect(row.status).toBe('pending');
+      expect(row.error_message).toContain("Africa's Talking refused the credentials (HTTP 401");
+    }
+  });
+});
+
+describe('a company on SMPP', () => {
+  it('binds with its stored system id and password; deliver_sm receipts deliver its recipients', async () => {
+    const tenant = await createSendingCompany(ctx);
+    smsc.setPlan(() => ({ receipt: 'DELIVRD' }));
+    await configure(tenant.company.id, tenant.company.name, {
+      kind: 'smpp',
+      host: smsc.host,
+      port: smsc.port,
+      ...smscCredentials,
+      bindMode: 'transceiver',
+      window: 5,
+      messagesPerSecond: 100,
+    });
+    const msisdns = numbers(33, 0, 4);
+    const messageId = await sendTo(tenant, msisdns, 'Through the SMSC');
+
+    const recipients = await waitFor(
+      () => recipientsOf(ctx.ownerDb, messageId),
+      (rows) => rows.length === 4 && rows.every((row) => row.status === 'delivered'),
+      { what: 'every receipt applied' },
+    );
+    expect(recipients.every((row) => row.gateway_message_id?.startsWith('SMSC'))).toBe(true);
+    const message = await waitFor(
+      () => messageRow(ctx.ownerDb, messageId),
+      (row) => row?.status === 'delivered',
+      { what: 'the message delivered' },
+    );
+    expect(message?.recipient_count).toBe(4);
+    expect(smsc.binds).toContain('bind_transceiver');
+    const submits = smsc.submits.filter((pdu) => msisdns.includes(`+${pdu.destination_addr}`));
+    expect(submits).toHaveLength(4);
+    expect(submits.every((pdu) => pdu.data_coding === 0 && pdu.registered_delivery === 1)).toBe(true);
+  });
+});
