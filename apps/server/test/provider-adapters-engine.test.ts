@@ -138,6 +138,31 @@ describe("a company on Africa's Talking", () => {
   });
 });
 
+describe('changing the provider', () => {
+  it('applies to the next send at once, without waiting for the registry to read settings again', async () => {
+    const tenant = await createSendingCompany(ctx);
+    const first = await sendTo(tenant, numbers(34, 0, 1), 'Through the simulator');
+    await waitFor(
+      () => recipientsOf(ctx.ownerDb, first),
+      (rows) => rows.length === 1 && rows[0]!.gateway_message_id?.startsWith('SIM-') === true,
+      { what: 'the simulator hand-over' },
+    );
+    await configure(tenant.company.id, tenant.company.name, {
+      kind: 'africastalking',
+      ...atCredentials,
+      environment: 'custom',
+      baseUrl: at.baseUrl,
+    });
+    const second = await sendTo(tenant, numbers(34, 1, 1), 'Now through Africa’s Talking');
+    const [row] = await waitFor(
+      () => recipientsOf(ctx.ownerDb, second),
+      (rows) => rows.length === 1 && rows[0]!.status !== 'pending',
+      { what: "the Africa's Talking hand-over" },
+    );
+    expect(row!.gateway_message_id).toMatch(/^ATXid_/);
+  });
+});
+
 describe('a company on SMPP', () => {
   it('binds with its stored system id and password; deliver_sm receipts deliver its recipients', async () => {
     const tenant = await createSendingCompany(ctx);

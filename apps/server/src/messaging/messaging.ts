@@ -29,6 +29,11 @@ export type Messaging = {
   deliveryReports: DeliveryReportIntake;
   /** A send was queued by this process: its worker (if it runs one) looks for work at once. */
   wake(): void;
+  /**
+   * A company's provider settings changed (and were committed): this process's worker builds its
+   * provider anew for the next batch; other processes notice within the registry's ttl.
+   */
+  providerSettingsChanged(companyId: number): void;
   /** Runs the worker side (send jobs, fan-out, hand-over, upkeep) in this process. */
   startWorker(options: WorkerOptions): Promise<{ engine: MessagingEngine; providers: ProviderRegistry }>;
   /** Stops the worker (in-flight batches finish), applies queued delivery reports, closes the queue. */
@@ -55,6 +60,7 @@ export function createMessaging(input: {
     queue,
     deliveryReports,
     wake: () => worker?.engine.wake(),
+    providerSettingsChanged: (companyId) => worker?.providers.invalidate(companyId),
     async startWorker(options) {
       if (worker) return worker;
       const db = options.db ?? input.db;

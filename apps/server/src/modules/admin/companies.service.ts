@@ -118,7 +118,7 @@ export async function createCompany(deps: AppDeps, ctx: RequestContext, form: TC
 
 export async function updateCompany(deps: AppDeps, ctx: RequestContext, id: number, form: TCompanyForm) {
   const key = deps.keys.encryption;
-  return inActorTransaction(deps.db, ctx, async (trx) => {
+  const company = await inActorTransaction(deps.db, ctx, async (trx) => {
     const before = await repo.findCompanyById(trx, id);
     if (!before) throw notFound('Company');
     const kind = await saveProvider(trx, id, before.sms_provider, form, key);
@@ -132,6 +132,11 @@ export async function updateCompany(deps: AppDeps, ctx: RequestContext, id: numb
     });
     return presentCompany((await repo.findCompanyById(trx, id))!, key);
   });
+  // After the commit, so the worker cannot read the old settings again and keep them.
+  if (form.provider || form.apiKey !== undefined || form.apiSecret !== undefined) {
+    deps.messaging?.providerSettingsChanged(id);
+  }
+  return company;
 }
 
 const TRANSITIONS = {
