@@ -84,14 +84,12 @@ test('a system admin manages companies, users and callback URLs, and finds it al
   await expect(edit).toBeHidden();
   await expect(companyRow(page, renamedCompany)).toBeVisible();
 
-  // Activate (pending only), then suspend (active only, after confirmation).
+  // Activate (pending only); suspending (active only) follows the callback URLs, which only an
+  // active company's URLs validate.
   const row = companyRow(page, renamedCompany);
   await expect(row.getByRole('button', { name: /^Suspend/ })).toHaveCount(0);
   await row.getByRole('button', { name: `Activate ${renamedCompany}` }).click();
   await expect(row).toContainText('active');
-  await row.getByRole('button', { name: `Suspend ${renamedCompany}` }).click();
-  await confirm(page, 'Suspend company', 'Are you sure you want to suspend this company?', 'Suspend');
-  await expect(row).toContainText('suspended');
 
   // Callback URLs: regenerate, the old URL stops validating.
   await row.getByRole('button', { name: `Callback URLs of ${renamedCompany}` }).click();
@@ -121,6 +119,11 @@ test('a system admin manages companies, users and callback URLs, and finds it al
   expect(await validate(newUrl)).toBe(true);
   await modal.getByRole('button', { name: 'Close', exact: true }).click();
   await expect(modal).toBeHidden();
+
+  // Suspend (active only, after confirmation).
+  await row.getByRole('button', { name: `Suspend ${renamedCompany}` }).click();
+  await confirm(page, 'Suspend company', 'Are you sure you want to suspend this company?', 'Suspend');
+  await expect(row).toContainText('suspended');
 
   // Users: create, edit, delete.
   await page.getByRole('tab', { name: 'Users' }).click();
