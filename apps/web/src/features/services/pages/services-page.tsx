@@ -1,3 +1,4 @@
+import { OPEN_PARAMS } from '@sms/contracts/search/global-search';
 import {
   BILLING_TYPE_LABELS,
   SERVICE_MESSAGES,
@@ -20,6 +21,7 @@ import {
 import { useToast } from '../../../components/toast/toast-provider.tsx';
 import { getServerMessage } from '../../../lib/api-client.ts';
 import { useCompanyOptions } from '../../../lib/company-options.ts';
+import { useSearchParamAction } from '../../../lib/use-search-param-action.ts';
 import { useAuth } from '../../auth/components/auth-provider.tsx';
 import { useCreateService } from '../api/create-service.ts';
 import { useDeleteService } from '../api/delete-service.ts';
@@ -63,6 +65,15 @@ export default function ServicesPage() {
           )),
     );
   }, [all, search, status]);
+
+  // The top bar's search opens a service here: its form, or for a content manager (view only) its row.
+  useSearchParamAction(OPEN_PARAMS.serviceEdit, (value) => {
+    if (!services.data) return services.isError;
+    const service = all.find((candidate) => candidate.id === Number(value));
+    if (service && readOnly) setSearch(service.name);
+    else if (service) setEditing({ mode: 'edit', service });
+    return true;
+  });
 
   const closeForm = () => {
     setEditing(null);

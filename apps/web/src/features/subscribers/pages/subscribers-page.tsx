@@ -1,3 +1,4 @@
+import { OPEN_PARAMS } from '@sms/contracts/search/global-search';
 import {
   SUBSCRIBER_DEFAULT_PAGE_SIZE,
   SUBSCRIBER_MESSAGES,
@@ -18,6 +19,7 @@ import {
 import { useToast } from '../../../components/toast/toast-provider.tsx';
 import { getServerMessage } from '../../../lib/api-client.ts';
 import { useCompanyOptions } from '../../../lib/company-options.ts';
+import { useSearchParamAction } from '../../../lib/use-search-param-action.ts';
 import { useAuth } from '../../auth/components/auth-provider.tsx';
 import { useExportSubscribers } from '../api/export-subscribers.ts';
 import { useServiceOptions } from '../api/list-service-options.ts';
@@ -53,6 +55,11 @@ export default function SubscribersPage() {
   // system_admin only: '' is every company.
   const [companyId, setCompanyId] = useState('');
   const [searchInput, setSearchInput] = useState('');
+  // The top bar's search opens a subscriber here: the list filtered to that number.
+  useSearchParamAction(OPEN_PARAMS.subscriberSearch, (value) => {
+    setSearchInput(value);
+    return true;
+  });
   const search = useDebouncedValue(searchInput.trim(), SEARCH_DELAY_MS);
   const [dialog, setDialog] = useState<TDialog>(null);
 
