@@ -29,7 +29,7 @@ export async function seedDemoData(ownerPool: pg.Pool, encryptionKey: Buffer): P
   const script = template.replaceAll(':password_hash', pg.escapeLiteral(passwordHash));
   // Not destroyed afterwards: that would end the caller's pool.
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: ownerPool }) });
-  return inTenantTransaction(db, platformScope, async (trx) => {
+  const seeded = await inTenantTransaction(db, platformScope, async (trx) => {
     if (await trx.selectFrom('companies').select('id').limit(1).executeTakeFirst()) return false;
     // No parameters: pg runs the multi-statement script with the simple query protocol.
     await sql.raw(script).execute(trx);
@@ -37,4 +37,8 @@ export async function seedDemoData(ownerPool: pg.Pool, encryptionKey: Buffer): P
     for (const company of companies) await regenerateCallbackTokens(trx, company.id, encryptionKey);
     return true;
   });
+  // Fresh tables have no statistics until autovacuum's first pass; without them the planner
+  // misjudges the joins under row-level security (a send's recipient count took seconds, not ms).
+  if (seeded) await sql`analyze`.execute(db);
+  return seeded;
 }
