@@ -10,7 +10,7 @@ import {
   validateSendMessageForm,
 } from '@sms/contracts/messages/send-message-form';
 import { BILLING_TYPE_LABELS, type TService } from '@sms/contracts/services/service';
-import { type FormEvent, useId, useRef, useState } from 'react';
+import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { Button } from '../../../components/button.tsx';
 import { INPUT_CLASSES } from '../../../components/form-field.tsx';
 import { XCircleIcon } from '../../../components/icons.tsx';
@@ -58,6 +58,12 @@ export function CreateMessageModal({
   const [values, setValues] = useState<TSendMessageFormValues>(SEND_MESSAGE_FORM_DEFAULTS);
   const [errors, setErrors] = useState<TSendFormErrors>({});
   const [sendError, setSendError] = useState<string | null>(null);
+  // The modal body scrolls: a refused submit brings its error summary (or the send error) into view.
+  const [refusals, setRefusals] = useState(0);
+  const problemsRef = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (refusals > 0) problemsRef.current?.scrollIntoView?.({ block: 'nearest', behavior: 'smooth' });
+  }, [refusals]);
 
   const change = <K extends TField>(field: K, value: TSendMessageFormValues[K]) => {
     const next = { ...values, [field]: value };
@@ -86,7 +92,10 @@ export function CreateMessageModal({
     if (submitting.current) return;
     const found = validateSendMessageForm(values, 'submit', now());
     setErrors(found);
-    if (listSendFormErrors(found).length > 0) return;
+    if (listSendFormErrors(found).length > 0) {
+      setRefusals((count) => count + 1);
+      return;
+    }
     const request = toSendBulkMessageRequest(values, now());
     submitting.current = true;
     setSendError(null);
@@ -97,6 +106,7 @@ export function CreateMessageModal({
     } catch (error) {
       const text = describeSendFailure(error);
       setSendError(text);
+      setRefusals((count) => count + 1);
       showToast(text, 'error');
     } finally {
       submitting.current = false;
@@ -122,16 +132,6 @@ export function CreateMessageModal({
             ? 'Send messages to subscribers across all companies'
             : 'Send messages to your company subscribers instantly or schedule for later'}
         </p>
-
-        {sendError ? (
-          <div
-            role="alert"
-            className="flex items-start gap-2 rounded-lg border border-red-200 bg-red-50 p-3 text-sm text-red-700"
-          >
-            <XCircleIcon className="mt-0.5 size-4 shrink-0" />
-            <p>{sendError}</p>
-          </div>
-        ) : null}
 
         <fieldset className="space-y-3">
           <legend className="text-sm font-semibold text-slate-900">Select Target Services</legend>
@@ -263,16 +263,27 @@ export function CreateMessageModal({
           </fieldset>
         ) : null}
 
-        {errorList.length > 0 ? (
-          <div role="alert" className="rounded-lg border border-red-200 bg-red-50 p-3 text-sm text-red-700">
-            <p className="font-medium">Please fix the following errors:</p>
-            <ul className="mt-1 list-disc pl-5">
-              {errorList.map((text) => (
-                <li key={text}>{text}</li>
-              ))}
-            </ul>
-          </div>
-        ) : null}
+        <div ref={problemsRef} className="space-y-3 empty:hidden">
+          {sendError ? (
+            <div
+              role="alert"
+              className="flex items-start gap-2 rounded-lg border border-red-200 bg-red-50 p-3 text-sm text-red-700"
+            >
+              <XCircleIcon className="mt-0.5 size-4 shrink-0" />
+              <p>{sendError}</p>
+            </div>
+          ) : null}
+          {errorList.length > 0 ? (
+            <div role="alert" className="rounded-lg border border-red-200 bg-red-50 p-3 text-sm text-red-700">
+              <p className="font-medium">Please fix the following errors:</p>
+              <ul className="mt-1 list-disc pl-5">
+                {errorList.map((text) => (
+                  <li key={text}>{text}</li>
+                ))}
+              </ul>
+            </div>
+          ) : null}
+        </div>
       </form>
     </ModalDialog>
   );

@@ -8,7 +8,7 @@ import { PaginationBar } from '../../../components/pagination-bar.tsx';
 import { Spinner } from '../../../components/spinner.tsx';
 import { useToast } from '../../../components/toast/toast-provider.tsx';
 import { useCancelMessage } from '../api/cancel-message.ts';
-import { isStillDelivering, useMessageDetails } from '../api/message-details.ts';
+import { isStillDelivering, useMessageDetails, useSyncMessageIntoLists } from '../api/message-details.ts';
 import { formatDateTime } from '../lib/format.ts';
 import { describeMessagesError } from '../lib/message-errors.ts';
 import { DeliveryStatusBadge, JobStateBadge, MessageStatusBadge } from './message-status-badge.tsx';
@@ -48,6 +48,7 @@ export function MessageDetailsModal({ messageId, canCancel, onClose }: TMessageD
   const details = useMessageDetails(messageId, { page, limit: DELIVERY_REPORT_PAGE_SIZE });
   const cancel = useCancelMessage();
   const data = details.data;
+  useSyncMessageIntoLists(data?.message);
 
   const confirmCancel = async () => {
     try {
@@ -108,7 +109,11 @@ export function MessageDetailsModal({ messageId, canCancel, onClose }: TMessageD
             <Fact label="Status">
               <MessageStatusBadge status={message.status} />
             </Fact>
-            <Fact label="Queue Job">{message.queue_job_id ? `#${message.queue_job_id}` : 'Direct send'}</Fact>
+            <Fact label="Queue Job">
+              <span className="break-all">
+                {message.queue_job_id ? `#${message.queue_job_id}` : 'Direct send'}
+              </span>
+            </Fact>
             <Fact label="Queue Status">{jobStatus ? <JobStateBadge state={jobStatus.status} /> : NA}</Fact>
             <Fact label="Recipients">{recipientCountOf(message, summary).toLocaleString()}</Fact>
           </dl>

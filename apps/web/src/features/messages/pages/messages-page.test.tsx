@@ -1,5 +1,6 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
+import { shortJobId } from '../components/messages-table.tsx';
 import { json, makeList, makeMessage, ok, renderSignedIn, routeFetch } from '../testing/fixtures.tsx';
 import MessagesPage from './messages-page.tsx';
 
@@ -91,6 +92,8 @@ describe('MessagesPage', () => {
     expect(scheduled).toHaveTextContent('Service: Daily News +1 more');
     expect(scheduled).toHaveTextContent('Scheduled:');
     expect(scheduled).not.toHaveTextContent('Sent:');
+    expect(shortJobId('51fefa4e-f4fd-57a5-956b-313e66fcef3a')).toBe('51fefa4e');
+    expect(shortJobId('42')).toBe('42');
   });
 
   it('sends the filters to the server, shows them in Active Filters and clears them all', async () => {
@@ -149,6 +152,33 @@ describe('MessagesPage', () => {
     expect(await screen.findByText('Database unavailable')).toBeInTheDocument();
     fireEvent.click(screen.getByRole('button', { name: 'Try Again' }));
     expect(await screen.findByRole('table', { name: 'Messages' })).toBeInTheDocument();
+  });
+
+  it('opens a row’s details and the row takes the status the details read', async () => {
+    serveMessages();
+    routeFetch({
+      'GET /api/v1/messages': () => ok(makeList(rows)),
+      'GET /api/v1/messages/1/details': () =>
+        ok({
+          message: { ...rows[0], status: 'failed' },
+          jobStatus: null,
+          summary: { total: 0, pending: 0, sent: 0, delivered: 0, failed: 0 },
+          deliveryReports: [],
+          currentPage: 1,
+          totalPages: 1,
+          totalItems: 0,
+        }),
+    });
+    renderSignedIn('company_admin', <MessagesPage />);
+    const table = await screen.findByRole('table', { name: 'Messages' });
+    const first = within(table).getAllByRole('row')[1];
+    expect(first).toHaveTextContent('Delivered');
+    fireEvent.click(within(first).getByRole('button', { name: 'View Details' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Message Details' });
+    expect(await within(dialog).findByText('Delivery Summary')).toBeInTheDocument();
+    fireEvent.click(within(dialog).getAllByRole('button', { name: 'Close' })[0]);
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    expect(within(table).getAllByRole('row')[1]).toHaveTextContent('Failed');
   });
 
   it('lets a content manager read but not send, saying why', async () => {
