@@ -1,4 +1,5 @@
 import { MESSAGE_MESSAGES, type TMessage } from '@sms/contracts/messages/message';
+import { OPEN_PARAMS } from '@sms/contracts/search/global-search';
 import { useEffect, useState } from 'react';
 import { Button } from '../../../components/button.tsx';
 import { TableEmpty, TableTryAgainError } from '../../../components/data-table-states.tsx';
@@ -6,6 +7,7 @@ import { PageHeader } from '../../../components/page-header.tsx';
 import { PaginationBar } from '../../../components/pagination-bar.tsx';
 import { Spinner } from '../../../components/spinner.tsx';
 import { useCompanyOptions } from '../../../lib/company-options.ts';
+import { useSearchParamAction } from '../../../lib/use-search-param-action.ts';
 import { useAuth } from '../../auth/components/auth-provider.tsx';
 import { useMessages } from '../api/list-messages.ts';
 import { CreateMessageModal } from '../components/create-message-modal.tsx';
@@ -41,7 +43,12 @@ export default function MessagesPage() {
   const [filters, setFilters] = useState<TMessageFilters>(NO_MESSAGE_FILTERS);
   const search = useDebouncedValue(filters.search.trim(), SEARCH_DELAY_MS);
   const [creating, setCreating] = useState(false);
-  const [viewing, setViewing] = useState<TMessage | null>(null);
+  const [viewing, setViewing] = useState<Pick<TMessage, 'id'> | null>(null);
+  // The top bar's search opens a message here: its details.
+  useSearchParamAction(OPEN_PARAMS.messageOpen, (value) => {
+    if (/^\d+$/.test(value)) setViewing({ id: Number(value) });
+    return true;
+  });
   const companies = useCompanyOptions(isSystemAdmin);
 
   // A new filter starts again at page 1: the page belongs to its filters.

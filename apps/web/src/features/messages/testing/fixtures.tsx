@@ -5,6 +5,7 @@ import type { TService } from '@sms/contracts/services/service';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { render } from '@testing-library/react';
 import type { ReactNode } from 'react';
+import { MemoryRouter } from 'react-router';
 import { type Mock, vi } from 'vitest';
 import { ToastProvider } from '../../../components/toast/toast-provider.tsx';
 import { signedIn, WithAuth } from '../../../test/auth-fixtures.tsx';
@@ -35,7 +36,9 @@ export function renderSignedIn(role: TRole, ui: ReactNode) {
   return render(
     <QueryClientProvider client={client}>
       <WithAuth value={signedIn(role)}>
-        <ToastProvider>{ui}</ToastProvider>
+        <ToastProvider>
+          <MemoryRouter>{ui}</MemoryRouter>
+        </ToastProvider>
       </WithAuth>
     </QueryClientProvider>,
   );
