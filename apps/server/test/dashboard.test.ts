@@ -239,8 +239,8 @@ describe('GET /api/v1/dashboard/stats', () => {
     const messages = recentActivity.filter((item: { type: string }) => item.type === 'message');
     expect(messages.map((item: { message: string }) => item.message)).toEqual(
       expect.arrayContaining([
-        'Message to 2 recipient(s) sent: “Flash sale today”',
-        expect.stringMatching(/^Message received from \+2547\d{8}: “NEWS”$/),
+        'Sent to 2 recipient(s): “Flash sale today”',
+        expect.stringMatching(/^Received from \+2547\d{8}: “NEWS”$/),
       ]),
     );
     const theirs = (await get(globex.staff.company_admin.token)).json().data.recentActivity;
@@ -250,7 +250,7 @@ describe('GET /api/v1/dashboard/stats', () => {
   it('masks phone numbers in the activity of roles without access to subscribers', async () => {
     const { recentActivity } = (await get(acme.staff.viewer.token)).json().data;
     const inbound = recentActivity.find((item: { message: string }) => item.message.includes('“NEWS”'));
-    expect(inbound.message).toMatch(/^Message received from \+2547•••\d{3}: “NEWS”$/);
+    expect(inbound.message).toMatch(/^Received from \+2547•••\d{3}: “NEWS”$/);
   });
 
   it('refuses a request without a token', async () => {

@@ -49,7 +49,7 @@ export function maskNumber(msisdn: string) {
 
 const text = (value: unknown) => (typeof value === 'string' && value ? value : null);
 const count = (value: unknown) => (typeof value === 'number' ? value : 0);
-const quote = (content: string) => `“${content.length > 60 ? `${content.slice(0, 57)}…` : content}”`;
+const quote = (content: string) => `“${content.length > 48 ? `${content.slice(0, 45)}…` : content}”`;
 
 function describeAudit(row: AuditRow, showNumbers: boolean): string {
   const who = row.user_name ?? 'System';
@@ -69,21 +69,31 @@ function describeAudit(row: AuditRow, showNumbers: boolean): string {
   return `${who} ${verb} ${entity}${name ? ` ${name}` : ''}`;
 }
 
+const OUTBOUND_VERBS: Record<string, string> = {
+  pending: 'Draft',
+  queued: 'Queued',
+  scheduled: 'Scheduled',
+  processing: 'Sending',
+  sent: 'Sent',
+  delivered: 'Delivered',
+  failed: 'Failed',
+};
+
 function describeMessage(row: MessageRow, showNumbers: boolean): string {
   if (row.direction === 'inbound') {
     const from = row.msisdn ? (showNumbers ? row.msisdn : maskNumber(row.msisdn)) : 'Unknown';
-    return `Message received from ${from}: ${quote(row.content)}`;
+    return `Received from ${from}: ${quote(row.content)}`;
   }
   const to =
     row.recipient_count !== null
-      ? `${row.recipient_count} recipient(s)`
+      ? `${row.recipient_count.toLocaleString('en-US')} recipient(s)`
       : row.msisdn
         ? showNumbers
           ? row.msisdn
           : maskNumber(row.msisdn)
         : 'a recipient';
   const via = row.service_name ? ` via ${row.service_name}` : '';
-  return `Message to ${to}${via} ${row.status}: ${quote(row.content)}`;
+  return `${OUTBOUND_VERBS[row.status] ?? row.status} to ${to}${via}: ${quote(row.content)}`;
 }
 
 /** The audit trail and the message events of the scope, newest first, as one list. */

@@ -85,7 +85,9 @@ function ActivityBody({ items, isLoading, isError }: TRecentActivityProps) {
               <Icon className="size-4" />
             </span>
             <span className="min-w-0 flex-1">
-              <span className="block break-words text-sm text-slate-800">{item.message}</span>
+              <span className="line-clamp-2 break-words text-sm text-slate-800" title={item.message}>
+                {item.message}
+              </span>
               <time
                 dateTime={item.time}
                 title={new Date(item.time).toLocaleString()}

@@ -29,7 +29,10 @@ type TStatCardsProps = { role: TRole; stats: TDashboardStats | undefined; isLoad
 export function StatCards({ role, stats, isLoading }: TStatCardsProps) {
   const cards = CARDS.filter((card) => !(card.key === 'totalSubscribers' && role === 'content_manager'));
   return (
-    <section aria-label="Headline figures" className="grid gap-4 sm:grid-cols-2 xl:grid-cols-4">
+    <section
+      aria-label="Headline figures"
+      className={`grid gap-4 sm:grid-cols-2 ${cards.length === 4 ? 'xl:grid-cols-4' : 'xl:grid-cols-3'}`}
+    >
       {cards.map((card) => {
         const value = stats?.[card.key];
         const trend: TTrend | null | undefined = stats?.trends[card.key];

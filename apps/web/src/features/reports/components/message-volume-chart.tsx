@@ -86,7 +86,7 @@ export function MessageVolumeChart({ points, bucket }: TMessageVolumeChartProps)
         </ul>
       </div>
 
-      <div className="relative mt-4">
+      <div className="relative mx-auto mt-4 max-w-[720px]">
         <div
           // A slider over the points: pointer or arrow keys move the read-out, which the value text repeats.
           role="slider"
@@ -115,7 +115,7 @@ export function MessageVolumeChart({ points, bucket }: TMessageVolumeChartProps)
             className="h-auto w-full touch-none select-none"
             aria-hidden="true"
           >
-            <g className="text-[10px]" fill="#64748b">
+            <g fontSize={8} fill="#64748b">
               {yTicks.map((tick) => (
                 <g key={tick}>
                   <line
