@@ -15,9 +15,12 @@ import { reportsRoutes } from './modules/reports/reports.routes.ts';
 import { searchRoutes } from './modules/search/search.routes.ts';
 import { servicesRoutes } from './modules/services/services.routes.ts';
 import { subscribersRoutes } from './modules/subscribers/subscribers.routes.ts';
+import { installRouteAccess } from './plugins/guards.ts';
 
 /** Every API module, mounted under /api/v1. */
 export async function registerRoutes(api: App, deps: AppDeps) {
+  // First: every route below declares who may call it, and this enforces and records it.
+  installRouteAccess(api);
   healthRoutes(api, deps);
   authRoutes(api, deps);
   companiesRoutes(api, deps);

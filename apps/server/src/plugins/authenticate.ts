@@ -1,5 +1,5 @@
 import { AUTH_MESSAGES } from '@sms/contracts/auth/login';
-import { effectiveRole, isRoleAllowed, type TRole } from '@sms/contracts/auth/roles';
+import { effectiveRole } from '@sms/contracts/auth/roles';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../app-deps.ts';
 import { inTenantTransaction, platformScope } from '../db/tenant-scope.ts';
@@ -52,15 +52,6 @@ export function authenticate(deps: AppDeps) {
     const token = bearerTokenOf(request);
     if (!token) throw new AppError('unauthorized', AUTH_MESSAGES.missingToken);
     request.actor = await resolveActor(deps, token);
-  };
-}
-
-/** preHandler after authenticate: 403 unless the actor has one of the roles (one role or a list). */
-export function requireRoles(allowed: TRole | readonly TRole[]) {
-  return async (request: FastifyRequest) => {
-    if (!request.actor || !isRoleAllowed(request.actor.role, allowed)) {
-      throw new AppError('forbidden', AUTH_MESSAGES.forbidden);
-    }
   };
 }
 

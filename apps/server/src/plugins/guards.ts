@@ -1,10 +1,133 @@
-import type { TRole } from '@sms/contracts/auth/roles';
+import { AUTH_MESSAGES } from '@sms/contracts/auth/login';
+import { ALL_ROLES, isRoleAllowed, type TRole } from '@sms/contracts/auth/roles';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { AppDeps } from '../app-deps.ts';
-import { authenticate, requireRoles } from './authenticate.ts';
+import { inActorTransaction } from '../db/actor-transaction.ts';
+import { AppError, notFound } from '../errors.ts';
+import { authenticate, contextOf } from './authenticate.ts';
 
-/** The preHandler list of a protected route: a valid token, then (optionally) one of the roles. */
-export function guard(deps: AppDeps, roles?: TRole | readonly TRole[]) {
-  const checks = [authenticate(deps)];
-  if (roles) checks.push(requireRoles(roles));
-  return checks;
+/** Tenant-owned tables a route's `:id` can name, and what a missing one is called in its 404. */
+const ID_TABLES = { services: 'Service', companies: 'Company', users: 'User', messages: 'Message' } as const;
+export type IdTable = keyof typeof ID_TABLES;
+
+/**
+ * Who may call a route, declared where the route is defined and enforced from that same
+ * declaration (so the two cannot drift), and listed for the generated access test.
+ * - public: no sign-in (sign-in itself, health, provider callbacks whose URL token is the proof).
+ * - signed-in: a valid access token and one of `roles` (403 otherwise, with the spec's own words
+ *   for a role in `refusals`); with `idOf`, the `:id` must name a row of that table the actor's
+ *   scope can see (row-level security decides), else 404, so another company's id reads as missing.
+ */
+export type RouteAccess =
+  | { kind: 'public'; reason: string }
+  | {
+      kind: 'signed-in';
+      roles: readonly TRole[];
+      refusals: Partial<Record<TRole, string>>;
+      idOf: IdTable | null;
+    };
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: RouteAccess;
+  }
+}
+
+const ACCESS = Symbol('route access');
+type Check = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+export type Guard = Check[] & { [ACCESS]: RouteAccess };
+
+/**
+ * The checks of a protected route, carrying their own declaration: `preHandler: guard(deps, roles)`
+ * (or onRequest). Whichever hook a route names, the checks run first thing on the request, before
+ * its body is read or validated: 401, 403 and 404 come before 400 (see installRouteAccess).
+ */
+export function guard(
+  deps: AppDeps,
+  roles: TRole | readonly TRole[] = ALL_ROLES,
+  options: { idOf?: IdTable; refusals?: Partial<Record<TRole, string>> } = {},
+): Guard {
+  const access: RouteAccess = {
+    kind: 'signed-in',
+    roles: typeof roles === 'string' ? [roles] : roles,
+    refusals: options.refusals ?? {},
+    idOf: options.idOf ?? null,
+  };
+  const checks: Check[] = [authenticate(deps), requireRoles(access.roles, access.refusals)];
+  if (access.idOf) checks.push(requireVisibleId(deps, access.idOf));
+  return Object.assign(checks, { [ACCESS]: access });
+}
+
+/** The `config` of a route anyone may call; the reason says why it needs no sign-in. */
+export function publicRoute(reason: string): { access: RouteAccess } {
+  return { access: { kind: 'public', reason } };
+}
+
+/** preHandler after authenticate: 403 unless the actor has one of the roles. */
+export function requireRoles(
+  allowed: TRole | readonly TRole[],
+  refusals: Partial<Record<TRole, string>> = {},
+) {
+  return async (request: FastifyRequest) => {
+    const role = request.actor?.role;
+    if (!role || !isRoleAllowed(role, allowed))
+      throw new AppError('forbidden', (role && refusals[role]) || AUTH_MESSAGES.forbidden);
+  };
+}
+
+/** 404 unless `:id` names a row the actor's scope sees: one lookup bound like the request's own work. */
+function requireVisibleId(deps: AppDeps, table: IdTable): Check {
+  return async (request) => {
+    const raw = (request.params as { id?: unknown } | undefined)?.id;
+    // Not a well-formed id: the route's params schema answers it with a 400.
+    if (typeof raw !== 'string' || !/^[1-9]\d{0,14}$/.test(raw)) return;
+    const row = await inActorTransaction(deps.db, contextOf(request), (trx) =>
+      trx
+        .selectFrom(table as 'services')
+        .select('id')
+        .where('id', '=', Number(raw))
+        .executeTakeFirst(),
+    );
+    if (!row) throw notFound(ID_TABLES[table]);
+  };
+}
+
+export type ApiRoute = { method: string; url: string; access: RouteAccess | undefined };
+
+// Keyed by the HTTP server, which the app and its route plugins share.
+const routeTables = new WeakMap<object, ApiRoute[]>();
+
+/** Every API route with its declared access (undefined: declared nowhere), in registration order. */
+export function apiRoutesOf(app: FastifyInstance): ApiRoute[] {
+  return routeTables.get(app.server) ?? [];
+}
+
+const isGuard = (value: unknown): value is Guard =>
+  Array.isArray(value) && (value as Partial<Guard>)[ACCESS] !== undefined;
+
+/**
+ * Applies every route's declared access and records it. Call once, before the routes register:
+ * a route's guard moves to the front of its onRequest hooks, so a request that may not reach the
+ * route is refused before its body is parsed or validated.
+ */
+export function installRouteAccess(api: FastifyInstance) {
+  const table: ApiRoute[] = [];
+  routeTables.set(api.server, table);
+  api.addHook('onRoute', (route: RouteOptions) => {
+    let access = route.config?.access;
+    for (const hook of ['preHandler', 'onRequest'] as const) {
+      const value = route[hook];
+      if (!isGuard(value)) continue;
+      access = value[ACCESS];
+      route[hook] = hook === 'onRequest' ? value : undefined;
+      if (hook === 'preHandler') route.onRequest = [...value, ...toList(route.onRequest)];
+    }
+    route.config = { ...route.config, access };
+    for (const method of toList(route.method)) table.push({ method: String(method), url: route.url, access });
+  });
+}
+
+function toList<T>(value: T | T[] | undefined): T[] {
+  if (value === undefined) return [];
+  return Array.isArray(value) ? value : [value];
 }

@@ -21,6 +21,7 @@ const tags = ['admin'];
 /** Company administration: platform staff (system_admin) only. */
 export function companiesRoutes(app: App, deps: AppDeps) {
   const preHandler = guard(deps, 'system_admin');
+  const oneCompany = guard(deps, 'system_admin', { idOf: 'companies' });
 
   app.get(
     '/admin/companies',
@@ -60,7 +61,7 @@ export function companiesRoutes(app: App, deps: AppDeps) {
   app.put(
     '/admin/companies/:id',
     {
-      preHandler,
+      preHandler: oneCompany,
       schema: {
         tags,
         description:
@@ -80,7 +81,7 @@ export function companiesRoutes(app: App, deps: AppDeps) {
     app.put(
       `/admin/companies/:id/${change}`,
       {
-        preHandler,
+        preHandler: oneCompany,
         schema: {
           tags,
           description:
@@ -101,7 +102,7 @@ export function companiesRoutes(app: App, deps: AppDeps) {
   app.delete(
     '/admin/companies/:id',
     {
-      preHandler,
+      preHandler: oneCompany,
       schema: {
         tags,
         description:

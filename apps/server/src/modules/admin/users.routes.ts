@@ -14,6 +14,7 @@ const tags = ['admin'];
 /** User administration across all companies: platform staff (system_admin) only. */
 export function usersRoutes(app: App, deps: AppDeps) {
   const preHandler = guard(deps, 'system_admin');
+  const oneUser = guard(deps, 'system_admin', { idOf: 'users' });
 
   app.get(
     '/admin/users',
@@ -53,7 +54,7 @@ export function usersRoutes(app: App, deps: AppDeps) {
   app.put(
     '/admin/users/:id',
     {
-      preHandler,
+      preHandler: oneUser,
       schema: {
         tags,
         description:
@@ -72,7 +73,7 @@ export function usersRoutes(app: App, deps: AppDeps) {
   app.delete(
     '/admin/users/:id',
     {
-      preHandler,
+      preHandler: oneUser,
       schema: {
         tags,
         description: 'Deletes a user (not yourself, not the last active system admin).',

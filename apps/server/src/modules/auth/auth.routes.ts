@@ -7,7 +7,7 @@ import type { AppDeps } from '../../app-deps.ts';
 import { inActorTransaction } from '../../db/actor-transaction.ts';
 import { notFound } from '../../errors.ts';
 import { bearerTokenOf, contextOf, resolveActor } from '../../plugins/authenticate.ts';
-import { guard } from '../../plugins/guards.ts';
+import { guard, publicRoute } from '../../plugins/guards.ts';
 import { auditSourceOf } from '../audit/record-audit.ts';
 import { sessionOfAccessToken } from './access-token.ts';
 import { findUserById } from './auth.repository.ts';
@@ -22,7 +22,10 @@ export function authRoutes(app: App, deps: AppDeps) {
 
   app.post(
     '/auth/login',
-    { schema: { tags: ['auth'], security: [], body: ZLoginRequest, response: { 200: ZLoginResponse } } },
+    {
+      config: publicRoute('signing in is how a token is obtained'),
+      schema: { tags: ['auth'], security: [], body: ZLoginRequest, response: { 200: ZLoginResponse } },
+    },
     async (request) => {
       const data = await login(deps, request.body.email, request.body.password, clientOf(request));
       return { success: true as const, data };
@@ -31,7 +34,10 @@ export function authRoutes(app: App, deps: AppDeps) {
 
   app.post(
     '/auth/refresh',
-    { schema: { tags: ['auth'], security: [], body: ZRefreshRequest, response: { 200: ZRefreshResponse } } },
+    {
+      config: publicRoute('the refresh token in the body is the proof'),
+      schema: { tags: ['auth'], security: [], body: ZRefreshRequest, response: { 200: ZRefreshResponse } },
+    },
     async (request) => ({
       success: true as const,
       data: await refresh(deps, request.body.refreshToken, clientOf(request)),
@@ -43,7 +49,10 @@ export function authRoutes(app: App, deps: AppDeps) {
   // in the body ends its sign-in too.
   app.post(
     '/auth/logout',
-    { schema: { tags: ['auth'], body: ZLogoutRequest, response: { 200: ZLogoutResponse } } },
+    {
+      config: publicRoute('ends the sign-in its token names, even an expired one'),
+      schema: { tags: ['auth'], body: ZLogoutRequest, response: { 200: ZLogoutResponse } },
+    },
     async (request) => {
       const token = bearerTokenOf(request);
       const actor = token ? await resolveActor(deps, token).catch(() => undefined) : undefined;

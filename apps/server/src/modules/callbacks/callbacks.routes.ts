@@ -7,7 +7,7 @@ import { ZIdParam } from '@sms/contracts/common/envelope';
 import type { App } from '../../app.ts';
 import type { AppDeps } from '../../app-deps.ts';
 import { contextOf } from '../../plugins/authenticate.ts';
-import { guard } from '../../plugins/guards.ts';
+import { guard, publicRoute } from '../../plugins/guards.ts';
 import {
   getCallbackUrls,
   ownCompanyId,
@@ -24,7 +24,7 @@ const tags = ['callbacks'];
  */
 export function callbacksRoutes(app: App, deps: AppDeps) {
   const ownCompany = guard(deps, 'company_admin');
-  const byId = guard(deps, ['system_admin', 'company_admin']);
+  const byId = guard(deps, ['system_admin', 'company_admin'], { idOf: 'companies' });
 
   app.get(
     '/callbacks/my-company',
@@ -95,6 +95,9 @@ export function callbacksRoutes(app: App, deps: AppDeps) {
   app.get(
     '/callbacks/validate/:type/:companyId/:token',
     {
+      config: publicRoute(
+        'a provider set-up checks a URL whose token is the proof; it reveals only valid or not',
+      ),
       schema: {
         tags,
         security: [],

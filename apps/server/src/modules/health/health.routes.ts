@@ -4,11 +4,13 @@ import { z } from 'zod';
 import type { App } from '../../app.ts';
 import type { AppDeps } from '../../app-deps.ts';
 import { AppError } from '../../errors.ts';
+import { publicRoute } from '../../plugins/guards.ts';
 
 export function healthRoutes(app: App, deps: AppDeps) {
   app.get(
     '/health',
     {
+      config: publicRoute('liveness probe: says only whether the API and database answer'),
       schema: {
         tags: ['health'],
         security: [],

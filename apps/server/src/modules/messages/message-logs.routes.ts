@@ -20,6 +20,7 @@ const tags = ['messages'];
 /** The Message Logs' reads (spec section 7); viewers are refused (section 6). */
 export function messageLogsRoutes(app: App, deps: AppDeps) {
   const readers = guard(deps, ROUTE_ROLES.messages);
+  const oneMessage = guard(deps, ROUTE_ROLES.messages, { idOf: 'messages' });
 
   app.get(
     '/messages',
@@ -45,7 +46,7 @@ export function messageLogsRoutes(app: App, deps: AppDeps) {
   app.get(
     '/messages/:id/details',
     {
-      preHandler: readers,
+      preHandler: oneMessage,
       schema: {
         tags,
         description:
@@ -64,7 +65,7 @@ export function messageLogsRoutes(app: App, deps: AppDeps) {
   app.get(
     '/messages/:id/delivery-reports',
     {
-      preHandler: readers,
+      preHandler: oneMessage,
       schema: {
         tags,
         description: 'A page of a message’s recipients with their delivery status, optionally of one status.',
@@ -82,7 +83,7 @@ export function messageLogsRoutes(app: App, deps: AppDeps) {
   app.get(
     '/messages/:id/job-status',
     {
-      preHandler: readers,
+      preHandler: oneMessage,
       schema: {
         tags,
         description:

@@ -8,6 +8,7 @@ import {
   ZRecipientPreviewResponse,
   ZUpdateMessageRequest,
 } from '@sms/contracts/messages/manage-message';
+import { MESSAGE_MESSAGES } from '@sms/contracts/messages/message';
 import { ZSendBulkMessageRequest, ZSendBulkMessageResponse } from '@sms/contracts/messages/send-bulk-message';
 import type { App } from '../../app.ts';
 import type { AppDeps } from '../../app-deps.ts';
@@ -28,9 +29,18 @@ const IDEMPOTENCY =
   ' With an Idempotency-Key header (1-255 visible characters), a retry gets the first answer (status and body) ' +
   'and creates nothing; the same key with another request is a 409.';
 
-/** Sending, drafts, edits and cancels (spec section 7). Viewers are refused by the guard, content managers by the service. */
+/** Who may send, edit and delete messages: content managers view messaging only (spec section 1 and 6). */
+const MESSAGE_SENDERS = ['system_admin', 'company_admin'] as const;
+
+/**
+ * Sending, drafts, edits and cancels (spec section 7). The guard refuses viewers, and content
+ * managers with the spec's own words, before the body is read; the service refuses them too.
+ */
 export function sendMessageRoutes(app: App, deps: AppDeps) {
-  const senders = guard(deps, ROUTE_ROLES.messages);
+  const refusals = { content_manager: MESSAGE_MESSAGES.contentManagerSend };
+  const senders = guard(deps, MESSAGE_SENDERS, { refusals });
+  const oneMessage = guard(deps, MESSAGE_SENDERS, { idOf: 'messages', refusals });
+  const previewers = guard(deps, ROUTE_ROLES.messages);
 
   app.post(
     '/messages/bulk/send',
@@ -81,7 +91,7 @@ export function sendMessageRoutes(app: App, deps: AppDeps) {
   app.put(
     '/messages/:id',
     {
-      preHandler: senders,
+      preHandler: oneMessage,
       schema: {
         tags,
         description:
@@ -101,7 +111,7 @@ export function sendMessageRoutes(app: App, deps: AppDeps) {
   app.post(
     '/messages/:id/send',
     {
-      preHandler: senders,
+      preHandler: oneMessage,
       schema: {
         tags,
         description:
@@ -126,7 +136,7 @@ export function sendMessageRoutes(app: App, deps: AppDeps) {
   app.delete(
     '/messages/:id',
     {
-      preHandler: senders,
+      preHandler: oneMessage,
       schema: {
         tags,
         description:
@@ -145,7 +155,7 @@ export function sendMessageRoutes(app: App, deps: AppDeps) {
   app.get(
     '/messages/subscribers',
     {
-      preHandler: senders,
+      preHandler: previewers,
       schema: {
         tags,
         description:

@@ -4,6 +4,7 @@ import type { App } from '../../app.ts';
 import type { AppDeps } from '../../app-deps.ts';
 import { badRequest } from '../../errors.ts';
 import { parseAfricasTalkingDeliveryReport } from '../../messaging/providers/africastalking-dlr.ts';
+import { publicRoute } from '../../plugins/guards.ts';
 import { inCallbackTransaction } from './callback-transaction.ts';
 
 const ZCallbackParams = z.object({ companyId: z.string().max(20), token: z.string().max(300) });
@@ -26,6 +27,7 @@ export function dlrCallbackRoutes(app: App, deps: AppDeps) {
   app.post(
     '/callbacks/dlr/:companyId/:token',
     {
+      config: publicRoute("provider callback: the company's secret token in the URL is the proof"),
       schema: {
         tags: ['provider callbacks'],
         security: [],

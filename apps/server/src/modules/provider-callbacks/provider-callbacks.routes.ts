@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { App } from '../../app.ts';
 import type { AppDeps } from '../../app-deps.ts';
 import { describeCallbackForLog } from '../../lib/log-redaction.ts';
+import { publicRoute } from '../../plugins/guards.ts';
 import { inCallbackTransaction } from './callback-transaction.ts';
 import { handleSubscriptionCallback } from './subscription-callback.service.ts';
 
@@ -25,6 +26,7 @@ export function providerCallbacksRoutes(app: App, deps: AppDeps) {
   app.post(
     '/callbacks/subscription/:companyId/:token',
     {
+      config: publicRoute("provider callback: the company's secret token in the URL is the proof"),
       schema: {
         tags: ['provider callbacks'],
         security: [],

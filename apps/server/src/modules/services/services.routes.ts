@@ -8,6 +8,7 @@ import {
   ZListAdminServicesResponse,
 } from '@sms/contracts/services/list-admin-services';
 import { ZListServicesQuery, ZListServicesResponse } from '@sms/contracts/services/list-services';
+import { SERVICE_MESSAGES } from '@sms/contracts/services/service';
 import { ZUpdateServiceRequest, ZUpdateServiceResponse } from '@sms/contracts/services/update-service';
 import type { App } from '../../app.ts';
 import type { AppDeps } from '../../app-deps.ts';
@@ -16,9 +17,11 @@ import { guard } from '../../plugins/guards.ts';
 import { createService, deleteService, getService, listServices, updateService } from './services.service.ts';
 
 const tags = ['services'];
+/** Who may create, edit and delete services (spec section 6: content managers view only). */
+const SERVICE_EDITORS = ['system_admin', 'company_admin'] as const;
 
 export function servicesRoutes(app: App, deps: AppDeps) {
-  // Viewers are refused here; content managers pass and get the spec's own refusal on writes.
+  // Viewers are refused; content managers read, and get the spec's own words when they try to write.
   const readers = guard(deps, ROUTE_ROLES.services);
 
   app.get(
@@ -59,7 +62,7 @@ export function servicesRoutes(app: App, deps: AppDeps) {
   app.get(
     '/services/:id',
     {
-      preHandler: readers,
+      preHandler: guard(deps, ROUTE_ROLES.services, { idOf: 'services' }),
       schema: { tags, params: ZIdParam, response: { 200: ZGetServiceResponse } },
     },
     async (request) => ({
@@ -71,7 +74,9 @@ export function servicesRoutes(app: App, deps: AppDeps) {
   app.post(
     '/services',
     {
-      preHandler: readers,
+      preHandler: guard(deps, SERVICE_EDITORS, {
+        refusals: { content_manager: SERVICE_MESSAGES.contentManagerEdit },
+      }),
       schema: {
         tags,
         description:
@@ -90,7 +95,10 @@ export function servicesRoutes(app: App, deps: AppDeps) {
   app.put(
     '/services/:id',
     {
-      preHandler: readers,
+      preHandler: guard(deps, SERVICE_EDITORS, {
+        idOf: 'services',
+        refusals: { content_manager: SERVICE_MESSAGES.contentManagerEdit },
+      }),
       schema: {
         tags,
         description:
@@ -109,7 +117,10 @@ export function servicesRoutes(app: App, deps: AppDeps) {
   app.delete(
     '/services/:id',
     {
-      preHandler: readers,
+      preHandler: guard(deps, SERVICE_EDITORS, {
+        idOf: 'services',
+        refusals: { content_manager: SERVICE_MESSAGES.contentManagerDelete },
+      }),
       schema: {
         tags,
         description:

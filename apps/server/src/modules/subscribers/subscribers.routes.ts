@@ -52,6 +52,7 @@ async function readImportedCsv(request: FastifyRequest): Promise<ImportSource> {
 
 export function subscribersRoutes(app: App, deps: AppDeps) {
   const managers = guard(deps, ROUTE_ROLES.subscribers);
+  const ofService = guard(deps, ROUTE_ROLES.subscribers, { idOf: 'services' });
   if (!app.hasContentTypeParser('text/csv')) {
     // The body stays a stream (read by the import as it arrives); a declared size over the cap is refused unread.
     app.addContentTypeParser('text/csv', (request, payload, done) => {
@@ -107,7 +108,7 @@ export function subscribersRoutes(app: App, deps: AppDeps) {
   app.get(
     '/services/:id/subscribers',
     {
-      preHandler: managers,
+      preHandler: ofService,
       schema: {
         tags,
         description: "A service's subscribers (active subscriptions by default), newest first.",
@@ -125,7 +126,7 @@ export function subscribersRoutes(app: App, deps: AppDeps) {
   app.post(
     '/services/:id/subscribe',
     {
-      preHandler: managers,
+      preHandler: ofService,
       schema: {
         tags,
         description:
@@ -144,7 +145,7 @@ export function subscribersRoutes(app: App, deps: AppDeps) {
   app.delete(
     '/services/:id/unsubscribe',
     {
-      preHandler: managers,
+      preHandler: ofService,
       schema: {
         tags,
         description:
@@ -163,7 +164,7 @@ export function subscribersRoutes(app: App, deps: AppDeps) {
   app.post(
     '/services/:id/subscribers/import',
     {
-      preHandler: managers,
+      preHandler: ofService,
       bodyLimit: IMPORT_MAX_BYTES,
       schema: {
         tags,
