@@ -166,7 +166,8 @@ describe('NUL characters', () => {
 describe('bodies', () => {
   it('answers a missing or empty body where one is required with a clear 400', async () => {
     const token = tenant.staff.company_admin.token;
-    for (const headers of [{}, { 'content-type': 'application/json' }]) {
+    const headerSets: Record<string, string>[] = [{}, { 'content-type': 'application/json' }];
+    for (const headers of headerSets) {
       const answer = await api('POST', '/services', { token, headers });
       expect(answer.statusCode).toBe(400);
       expect(answer.json()).toEqual({
