@@ -146,4 +146,31 @@ describe('provider callback URLs name one company and one kind of callback', () 
     expect(await validate('subscription', b.company.id, tokensOfA.subscription)).toBe(false);
     expect(await validate('dlr', b.company.id, tokensOfA.dlr)).toBe(false);
   });
+
+  it('the delivery-report callback refuses a subscription token, and another company’s dlr token', async () => {
+    const tokensOfA = await regenerateCallbackTokens(ctx.ownerDb, a.company.id, key);
+    await regenerateCallbackTokens(ctx.ownerDb, b.company.id, key);
+    const report = new URLSearchParams({
+      id: 'ATXid_wall',
+      status: 'Success',
+      phoneNumber: kenyanNumber(82, 4),
+    });
+    const postReport = (companyId: number, token: string) =>
+      ctx.app.inject({
+        method: 'POST',
+        url: `/api/v1/callbacks/dlr/${companyId}/${token}`,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: report.toString(),
+      });
+    for (const [companyId, token] of [
+      [a.company.id, tokensOfA.subscription],
+      [b.company.id, tokensOfA.dlr],
+    ] as const) {
+      const response = await postReport(companyId, token);
+      expect(response.statusCode).toBe(404);
+      expect(response.json()).toEqual(notFoundBody);
+    }
+    // The right token is accepted (an unknown provider id changes nothing).
+    expect((await postReport(a.company.id, tokensOfA.dlr)).statusCode).toBe(200);
+  });
 });
