@@ -1,5 +1,36 @@
-import { expect, test } from '@playwright/test';
+import { expect, type Page, test } from '@playwright/test';
 import { DEMO_USERS, signIn } from './sign-in.ts';
+
+const SCREENS = 'test-results/screens';
+
+/** Calls the API as the signed-in page (its stored token). */
+async function apiAs<T>(page: Page, path: string): Promise<T> {
+  const token = await page.evaluate(() => localStorage.getItem('accessToken'));
+  const response = await page.request.get(`/api/v1${path}`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  expect(response.ok(), `${path}: ${response.status()}`).toBe(true);
+  return (await response.json()).data as T;
+}
+
+type TStats = {
+  totalServices: number;
+  activeServices: number;
+  totalSubscribers: number | null;
+  totalMessages: number;
+  usageStats: {
+    messagesUsed: number;
+    messagesLimit: number;
+    servicesUsed: number;
+    servicesLimit: number;
+  } | null;
+  trends: Record<string, { change: number | null; changeType: string } | null>;
+};
+
+const card = (page: Page, name: string) =>
+  page.getByRole('region', { name: 'Headline figures' }).getByRole('article', { name });
+const trendText = (trend: { change: number | null; changeType: string }) =>
+  `${trend.changeType === 'positive' ? '▲' : '▼'}`;
 
 test('a company admin opens the callback URLs from the dashboard', async ({ page }) => {
   await signIn(page, DEMO_USERS.companyAdmin);
@@ -21,4 +52,146 @@ test('quick actions offer only the pages the role may open', async ({ page }) =>
   await expect(actions.getByRole('button', { name: 'Manage Webhooks' })).toHaveCount(0);
   await actions.getByRole('link', { name: 'Manage Services' }).click();
   await expect(page).toHaveURL(/\/services$/);
+});
+
+test.describe('dashboard per role, on the demo data', () => {
+  test("company admin: the company's real figures, computed trends, gauges, billing and activity", async ({
+    page,
+  }) => {
+    await signIn(page, DEMO_USERS.companyAdmin);
+    await expect(page.getByText("Here's an overview of messaging at Acme Mobile.")).toBeVisible();
+    const stats = await apiAs<TStats>(page, '/dashboard/stats');
+    // The figures agree with the lists they summarise.
+    const services = await apiAs<{ services: { status: string }[] }>(page, '/services');
+    expect(stats.totalServices).toBe(services.services.length);
+    expect(stats.activeServices).toBe(services.services.filter((s) => s.status === 'active').length);
+    const active = await apiAs<{ totalItems: number }>(page, '/subscriptions/subscribers?status=active');
+    expect(stats.totalSubscribers).toBe(active.totalItems);
+    expect(stats.totalMessages).toBeGreaterThan(10_000);
+
+    for (const [name, key] of [
+      ['Total Services', 'totalServices'],
+      ['Active Services', 'activeServices'],
+      ['Total Subscribers', 'totalSubscribers'],
+      ['Messages Sent', 'totalMessages'],
+    ] as const) {
+      await expect(card(page, name).getByTestId('stat-value')).toHaveText(
+        (stats[key] as number).toLocaleString('en-US'),
+      );
+      const trend = stats.trends[key]!;
+      await expect(card(page, name).getByTestId('trend')).toContainText(trendText(trend));
+    }
+    await expect(page.getByText('View Only - No Edit Access')).toHaveCount(0);
+
+    const usage = page.getByRole('region', { name: 'Usage & Limits' });
+    await expect(usage.getByTestId('gauge-messages')).toContainText(
+      `${stats.usageStats!.messagesUsed.toLocaleString('en-US')} / ${stats.usageStats!.messagesLimit.toLocaleString('en-US')}`,
+    );
+    await expect(usage.getByTestId('gauge-subscribers')).toBeVisible();
+    await expect(usage.getByTestId('gauge-services')).toContainText(`${stats.totalServices} / 20`);
+    await expect(usage.getByText('Read-Only View')).toHaveCount(0);
+
+    const billing = page.getByRole('region', { name: 'Billing Status' });
+    await expect(billing.getByText('Active', { exact: true })).toBeVisible();
+    // Acme's package ends in 20 days: orange.
+    await expect(billing.getByTestId('package-expiry')).toHaveAttribute('data-tone', 'warning');
+    const activity = page.getByRole('region', { name: 'Recent Activity' });
+    await expect(activity.getByRole('listitem').first()).toBeVisible();
+    await expect(activity.getByRole('listitem')).toHaveCount(10);
+    await expect(page.getByRole('button', { name: 'Manage Webhooks' })).toBeVisible();
+    await expect(page.getByRole('region', { name: 'Platform Overview' })).toHaveCount(0);
+    await page.screenshot({ path: `${SCREENS}/dashboard-company-admin.png`, fullPage: true });
+  });
+
+  test('content manager: three view-only cards, no subscriber card or gauge', async ({ page }) => {
+    await signIn(page, DEMO_USERS.contentManager);
+    await expect(card(page, 'Total Services').getByTestId('stat-value')).toHaveText(/^\d+$/);
+    await expect(page.getByRole('region', { name: 'Headline figures' }).getByRole('article')).toHaveCount(3);
+    await expect(card(page, 'Total Subscribers')).toHaveCount(0);
+    await expect(page.getByText('View Only - No Edit Access')).toHaveCount(3);
+    const usage = page.getByRole('region', { name: 'Usage & Limits' });
+    await expect(usage.getByTestId('gauge-messages')).toBeVisible();
+    await expect(usage.getByTestId('gauge-subscribers')).toHaveCount(0);
+    await page.screenshot({ path: `${SCREENS}/dashboard-content-manager.png`, fullPage: true });
+  });
+
+  test('viewer: company badge with Read-Only Access and the Read-Only View tag', async ({ page }) => {
+    await signIn(page, DEMO_USERS.viewer);
+    await expect(page.getByTestId('read-only-badge')).toHaveText(/Acme Mobile\s*\|\s*Read-Only Access/);
+    await expect(
+      page.getByRole('region', { name: 'Usage & Limits' }).getByText('Read-Only View'),
+    ).toBeVisible();
+    await expect(card(page, 'Total Subscribers').getByTestId('stat-value')).toHaveText(/^[\d,]+$/);
+    await expect(page.getByRole('button', { name: 'Manage Webhooks' })).toHaveCount(0);
+    await page.screenshot({ path: `${SCREENS}/dashboard-viewer.png`, fullPage: true });
+  });
+
+  test('system admin: platform totals and the Platform Overview with revenue in thousands', async ({
+    page,
+  }) => {
+    await signIn(page, DEMO_USERS.systemAdmin);
+    const platform = page.getByRole('region', { name: 'Platform Overview' });
+    // Five demo companies: three active (premium, enterprise, basic), one pending, one suspended.
+    await expect(platform.getByText('Total Companies').locator('..')).toContainText('5');
+    await expect(platform.getByText('Active Companies').locator('..')).toContainText('3');
+    await expect(platform.getByText('Pending Approvals').locator('..')).toContainText('1');
+    await expect(platform.getByText('Total Revenue').locator('..')).toContainText('KES 159K');
+    await expect(page.getByRole('region', { name: 'Usage & Limits' })).toHaveCount(0);
+    await expect(page.getByRole('region', { name: 'Billing Status' })).toHaveCount(0);
+    const stats = await apiAs<TStats>(page, '/dashboard/stats');
+    await expect(card(page, 'Total Services').getByTestId('stat-value')).toHaveText(
+      String(stats.totalServices),
+    );
+    expect(stats.totalServices).toBe(11);
+    await expect(page.getByRole('link', { name: 'Admin Panel' }).first()).toBeVisible();
+    await page.screenshot({ path: `${SCREENS}/dashboard-system-admin.png`, fullPage: true });
+  });
+
+  test("Globex's admin sees Globex's figures, and a package ending in 5 days in red", async ({ page }) => {
+    await signIn(page, 'owner@globex.example.com');
+    await expect(page.getByText("Here's an overview of messaging at Globex Telecom.")).toBeVisible();
+    await expect(card(page, 'Total Services').getByTestId('stat-value')).toHaveText('3');
+    await expect(
+      page.getByRole('region', { name: 'Billing Status' }).getByTestId('package-expiry'),
+    ).toHaveAttribute('data-tone', 'danger');
+  });
+});
+
+test.describe('dashboard loading and failure', () => {
+  test('shows 4 skeleton rows while the figures load', async ({ page }) => {
+    await signIn(page, DEMO_USERS.companyAdmin);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route('**/api/v1/dashboard/stats', async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.reload();
+    await expect(page.getByTestId('activity-skeleton')).toHaveCount(4);
+    // Before the data: the spec's default limits.
+    await expect(page.getByTestId('gauge-services')).toContainText('0 / 20');
+    release();
+    await expect(page.getByTestId('activity-skeleton')).toHaveCount(0);
+  });
+
+  test("a failed load toasts 'Failed to load dashboard data' and says so in Recent Activity", async ({
+    page,
+  }) => {
+    await signIn(page, DEMO_USERS.companyAdmin);
+    await page.route('**/api/v1/dashboard/stats', (route) =>
+      route.fulfill({
+        status: 500,
+        contentType: 'application/json',
+        body: JSON.stringify({ success: false, message: 'Internal error', error: 'internal' }),
+      }),
+    );
+    await page.reload();
+    await expect(page.getByText('Failed to load dashboard data')).toBeVisible({ timeout: 15_000 });
+    const activity = page.getByRole('region', { name: 'Recent Activity' });
+    await expect(activity.getByRole('listitem')).toHaveCount(1);
+    await expect(activity.getByText('Unable to load recent activity')).toBeVisible();
+    await page.screenshot({ path: `${SCREENS}/dashboard-failed.png`, fullPage: true });
+  });
 });

@@ -25,12 +25,8 @@ export function PlatformOverview({ stats }: { stats: TPlatformStats }) {
         {items.map((item) => (
           <div key={item.label} className="rounded-lg bg-slate-50 p-3">
             <dt className="text-xs font-medium text-slate-600">{item.label}</dt>
-            <dd className="mt-1 text-lg font-semibold text-slate-900">
-              {item.value}
-              {item.hint ? (
-                <span className="ml-1 text-xs font-normal text-slate-500">{item.hint}</span>
-              ) : null}
-            </dd>
+            <dd className="mt-1 whitespace-nowrap text-lg font-semibold text-slate-900">{item.value}</dd>
+            {item.hint ? <dd className="text-xs text-slate-500">{item.hint}</dd> : null}
           </div>
         ))}
       </dl>

@@ -103,6 +103,16 @@ describe('GlobalSearch', () => {
     expect(router.state.location.pathname + router.state.location.search).toBe('/services?edit=4');
   });
 
+  it('opens the first result when Enter came before the results', async () => {
+    const { router, input } = renderAs('company_admin');
+    fireEvent.focus(input);
+    fireEvent.change(input, { target: { value: 'acm' } });
+    fireEvent.keyDown(input, { key: 'Enter' });
+    await waitFor(() =>
+      expect(router.state.location.pathname + router.state.location.search).toBe('/services?edit=4'),
+    );
+  });
+
   it('closes on Escape and clears on a second Escape', async () => {
     const { input } = renderAs('company_admin');
     fireEvent.focus(input);

@@ -9,7 +9,7 @@ import {
   type TGlobalSearchData,
   type TSearchKind,
 } from '@sms/contracts/search/global-search';
-import { type KeyboardEvent, useId, useMemo, useRef, useState } from 'react';
+import { type KeyboardEvent, useEffect, useId, useMemo, useRef, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { SearchIcon } from '../../../components/icons.tsx';
 import { useGlobalSearch } from '../api/global-search.ts';
@@ -68,10 +68,14 @@ export function GlobalSearch({ role }: { role: TRole }) {
   const searchable = kinds.length > 0 && term.length >= SEARCH_MIN_LENGTH;
   const search = useGlobalSearch(term, searchable);
   const current = searchable && search.data?.q === term ? search.data : undefined;
+  // Shown results may lag the keyboard by the debounce; Enter only takes results for the text as typed.
+  const fresh = current !== undefined && term === text.trim();
   const options = useMemo(() => toOptions(current, role === 'system_admin'), [current, role]);
   const optionId = (index: number) => `${listId}-option-${index}`;
+  const [enterPending, setEnterPending] = useState(false);
 
   const choose = (option: TOption | undefined) => {
+    setEnterPending(false);
     if (!option) return;
     setOpen(false);
     setText('');
@@ -79,6 +83,12 @@ export function GlobalSearch({ role }: { role: TRole }) {
     inputRef.current?.blur();
     navigate(option.href);
   };
+
+  useEffect(() => {
+    if (!enterPending || !fresh) return;
+    if (options.length > 0) choose(options[0]);
+    else setEnterPending(false);
+  });
 
   const onKeyDown = (event: KeyboardEvent<HTMLInputElement>) => {
     if (event.key === 'Escape') {
@@ -103,7 +113,9 @@ export function GlobalSearch({ role }: { role: TRole }) {
     }
     if (event.key === 'Enter') {
       event.preventDefault();
-      choose(options[activeIndex >= 0 ? activeIndex : 0]);
+      // Typed and pressed Enter before the results for that text came: open the first one when they do.
+      if (!fresh) setEnterPending(kinds.length > 0 && text.trim().length >= SEARCH_MIN_LENGTH);
+      else choose(options[activeIndex >= 0 ? activeIndex : 0]);
     }
   };
 
@@ -133,15 +145,18 @@ export function GlobalSearch({ role }: { role: TRole }) {
             setText(event.target.value);
             setOpen(true);
             setActiveIndex(-1);
+            setEnterPending(false);
           }}
           onFocus={() => setOpen(true)}
           onBlur={() => setOpen(false)}
           onKeyDown={onKeyDown}
           className="block w-full rounded-lg border-0 bg-slate-100 py-2 pl-9 pr-12 text-sm text-slate-900 placeholder:text-slate-400 focus:bg-white focus:outline-none focus:ring-2 focus:ring-indigo-600"
         />
-        <kbd className="pointer-events-none absolute right-3 top-1/2 hidden -translate-y-1/2 rounded border border-slate-300 px-1.5 text-[10px] font-medium text-slate-500 sm:block">
-          /
-        </kbd>
+        {text ? null : (
+          <kbd className="pointer-events-none absolute right-3 top-1/2 hidden -translate-y-1/2 rounded border border-slate-300 px-1.5 text-[10px] font-medium text-slate-500 sm:block">
+            /
+          </kbd>
+        )}
       </form>
 
       {showPanel ? (
