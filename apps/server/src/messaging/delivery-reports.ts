@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/database.ts';
 import { upsertCountDeltas } from './delivery-counts.ts';
+import { preferIndexLookups } from './index-plans.ts';
 import type { DeliveryUpdate } from './providers/provider.ts';
 import { settleSends } from './send-progress.ts';
 
@@ -30,11 +31,10 @@ export async function applyDeliveryUpdates(
 ): Promise<DeliveryOutcome[]> {
   if (updates.length === 0) return [];
   const ids = updates.map((update) => update.providerMessageId);
-  const { rows } = await sql<{
-    gateway_message_id: string;
-    outcome: DeliveryOutcome;
-    message_id: number | null;
-  }>`
+  // Every join here goes by index from the batch's few hundred ids (no statement may read a whole
+  // partition), and the outcomes are matched up below rather than by joins.
+  await preferIndexLookups(trx);
+  const { rows } = await sql<{ kind: 'changed' | 'known'; gid: string; message_id: number | null }>`
     with input as (
       select distinct on (u.gid) u.gid, u.status, u.provider_status, u.error, u.at, r.rank
         from unnest(${ids}::text[], ${updates.map((u) => u.status)}::text[],
@@ -84,16 +84,17 @@ export async function applyDeliveryUpdates(
        where ${options.keepUnknown} and i.gid not in (select gid from known)
       on conflict do nothing
     )
-    select i.gid as gateway_message_id,
-           case when c.gid is not null then 'applied' when k.gid is not null then 'unchanged' else 'unknown' end as outcome,
-           c.message_id
-      from input i
-      left join changed c on c.gid = i.gid
-      left join known k on k.gid = i.gid`.execute(trx);
+    select 'changed' as kind, gid, message_id from changed
+    union all
+    select 'known', gid, null from known`.execute(trx);
 
+  const applied = new Set(rows.filter((row) => row.kind === 'changed').map((row) => row.gid));
+  const known = new Set(rows.filter((row) => row.kind === 'known').map((row) => row.gid));
   const touched = [...new Set(rows.flatMap((row) => (row.message_id === null ? [] : [row.message_id])))];
   await settleSends(trx, companyId, touched);
-  const byId = new Map(rows.map((row) => [row.gateway_message_id, row.outcome]));
+  const byId = new Map<string, DeliveryOutcome>(
+    ids.map((id) => [id, applied.has(id) ? 'applied' : known.has(id) ? 'unchanged' : 'unknown']),
+  );
   // A provider id reported twice in one batch: the first copy carried its news, the rest are repeats.
   const seen = new Set<string>();
   return ids.map((id) => {

@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import type { Database, Executor } from '../db/database.ts';
 import { companyScope, inTenantTransaction } from '../db/tenant-scope.ts';
 import { type CountChange, recordCountChanges } from './delivery-counts.ts';
+import { preferIndexLookups } from './index-plans.ts';
 import type { OutboundSms, SubmitOutcome } from './providers/provider.ts';
 import type { CompanyProvider } from './providers/registry.ts';
 
@@ -193,6 +194,7 @@ export async function dispatchBatch(
     const byKey = new Map(outcomes.map((outcome) => [outcome.recipientKey, outcome]));
     const records = batch.map((row) => recordOf(row, byKey.get(String(row.id)), policy));
 
+    await preferIndexLookups(trx);
     await sql`
       update delivery_reports d
          set status = u.status,

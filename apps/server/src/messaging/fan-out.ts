@@ -2,10 +2,14 @@ import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
 import { companyScope, inTenantTransaction } from '../db/tenant-scope.ts';
 import { recordCountChanges } from './delivery-counts.ts';
+import { refreshRecipientStatistics } from './index-plans.ts';
 import { adjustUsage, usageMonthOf } from './monthly-usage.ts';
 import { settleSends } from './send-progress.ts';
 
 export type FanOutResult = 'busy' | 'progress' | 'finished';
+
+/** Recipient counts at which the partition's statistics are refreshed (see refreshRecipientStatistics). */
+const STATISTICS_AT = [1000, 10_000, 100_000, 1_000_000];
 
 /**
  * One checkpointed fan-out step of a send: the next `batchSize` subscribers after the checkpoint
@@ -21,7 +25,7 @@ export async function fanOutBatch(
   messageId: number,
   batchSize: number,
 ): Promise<FanOutResult> {
-  return inTenantTransaction(db, companyScope(companyId), async (trx) => {
+  const step = await inTenantTransaction(db, companyScope(companyId), async (trx) => {
     const { rows: sends } = await sql<{
       fanout_cursor: number;
       recipients_at: Date;
@@ -38,7 +42,7 @@ export async function fanOutBatch(
        where s.company_id = ${companyId} and s.message_id = ${messageId} and s.state = 'fanout'
        for update of s skip locked`.execute(trx);
     const send = sends[0];
-    if (!send) return 'busy';
+    if (!send) return { result: 'busy' as const };
     const parts = Math.max(1, send.parts ?? 1);
 
     const { rows } = await sql<{ cursor: number | null; considered: number; inserted: number }>`
@@ -87,7 +91,8 @@ export async function fanOutBatch(
              fanout_finished_at = case when ${finished} then now() else fanout_finished_at end,
              reserved_units = case when ${finished} then ${recipients * parts} else reserved_units end
        where company_id = ${companyId} and message_id = ${messageId}`.execute(trx);
-    if (!finished) return 'progress';
+    const done = { before: send.recipients, after: recipients, recipientsAt: send.recipients_at };
+    if (!finished) return { result: 'progress' as const, ...done };
     // The fan-out knows the real number now: the message and the month's usage follow it.
     await sql`update messages set recipient_count = ${recipients}, updated_at = now()
                where company_id = ${companyId} and id = ${messageId}`.execute(trx);
@@ -98,6 +103,11 @@ export async function fanOutBatch(
       await sql`update message_sends set usage_month = ${month}::date
                  where company_id = ${companyId} and message_id = ${messageId}`.execute(trx);
     await settleSends(trx, companyId, [messageId]);
-    return 'finished';
+    return { result: 'finished' as const, ...done };
   });
+  if (step.result !== 'busy') {
+    const crossed = STATISTICS_AT.some((mark) => step.before < mark && step.after >= mark);
+    if (crossed) await refreshRecipientStatistics(db, step.recipientsAt);
+  }
+  return step.result;
 }

@@ -140,6 +140,20 @@ begin
     return next child.relname;
   end loop;
 end $$;
+-- Statistics of a month's partition, taken by the engine as a big fan-out fills it: a partition
+-- fresh at the start of a month has none, and the planner would then walk a whole send's rows for
+-- each batch of a few hundred. Autovacuum keeps them current afterwards.
+create function analyze_delivery_report_partition(at timestamptz) returns void
+  language plpgsql security definer set search_path = public, pg_temp as $$
+declare
+  partition_name text := delivery_report_partition_name(date_trunc('month', at at time zone 'UTC')::date);
+begin
+  if to_regclass(partition_name) is not null then
+    execute format('analyze %I', partition_name);
+  end if;
+end $$;
+revoke execute on function analyze_delivery_report_partition(timestamptz) from public;
+grant execute on function analyze_delivery_report_partition(timestamptz) to sms_app;
 revoke execute on function ensure_delivery_report_partition(timestamptz) from public;
 revoke execute on function drop_delivery_report_partitions_before(timestamptz) from public;
 grant execute on function ensure_delivery_report_partition(timestamptz) to sms_app;

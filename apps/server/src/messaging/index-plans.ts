@@ -1,0 +1,30 @@
+import { sql } from 'kysely';
+import type { Database, Executor } from '../db/database.ts';
+import { inTenantTransaction, platformScope } from '../db/tenant-scope.ts';
+
+/**
+ * The engine's batch statements touch a few hundred rows of a table with millions, always through
+ * an index (recipient key, provider id). Early in a month its partition has no statistics yet, and
+ * the planner then prefers hashing the whole partition: every batch would read all of it. For the
+ * rest of the caller's transaction, joins go by index.
+ */
+export async function preferIndexLookups(trx: Executor) {
+  await sql`select set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true),
+                   set_config('enable_seqscan', 'off', true)`.execute(trx);
+}
+
+/**
+ * Refreshes the statistics of the partition a send's recipients live in (see migration 0006,
+ * analyze_delivery_report_partition). Best effort: it never waits on a running autovacuum.
+ */
+export async function refreshRecipientStatistics(db: Database, recipientsAt: Date) {
+  try {
+    await inTenantTransaction(db, platformScope, async (trx) => {
+      await sql`select set_config('lock_timeout', '200ms', true)`.execute(trx);
+      await sql`select analyze_delivery_report_partition(${recipientsAt}::timestamptz)`.execute(trx);
+    });
+    return true;
+  } catch {
+    return false;
+  }
+}
