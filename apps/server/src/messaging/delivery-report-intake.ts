@@ -1,11 +1,19 @@
+import { CALLBACK_MESSAGES } from '@sms/contracts/callbacks/callback-urls';
 import type { Database } from '../db/database.ts';
 import { companyScope, inTenantTransaction } from '../db/tenant-scope.ts';
+import { AppError } from '../errors.ts';
+import { isCallbackTokenValid } from '../modules/callbacks/callback-tokens.ts';
 import { applyDeliveryUpdates, type DeliveryOutcome } from './delivery-reports.ts';
 import type { DeliveryUpdate } from './providers/provider.ts';
 
 export type DeliveryReportIntake = {
-  /** Resolves once the report's batch has committed (or rejects if it could not be). */
-  submit(companyId: number, update: DeliveryUpdate): Promise<DeliveryOutcome>;
+  /**
+   * Resolves once the report's batch has committed (or rejects if it could not be). With `token`
+   * (a report posted to a callback URL) the URL is checked in the batch's own transaction, by the
+   * shared rule (the company's current dlr token, an active company): a wrong one rejects with the
+   * callback's 404 and applies nothing.
+   */
+  submit(companyId: number, update: DeliveryUpdate, token?: string): Promise<DeliveryOutcome>;
   /** Applies what is queued and stops taking more. */
   close(): Promise<void>;
   /** Reports applied and the batches they took (a batch is one transaction per company). */
@@ -24,6 +32,7 @@ export type IntakeOptions = {
 type Pending = {
   companyId: number;
   update: DeliveryUpdate;
+  token: string | undefined;
   resolve: (outcome: DeliveryOutcome) => void;
   reject: (error: Error) => void;
 };
@@ -54,16 +63,26 @@ export function createDeliveryReportIntake(db: Database, options: IntakeOptions 
     }
     for (const [companyId, items] of byCompany) {
       try {
-        const outcomes = await inTenantTransaction(db, companyScope(companyId), (trx) =>
-          applyDeliveryUpdates(
+        const accepted = await inTenantTransaction(db, companyScope(companyId), async (trx) => {
+          const valid = new Map<string, boolean>();
+          for (const token of new Set(
+            items.flatMap((item) => (item.token === undefined ? [] : [item.token])),
+          ))
+            valid.set(token, await isCallbackTokenValid(trx, 'dlr', companyId, token));
+          const passed = items.filter((item) => item.token === undefined || valid.get(item.token));
+          const outcomes = await applyDeliveryUpdates(
             trx,
             companyId,
-            items.map((item) => item.update),
-          ),
-        );
-        counted.reports += items.length;
+            passed.map((item) => item.update),
+          );
+          return passed.map((item, index) => ({ item, outcome: outcomes[index] }));
+        });
+        counted.reports += accepted.length;
         counted.batches++;
-        for (const [index, item] of items.entries()) item.resolve(outcomes[index]);
+        const applied = new Set(accepted.map(({ item }) => item));
+        for (const { item, outcome } of accepted) item.resolve(outcome);
+        for (const item of items)
+          if (!applied.has(item)) item.reject(new AppError('not_found', CALLBACK_MESSAGES.invalidCallback));
       } catch (error) {
         for (const item of items) item.reject(error as Error);
       }
@@ -95,10 +114,10 @@ export function createDeliveryReportIntake(db: Database, options: IntakeOptions 
   };
 
   return {
-    submit(companyId, update) {
+    submit(companyId, update, token) {
       if (closed) return Promise.reject(new Error('Delivery reports are no longer accepted: shutting down'));
       return new Promise<DeliveryOutcome>((resolve, reject) => {
-        queue.push({ companyId, update, resolve, reject });
+        queue.push({ companyId, update, token, resolve, reject });
         schedule();
       });
     },

@@ -19,9 +19,10 @@ const ZDeliveryReportCallbackResponse = successEnvelope(
 
 /**
  * The delivery-report callback: POST {PUBLIC_URL}/api/v1/callbacks/dlr/{companyId}/{token}. The
- * URL is checked like every provider callback (the company's current dlr token, an active
- * company; anything else is the same 404). Reports are applied in micro-batches with others
- * (group commit): the answer comes once the report's batch has committed.
+ * URL is checked like every provider callback (isCallbackTokenValid: the company's current dlr
+ * token, an active company; anything else is the same 404), inside the transaction that applies
+ * the report with others (group commit): one transaction per company per batch, not per report,
+ * and the answer comes once the report's batch has committed.
  */
 export function dlrCallbackRoutes(app: App, deps: AppDeps) {
   app.post(
@@ -41,13 +42,17 @@ export function dlrCallbackRoutes(app: App, deps: AppDeps) {
       },
     },
     async (request) => {
-      const companyId = await inCallbackTransaction(deps, 'dlr', request.params, async (_trx, id) => id);
       const update = parseAfricasTalkingDeliveryReport(request.body);
-      if (!update)
+      if (!update) {
+        // A wrong URL is a 404 whatever it carries; only a right one learns its report was unreadable.
+        await inCallbackTransaction(deps, 'dlr', request.params, async () => {});
         throw badRequest('Unrecognised delivery report: expected an id and a known status', [
           'body: id and status (Sent, Submitted, Buffered, Success, Rejected, Failed, AbsentSubscriber, Expired) are required',
         ]);
-      const outcome = await deps.messaging.deliveryReports.submit(companyId, update);
+      }
+      // The URL's token is checked in the batch's own transaction (the same rule as every callback).
+      const companyId = /^\d{1,15}$/.test(request.params.companyId) ? Number(request.params.companyId) : 0;
+      const outcome = await deps.messaging.deliveryReports.submit(companyId, update, request.params.token);
       return { success: true as const, data: { received: true as const, outcome } };
     },
   );
