@@ -320,12 +320,13 @@ describe('a company or service that is not active', () => {
     await subscribeNumbers(ctx.ownerDb, service, [subscribed]);
     const url = `/api/v1/callbacks/subscription/${suspended.id}/${suspendedToken}`;
 
-    for (const fields of [
+    const notifications: Record<string, string>[] = [
       { phoneNumber: kenyanNumber(64, 2), shortCode: '55880', keyword: 'HALT', updateType: 'addition' },
       { phoneNumber: subscribed, shortCode: '55880', keyword: 'HALT', updateType: 'deletion' },
       { senderId: '55880', phoneNumber: subscribed },
       { from: subscribed, to: '55880', text: 'STOP', id: 'ATXid_suspended' },
-    ]) {
+    ];
+    for (const fields of notifications) {
       const response = await post(fields, { url });
       expect({ status: response.statusCode, body: response.json() }).toEqual(
         await unknownCompanyAnswer(fields),
