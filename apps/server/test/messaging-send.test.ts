@@ -336,6 +336,20 @@ describe('drafts, edits, send and cancel', () => {
     expect(cancel.json().message).toBe(MESSAGE_MESSAGES.notCancellable);
   });
 
+  it('refuses to send a pending message that names no service, with the send form’s words', async () => {
+    const [row] = await ctx.ownerDb
+      .insertInto('messages')
+      .values({ company_id: news.company_id, content: 'No services', status: 'pending', service_ids: [] })
+      .returning('id')
+      .execute();
+    const answer = await call('POST', `/messages/${row.id}/send`, tenant.admin);
+    expect(answer.statusCode).toBe(400);
+    expect(answer.json().message).toBe(MESSAGE_MESSAGES.servicesRequired);
+    expect((await messagesOf(news.company_id)).find((message) => message.id === row.id)?.status).toBe(
+      'pending',
+    );
+  });
+
   it('answers 404 for another company’s message', async () => {
     const other = await createSendingCompany(ctx);
     const draft = await call('POST', '/messages', tenant.admin, { serviceIds: [news.id], message: 'Mine' });

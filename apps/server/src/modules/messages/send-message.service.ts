@@ -35,6 +35,9 @@ function refuseReadOnly(ctx: RequestContext) {
  * all of one company, all active, and that company active.
  */
 async function resolveTargets(trx: Executor, ctx: RequestContext, serviceIds: number[]): Promise<Targets> {
+  // A draft may be saved without services (old rows carry none); it cannot be sent without them.
+  if (serviceIds.length === 0)
+    throw badRequest(MESSAGE_MESSAGES.servicesRequired, [`serviceIds: ${MESSAGE_MESSAGES.servicesRequired}`]);
   const services = await repo.findServices(trx, serviceIds, tenantOf(ctx.actor));
   if (services.length !== serviceIds.length)
     throw new AppError('not_found', MESSAGE_MESSAGES.serviceNotFound);
