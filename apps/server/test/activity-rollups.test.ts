@@ -72,7 +72,7 @@ async function moveStatuses(
 
 const STATUSES = DELIVERY_STATUSES;
 
-describe('activity rollups', () => {
+describe('activity rollups and search words', () => {
   it('equal a direct count after a random run of every change that moves them', async () => {
     const db = ctx.ownerDb;
     const next = random(20_260_315);
@@ -102,6 +102,7 @@ describe('activity rollups', () => {
         'move',
         'move',
         'deleteMessage',
+        'editMessage',
         'inbound',
         'deleteInbound',
         'subscribers',
@@ -143,6 +144,23 @@ describe('activity rollups', () => {
           if (send)
             await inTenantTransaction(ctx.db, companyScope(send.companyId), (trx) =>
               trx.deleteFrom('messages').where('id', '=', send.messageId).execute(),
+            );
+          break;
+        }
+        case 'editMessage': {
+          // A draft's text changes (and a status update that leaves the text alone).
+          const send = sends.length ? pick(sends) : null;
+          if (send)
+            await run((db) =>
+              db
+                .updateTable('messages')
+                .set(
+                  next() < 0.5
+                    ? { content: `Edited ${pick(['storm', 'sale', 'news'])} ${step}` }
+                    : { status: 'sent' },
+                )
+                .where('id', '=', send.messageId)
+                .execute(),
             );
           break;
         }

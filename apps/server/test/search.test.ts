@@ -1,4 +1,5 @@
 import type { TRole } from '@sms/contracts/auth/roles';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { snippetAround } from '../src/modules/search/search.service.ts';
 import { insertInbound, insertSend, insertService, insertSubscribers } from './support/activity-factories.ts';
@@ -135,6 +136,52 @@ describe('GET /api/v1/search', () => {
         })
       ).statusCode,
     ).toBe(400);
+  });
+});
+
+describe('search past the newest rows (the indexed ranges)', () => {
+  it('finds an old message by a word, or the start of one, behind 1,500 newer messages, within the tenant', async () => {
+    const db = ctx.ownerDb;
+    await insertSend(
+      db,
+      acme.company.id,
+      '2026-01-02T00:00:00Z',
+      ['delivered'],
+      'Quarterly harvest-festival Raffle',
+    );
+    await insertSend(db, globex.company.id, '2026-01-02T00:00:00Z', ['delivered'], 'Globex raffle tickets');
+    await sql`
+      insert into messages (company_id, direction, content, status, created_at, updated_at)
+      select ${acme.company.id}, 'inbound', 'Filler ' || g, 'received', now() - g * interval '1 minute', now()
+        from generate_series(1, 1500) g`.execute(db);
+    expect((await data('raffle')).messages.map((m: { snippet: string }) => m.snippet)).toEqual([
+      'Quarterly harvest-festival Raffle',
+    ]);
+    // Leading letters of a word, several words in any order.
+    expect((await data('harv raff')).messages).toHaveLength(1);
+    expect((await data('festival quarterly')).messages).toHaveLength(1);
+    expect((await data('raffle tickets')).messages).toEqual([]);
+    expect(
+      (await data('raffle', 'company_admin', globex)).messages.map((m: { snippet: string }) => m.snippet),
+    ).toEqual(['Globex raffle tickets']);
+    expect((await data('raffle', 'system_admin')).messages).toHaveLength(2);
+  });
+
+  it('finds an old subscriber by the start of the number behind 1,500 newer ones, in national or international form', async () => {
+    const db = ctx.ownerDb;
+    const [old] = await insertSubscribers(db, acme.company.id, '2026-01-01T00:00:00Z', ['active']);
+    await sql`
+      insert into subscribers (company_id, msisdn, status)
+      select ${acme.company.id}, '+2541' || lpad(g::text, 8, '0'), 'active' from generate_series(1, 1500) g`.execute(
+      db,
+    );
+    const national = `0${old.msisdn.slice(4)}`;
+    for (const q of [old.msisdn, old.msisdn.slice(1), national, national.slice(0, 8)])
+      expect(
+        (await data(q)).subscribers.map((s: { id: number }) => s.id),
+        q,
+      ).toContain(old.id);
+    expect((await data(national, 'company_admin', globex)).subscribers).toEqual([]);
   });
 });
 

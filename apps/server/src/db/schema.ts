@@ -261,6 +261,22 @@ export type CompanyHourlyActivityTable = ActivityCounts & {
   active_services_delta: Counter;
 };
 
+export type CompanyDailyActivityTable = ActivityCounts & {
+  company_id: number;
+  day: ColumnType<Date, string, string>;
+  active_subscribers_delta: Counter;
+  services_delta: Counter;
+  active_services_delta: Counter;
+};
+
+/** The words of every message, for the top bar's search under row-level security (0009). */
+export type MessageSearchWordsTable = {
+  company_id: number;
+  word: string;
+  created_at: Timestamp;
+  message_id: number;
+};
+
 export type CompanyMonthlyActivityTable = ActivityCounts & {
   company_id: number;
   month: ColumnType<Date, string, string>;
@@ -327,6 +343,8 @@ export type DB = {
   message_delivery_totals: MessageDeliveryTotalsView;
   company_monthly_usage: CompanyMonthlyUsageTable;
   company_hourly_activity: CompanyHourlyActivityTable;
+  company_daily_activity: CompanyDailyActivityTable;
+  message_search_words: MessageSearchWordsTable;
   company_monthly_activity: CompanyMonthlyActivityTable;
   company_send_windows: CompanySendWindowsTable;
   idempotency_keys: IdempotencyKeysTable;

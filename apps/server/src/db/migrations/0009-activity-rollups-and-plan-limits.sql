@@ -54,11 +54,31 @@ create table company_monthly_activity (
   primary key (company_id, month)
 );
 
+-- The same per UTC day, with the stock deltas: a month of every company is days, not hours.
+create table company_daily_activity (
+  company_id bigint not null references companies (id) on delete cascade,
+  day date not null,
+  pending bigint not null default 0,
+  submitted bigint not null default 0,
+  sent bigint not null default 0,
+  delivered bigint not null default 0,
+  failed bigint not null default 0,
+  rejected bigint not null default 0,
+  expired bigint not null default 0,
+  received bigint not null default 0,
+  new_subscribers bigint not null default 0,
+  active_subscribers_delta bigint not null default 0,
+  services_delta bigint not null default 0,
+  active_services_delta bigint not null default 0,
+  primary key (company_id, day)
+);
+create index company_daily_activity_day_idx on company_daily_activity (day);
+
 do $$
 declare
   tenant_table text;
 begin
-  foreach tenant_table in array array['company_hourly_activity', 'company_monthly_activity'] loop
+  foreach tenant_table in array array['company_hourly_activity', 'company_daily_activity', 'company_monthly_activity'] loop
     execute format('alter table %I enable row level security, force row level security', tenant_table);
     execute format(
       'create policy tenant_isolation on %I using (app_tenant_visible(company_id)) with check (app_tenant_visible(company_id))',
@@ -84,7 +104,7 @@ create type activity_delta as (
   active_services_delta bigint
 );
 
--- Applies a statement's changes: one upsert per (company, hour) and per (company, month), in key
+-- Applies a statement's changes: one upsert per (company, hour), (company, day) and (company, month), in key
 -- order (two statements never wait on each other's rows in opposite orders). A company that is
 -- being deleted (its rows go by cascade) gets no new rollup rows.
 create function record_activity(deltas activity_delta[]) returns void language sql as $$
@@ -104,6 +124,35 @@ create function record_activity(deltas activity_delta[]) returns void language s
       or sum(d.active_services_delta) <> 0
    order by 1, 2
   on conflict (company_id, hour) do update set
+    pending = a.pending + excluded.pending,
+    submitted = a.submitted + excluded.submitted,
+    sent = a.sent + excluded.sent,
+    delivered = a.delivered + excluded.delivered,
+    failed = a.failed + excluded.failed,
+    rejected = a.rejected + excluded.rejected,
+    expired = a.expired + excluded.expired,
+    received = a.received + excluded.received,
+    new_subscribers = a.new_subscribers + excluded.new_subscribers,
+    active_subscribers_delta = a.active_subscribers_delta + excluded.active_subscribers_delta,
+    services_delta = a.services_delta + excluded.services_delta,
+    active_services_delta = a.active_services_delta + excluded.active_services_delta;
+
+  insert into company_daily_activity as a
+         (company_id, day, pending, submitted, sent, delivered, failed, rejected, expired, received,
+          new_subscribers, active_subscribers_delta, services_delta, active_services_delta)
+  select d.company_id, (d.at at time zone 'UTC')::date,
+         sum(d.pending), sum(d.submitted), sum(d.sent), sum(d.delivered), sum(d.failed), sum(d.rejected),
+         sum(d.expired), sum(d.received), sum(d.new_subscribers), sum(d.active_subscribers_delta),
+         sum(d.services_delta), sum(d.active_services_delta)
+    from unnest(deltas) d
+   where exists (select 1 from companies c where c.id = d.company_id)
+   group by 1, 2
+  having sum(d.pending) <> 0 or sum(d.submitted) <> 0 or sum(d.sent) <> 0 or sum(d.delivered) <> 0
+      or sum(d.failed) <> 0 or sum(d.rejected) <> 0 or sum(d.expired) <> 0 or sum(d.received) <> 0
+      or sum(d.new_subscribers) <> 0 or sum(d.active_subscribers_delta) <> 0 or sum(d.services_delta) <> 0
+      or sum(d.active_services_delta) <> 0
+   order by 1, 2
+  on conflict (company_id, day) do update set
     pending = a.pending + excluded.pending,
     submitted = a.submitted + excluded.submitted,
     sent = a.sent + excluded.sent,
@@ -304,3 +353,70 @@ select record_activity(array(
   select row(company_id, date_trunc('hour', created_at, 'UTC'), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, count(*),
              count(*) filter (where status = 'active'))::activity_delta
     from services group by company_id, date_trunc('hour', created_at, 'UTC')));
+
+-- The top bar's search under row-level security. A policy's check runs before any condition of
+-- the query that is not LEAKPROOF, so LIKE (textlike is not) can never use the trigram indexes for
+-- the application's role: the planner scans the whole table. Comparisons of text are leakproof,
+-- so the search uses btree ranges in byte order (collation "C") instead:
+--  * subscribers: a number's leading digits (+2547123... as typed, with or without the country code);
+--  * messages: an inverted index of their words, found by a word's leading letters.
+create index subscribers_company_msisdn_prefix_idx on subscribers (company_id, (msisdn collate "C"));
+
+create table message_search_words (
+  company_id bigint not null,
+  word text collate "C" not null,
+  created_at timestamptz not null,
+  message_id bigint not null,
+  primary key (company_id, word, created_at, message_id)
+);
+alter table message_search_words enable row level security, force row level security;
+create policy tenant_isolation on message_search_words
+  using (app_tenant_visible(company_id)) with check (app_tenant_visible(company_id));
+
+-- A message's words: lower case, split at spaces and ASCII punctuation, 2 to 40 characters, each once.
+-- The search splits its text with the same function, so both sides always agree.
+create function search_words(content text) returns setof text language sql immutable parallel safe as $$
+  select distinct left(w, 40) from regexp_split_to_table(lower(content), '[[:space:][:punct:]]+') as w
+   where length(w) >= 2
+$$;
+
+-- Kept by statement triggers; a message's words go with it (found by their own keys, so no second index).
+create function messages_search_words() returns trigger language plpgsql as $$
+begin
+  if tg_op = 'INSERT' then
+    insert into message_search_words (company_id, word, created_at, message_id)
+    select n.company_id, w.word, n.created_at, n.id from new_rows n cross join lateral search_words(n.content) as w(word)
+    on conflict do nothing;
+  elsif tg_op = 'DELETE' then
+    delete from message_search_words x
+     using (select o.company_id, w.word, o.created_at, o.id
+              from old_rows o cross join lateral search_words(o.content) as w(word)) d
+     where x.company_id = d.company_id and x.word = d.word and x.created_at = d.created_at and x.message_id = d.id;
+  else
+    -- Most updates change a status, not the text: only rows whose text (or time) changed are redone,
+    -- in two statements (one statement could not delete a key and add it back).
+    delete from message_search_words x
+     using (select o.company_id, w.word, o.created_at, o.id
+              from old_rows o join new_rows n on n.id = o.id
+              cross join lateral search_words(o.content) as w(word)
+             where (n.content, n.created_at, n.company_id) is distinct from (o.content, o.created_at, o.company_id)) d
+     where x.company_id = d.company_id and x.word = d.word and x.created_at = d.created_at and x.message_id = d.id;
+    insert into message_search_words (company_id, word, created_at, message_id)
+    select n.company_id, w.word, n.created_at, n.id
+      from new_rows n join old_rows o on o.id = n.id
+      cross join lateral search_words(n.content) as w(word)
+     where (n.content, n.created_at, n.company_id) is distinct from (o.content, o.created_at, o.company_id)
+    on conflict do nothing;
+  end if;
+  return null;
+end $$;
+create trigger messages_search_words_insert after insert on messages
+  referencing new table as new_rows for each statement execute function messages_search_words();
+create trigger messages_search_words_update after update on messages
+  referencing new table as new_rows old table as old_rows for each statement execute function messages_search_words();
+create trigger messages_search_words_delete after delete on messages
+  referencing old table as old_rows for each statement execute function messages_search_words();
+
+insert into message_search_words (company_id, word, created_at, message_id)
+select m.company_id, w.word, m.created_at, m.id from messages m cross join lateral search_words(m.content) as w(word)
+on conflict do nothing;

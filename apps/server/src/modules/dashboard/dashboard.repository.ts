@@ -34,36 +34,44 @@ export async function countMessagesSent(db: Executor, companyId: Scope) {
   return Number(rows[0].sent);
 }
 
+const isoDay = (at: Date) => at.toISOString().slice(0, 10);
+
 /**
- * This month against last, from the hourly rollup: the stock figures' net change since this month
- * began, and messages handed over this month so far and in the same span of last month.
+ * This month against last: the stock figures' net change since this month began, and messages
+ * handed over this month so far and in the same span of last month. Whole days come from the
+ * daily rollup; the part-day where last month's span ends from the hourly one.
  */
 export async function findMonthComparison(
   db: Executor,
   companyId: Scope,
   window: { thisMonth: Date; lastMonth: Date; lastMonthSameSpanEnd: Date },
 ) {
+  const spanEndDay = new Date(`${isoDay(window.lastMonthSameSpanEnd)}T00:00:00Z`);
   const { rows } = await sql<{
     services_since: number;
     active_services_since: number;
     active_subscribers_since: number;
     sent_this_month: number;
-    sent_last_month: number;
+    sent_last_month_days: number;
+    sent_last_month_hours: number;
   }>`
-    select coalesce(sum(services_delta) filter (where hour >= ${window.thisMonth}), 0)::bigint as services_since,
-           coalesce(sum(active_services_delta) filter (where hour >= ${window.thisMonth}), 0)::bigint as active_services_since,
-           coalesce(sum(active_subscribers_delta) filter (where hour >= ${window.thisMonth}), 0)::bigint as active_subscribers_since,
-           coalesce(sum(${HANDED_OVER}) filter (where hour >= ${window.thisMonth}), 0)::bigint as sent_this_month,
-           coalesce(sum(${HANDED_OVER}) filter (where hour < ${window.lastMonthSameSpanEnd}), 0)::bigint as sent_last_month
-      from company_hourly_activity
-     where ${forCompany('company_id', companyId)} and hour >= ${window.lastMonth}`.execute(db);
+    select coalesce(sum(services_delta) filter (where day >= ${isoDay(window.thisMonth)}::date), 0)::bigint as services_since,
+           coalesce(sum(active_services_delta) filter (where day >= ${isoDay(window.thisMonth)}::date), 0)::bigint as active_services_since,
+           coalesce(sum(active_subscribers_delta) filter (where day >= ${isoDay(window.thisMonth)}::date), 0)::bigint as active_subscribers_since,
+           coalesce(sum(${HANDED_OVER}) filter (where day >= ${isoDay(window.thisMonth)}::date), 0)::bigint as sent_this_month,
+           coalesce(sum(${HANDED_OVER}) filter (where day < ${isoDay(spanEndDay)}::date), 0)::bigint as sent_last_month_days,
+           (select coalesce(sum(${HANDED_OVER}), 0)::bigint from company_hourly_activity
+             where ${forCompany('company_id', companyId)}
+               and hour >= ${spanEndDay} and hour < ${window.lastMonthSameSpanEnd}) as sent_last_month_hours
+      from company_daily_activity
+     where ${forCompany('company_id', companyId)} and day >= ${isoDay(window.lastMonth)}::date`.execute(db);
   const row = rows[0];
   return {
     servicesSince: Number(row.services_since),
     activeServicesSince: Number(row.active_services_since),
     activeSubscribersSince: Number(row.active_subscribers_since),
     sentThisMonth: Number(row.sent_this_month),
-    sentLastMonth: Number(row.sent_last_month),
+    sentLastMonth: Number(row.sent_last_month_days) + Number(row.sent_last_month_hours),
   };
 }
 

@@ -41,7 +41,7 @@ function countKpi(
   return { id, label, value: current, unit: 'count', ...computeTrend(current, previous), higherIsBetter };
 }
 
-/** KPIs of the timeframe against the span before it, and the sent/received series, from the hourly rollup. */
+/** KPIs of the timeframe against the span before it, and the sent/received series, from the rollups. */
 export async function getReport(
   deps: AppDeps,
   ctx: RequestContext,
@@ -51,8 +51,8 @@ export async function getReport(
   const companyId = tenantOf(ctx.actor);
   const window = reportWindow(timeframe, now);
   return inActorTransaction(deps.db, ctx, async (trx) => {
-    const current = await sumActivity(trx, companyId, window.from, window.to);
-    const previous = await sumActivity(trx, companyId, window.previousFrom, window.from);
+    const current = await sumActivity(trx, companyId, window.bucket, window.from, window.to);
+    const previous = await sumActivity(trx, companyId, window.bucket, window.previousFrom, window.from);
     const volume = await findVolume(trx, companyId, window.bucket, window.from, window.points);
     const currentRate = rate(current);
     const previousRate = rate(previous);

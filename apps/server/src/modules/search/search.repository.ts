@@ -37,9 +37,17 @@ export async function searchServices(db: Executor, companyId: Scope, text: strin
  * newest matches, at the price of a short index walk); a rare one falls through to the trigram
  * index, which is fast exactly when matches are few.
  */
-const RECENT_WINDOW = 2_000;
+const RECENT_WINDOW = 1_000;
+/** Messages read per company for the driving word before the other words are checked. */
+const CANDIDATES = 200;
 
-export async function searchSubscribers(db: Executor, companyId: Scope, digits: string, limit: number) {
+export async function searchSubscribers(
+  db: Executor,
+  companyId: Scope,
+  digits: string,
+  prefixes: string[],
+  limit: number,
+) {
   const pattern = `%${digits}%`;
   const recent = await sql<SubscriberHitRow>`
     select r.id, r.msisdn, r.status, c.name as company_name
@@ -51,15 +59,26 @@ export async function searchSubscribers(db: Executor, companyId: Scope, digits: 
      where r.msisdn like ${pattern}
      order by r.id desc
      limit ${limit}`.execute(db);
-  if (recent.rows.length >= limit || digits.length < 3) return recent.rows;
-  // Ordered by an expression no index provides, so the planner takes the trigram index, not a walk in id order.
-  const { rows } = await sql<SubscriberHitRow>`
-    select s.id, s.msisdn, s.status, c.name as company_name
-      from subscribers s join companies c on c.id = s.company_id
-     where ${forCompany('s.company_id', companyId)} and s.msisdn like ${pattern}
-     order by s.id + 0 desc
-     limit ${limit}`.execute(db);
-  return rows;
+  if (recent.rows.length >= limit || prefixes.length === 0) return recent.rows;
+  // Then the numbers that start with the digits as typed (national or international), through a
+  // byte-order range, which row-level security lets the index serve (a LIKE it would not).
+  const found = new Map(recent.rows.map((row) => [row.id, row]));
+  for (const prefix of prefixes) {
+    const { rows } = await sql<SubscriberHitRow>`
+      select s.id, s.msisdn, s.status, c.name as company_name
+        from companies c
+        cross join lateral (
+          select id, msisdn, status from subscribers
+           where company_id = c.id
+             and (msisdn collate "C") >= ${prefix} and (msisdn collate "C") < ${`${prefix}\u{10FFFF}`}
+           order by (msisdn collate "C")
+           limit ${limit}) s
+       where ${forCompany('c.id', companyId)}
+       order by s.msisdn collate "C"
+       limit ${limit}`.execute(db);
+    for (const row of rows) if (found.size < limit) found.set(row.id, row);
+  }
+  return [...found.values()];
 }
 
 type SubscriberHitRow = { id: number; msisdn: string; status: string; company_name: string };
@@ -86,11 +105,27 @@ export async function searchMessages(db: Executor, companyId: Scope, text: strin
      order by r.created_at desc, r.id desc
      limit ${limit}`.execute(db);
   if (recent.rows.length >= limit) return recent.rows;
+  // Then older messages by their words (message_search_words): the query's longest word as a
+  // leading part drives a byte-order range on the index; the other words must appear too.
+  const words = await sql<{
+    word: string;
+  }>`select word from search_words(${text}) as w(word) order by length(word) desc`.execute(db);
+  if (words.rows.length === 0) return recent.rows;
+  const [driving, ...others] = words.rows.map((row) => row.word);
   const { rows } = await sql<MessageHitRow>`
     select m.id, m.content, m.direction, m.status, m.created_at, c.name as company_name
-      from messages m join companies c on c.id = m.company_id
-     where ${forCompany('m.company_id', companyId)} and lower(m.content) like ${pattern}
-     order by m.created_at + interval '0' desc, m.id desc
+      from companies c
+      cross join lateral (
+        select x.message_id, x.created_at from message_search_words x
+         where x.company_id = c.id and x.word >= ${driving} and x.word < ${`${driving}\u{10FFFF}`}
+         order by x.created_at desc, x.message_id desc
+         limit ${CANDIDATES}) hit
+      join messages m on m.company_id = c.id and m.id = hit.message_id
+     where ${forCompany('c.id', companyId)}
+       and lower(m.content) like all(${others.map(containsPattern)}::text[])
+     order by hit.created_at desc, m.id desc
      limit ${limit}`.execute(db);
-  return rows;
+  const found = new Map(recent.rows.map((row) => [row.id, row]));
+  for (const row of rows) if (found.size < limit) found.set(row.id, row);
+  return [...found.values()].sort((a, b) => b.created_at.getTime() - a.created_at.getTime() || b.id - a.id);
 }

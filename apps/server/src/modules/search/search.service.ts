@@ -5,10 +5,12 @@ import {
   type TGlobalSearchData,
   type TMessageHit,
 } from '@sms/contracts/search/global-search';
+import { type CountryCode, getCountryCallingCode } from 'libphonenumber-js';
 import type { AppDeps } from '../../app-deps.ts';
 import { inActorTransaction } from '../../db/actor-transaction.ts';
 import { type RequestContext, tenantOf } from '../../request-context.ts';
 import { phoneSearchDigits } from '../subscribers/phone-number.ts';
+import { findCompanyCountry } from '../subscribers/subscribers.repository.ts';
 import * as repo from './search.repository.ts';
 
 const SNIPPET_CONTEXT = 40;
@@ -29,6 +31,25 @@ function phoneDigitsOf(text: string) {
 }
 
 /**
+ * How stored numbers (E.164) can start with what was typed: as an international number
+ * (254712... or +254712...), and as a national one in the company's country (0712... -> +254712...).
+ */
+export function numberPrefixes(text: string, country: string) {
+  const typed = text.replace(/\D/g, '');
+  if (typed.length < 3) return [];
+  const prefixes = new Set([`+${typed}`]);
+  if (!text.trim().startsWith('+')) {
+    try {
+      const callingCode = getCountryCallingCode(country.toUpperCase() as CountryCode);
+      prefixes.add(`+${callingCode}${typed.replace(/^0+/, '')}`);
+    } catch {
+      // An unknown country: the international reading alone.
+    }
+  }
+  return [...prefixes];
+}
+
+/**
  * What the user may open that matches the text, per kind: services (name, short code, keyword),
  * subscribers (any part of the number), messages (content). Company users see their company's
  * only (the query filter, and row-level security behind it); system admins see every company's.
@@ -44,7 +65,11 @@ export async function searchEverything(
   return inActorTransaction(deps.db, ctx, async (trx) => {
     const services = kinds.includes('services') ? await repo.searchServices(trx, companyId, q, limit) : [];
     const digits = kinds.includes('subscribers') ? phoneDigitsOf(q) : null;
-    const subscribers = digits ? await repo.searchSubscribers(trx, companyId, digits, limit) : [];
+    const country =
+      (companyId === null ? null : await findCompanyCountry(trx, companyId)) ?? deps.config.defaultCountry;
+    const subscribers = digits
+      ? await repo.searchSubscribers(trx, companyId, digits, numberPrefixes(q, country), limit)
+      : [];
     const messages =
       kinds.includes('messages') && q.length >= SEARCH_MESSAGE_MIN_LENGTH
         ? await repo.searchMessages(trx, companyId, q, limit)
