@@ -29,7 +29,10 @@ export function ImportDialog({ services, withCompany, onClose }: TImportDialogPr
     try {
       const result = await importSubscribers.mutateAsync({ serviceId: Number(serviceId), file });
       setReport(result);
-      showToast(`Imported ${result.imported.toLocaleString()} subscriber(s)`, 'success');
+      showToast(
+        `Imported ${result.imported.toLocaleString()} subscriber(s)`,
+        result.refusedByLimit > 0 ? 'warning' : 'success',
+      );
     } catch (failure) {
       setError(getServerMessage(failure) ?? 'Failed to import subscribers. Please try again.');
     }
