@@ -64,7 +64,8 @@ export const ZRecentActivity = z.object({
 export type TRecentActivity = z.infer<typeof ZRecentActivity>;
 
 /**
- * What the limits are measured against: messages sent this calendar month (UTC), active
+ * What the limits are measured against: SMS sent this calendar month (UTC), each recipient once per part,
+ * as the engine reserves them (company_monthly_usage); active
  * subscribers now, services now. Subscriber figures are null for content managers (no access).
  */
 export const ZUsageStats = z.object({

@@ -1,7 +1,7 @@
 import { COMPANY_PLANS, type TCompanyPlan } from '../admin/company.ts';
 
 export type TPlanLimits = {
-  /** Outbound messages per calendar month (UTC), one per recipient. */
+  /** Outbound SMS per calendar month (UTC): each recipient counts once per SMS part. */
   messagesLimit: number;
   /** Active subscribers of the company at any one time. */
   subscribersLimit: number;

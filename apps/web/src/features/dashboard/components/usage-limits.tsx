@@ -74,7 +74,7 @@ export function UsageLimits({ role, usage, readOnly }: TUsageLimitsProps) {
         <Gauge label="Services" used={usage.servicesUsed} limit={usage.servicesLimit} />
       </div>
       <p className="mt-4 text-xs text-slate-500">
-        Messages count this calendar month (UTC), one per recipient.
+        Messages: this calendar month (UTC), each recipient counted once per SMS part.
       </p>
     </section>
   );
