@@ -64,9 +64,9 @@ export const ZRecentActivity = z.object({
 export type TRecentActivity = z.infer<typeof ZRecentActivity>;
 
 /**
- * What the limits are measured against: SMS sent this calendar month (UTC), each recipient once per part,
- * as the engine reserves them (company_monthly_usage); active
- * subscribers now, services now. Subscriber figures are null for content managers (no access).
+ * What the limits are measured against: SMS this calendar month (UTC), each recipient once per
+ * part, as the engine reserves them (company_monthly_usage); active subscribers now; services now.
+ * Subscriber figures are null for content managers (no access).
  */
 export const ZUsageStats = z.object({
   messagesUsed: z.number().int(),
