@@ -35,6 +35,8 @@ async function tokenOf(request: APIRequestContext, email: string) {
 
 test.describe.configure({ mode: 'serial' });
 
+let companyId: number;
+
 test.beforeAll(async ({ request }) => {
   const admin = await tokenOf(request, DEMO_USERS.systemAdmin);
   const { company } = await call(request, admin, 'POST', '/admin/companies', {
@@ -45,6 +47,7 @@ test.beforeAll(async ({ request }) => {
     plan: 'basic',
     status: 'active',
   });
+  companyId = company.id;
   await call(request, admin, 'POST', '/admin/users', {
     name: 'Lima Owner',
     email: OWNER,
@@ -70,6 +73,15 @@ test.beforeAll(async ({ request }) => {
   ].join('\n');
   const report = await call(request, owner, 'POST', `/services/${ids[0]}/subscribers/import`, { csv });
   expect(report).toMatchObject({ imported: 5_000, refusedByLimit: 0 });
+});
+
+// The other specs count the demo data: the company and everything it holds go again.
+test.afterAll(async ({ request }) => {
+  const admin = await tokenOf(request, DEMO_USERS.systemAdmin);
+  const response = await request.delete(`/api/v1/admin/companies/${companyId}?cascade=true`, {
+    headers: { authorization: `Bearer ${admin}` },
+  });
+  expect(response.ok(), await response.text()).toBe(true);
 });
 
 test('a 21st service is refused with the limit named, and the gauge shows 20 / 20', async ({ page }) => {
