@@ -47,10 +47,10 @@ export function StatCards({ role, stats, isLoading }: TStatCardsProps) {
               <div>
                 <h2 className="text-sm font-medium text-slate-600">{card.label}</h2>
                 <p className="mt-2 text-2xl font-semibold text-slate-900" data-testid="stat-value">
-                  {isLoading || value === undefined || value === null ? (
+                  {isLoading ? (
                     <span className="inline-block h-7 w-16 animate-pulse rounded bg-slate-200" />
                   ) : (
-                    value.toLocaleString()
+                    (value?.toLocaleString() ?? '—')
                   )}
                 </p>
               </div>

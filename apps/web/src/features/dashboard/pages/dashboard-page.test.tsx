@@ -179,5 +179,6 @@ describe('DashboardPage', () => {
     const activity = screen.getByRole('region', { name: 'Recent Activity' });
     expect(within(activity).getAllByRole('listitem')).toHaveLength(1);
     expect(within(activity).getByText('Unable to load recent activity')).toBeInTheDocument();
+    expect(within(card('Total Services')).getByTestId('stat-value')).toHaveTextContent('—');
   });
 });
