@@ -97,6 +97,7 @@ export async function rollupDifferences(db: Database) {
   );
   return [
     ...recipients.rows,
+    ...daily.rows,
     ...monthly.rows,
     ...others.rows,
     ...stockProblems,
