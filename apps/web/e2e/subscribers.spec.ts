@@ -134,11 +134,7 @@ test.describe('subscribers', () => {
     };
     expect(totalItems).toBeGreaterThanOrEqual(5_400);
     await expect(
-      page.getByText(
-        new RegExp(
-          `^Page 1 of ${totalPages} · ${totalItems.toLocaleString('en-US')}`,
-        ),
-      ),
+      page.getByText(new RegExp(`^Page 1 of ${totalPages} · ${totalItems.toLocaleString('en-US')}`)),
     ).toBeVisible();
   });
 

@@ -73,8 +73,7 @@ export function sendMessageRoutes(app: App, deps: AppDeps) {
       preHandler: senders,
       schema: {
         tags,
-        description:
-          'Saves a draft (status pending): nothing is queued until POST /messages/{id}/send.' + IDEMPOTENCY,
+        description: `Saves a draft (status pending): nothing is queued until POST /messages/{id}/send.${IDEMPOTENCY}`,
         body: ZCreateMessageRequest,
         response: { 201: ZMessageResponse },
       },

@@ -53,7 +53,7 @@ async function resolveTargets(trx: Executor, ctx: RequestContext, serviceIds: nu
   }
   const companyId = services[0].company_id;
   const company = await repo.findCompanyLimits(trx, companyId);
-  if (!company || company.status !== 'active') throw forbidden(MESSAGE_MESSAGES.companyNotActive);
+  if (company?.status !== 'active') throw forbidden(MESSAGE_MESSAGES.companyNotActive);
   const { messagesLimit } = resolvePlanLimits(company.plan, {
     messagesLimit: company.messages_limit,
     subscribersLimit: null,
