@@ -72,6 +72,7 @@ async function main() {
     log,
   });
   let listening = config.publicUrl;
+  let port = config.port;
   if (serves) {
     app = await buildApp(
       { config, db: database.db, keys, messaging },
@@ -85,6 +86,7 @@ async function main() {
     }
     // Simulated delivery reports go to this process's own listener (PUBLIC_URL may not be reachable from here).
     const address = app.server.address();
+    if (address && typeof address === 'object') port = address.port;
     if (address && typeof address === 'object')
       listening = `http://${['0.0.0.0', '::'].includes(address.address) ? '127.0.0.1' : address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port}`;
   }
@@ -97,7 +99,7 @@ async function main() {
     return;
   }
   say(
-    `SMS Console is running at http://localhost:${config.port}  (API docs: /api/docs)${works ? '' : '  [role api: no worker]'}`,
+    `SMS Console is running at http://localhost:${port}  (API docs: /api/docs)${works ? '' : '  [role api: no worker]'}`,
   );
   say(database.embedded ? `Database: embedded PostgreSQL in ${config.dataDir}` : 'Database: DATABASE_URL');
   if (seeded) say('Demo data loaded.');

@@ -1,0 +1,96 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+const MAIN = path.resolve(import.meta.dirname, '../../../apps/server/src/main.ts');
+
+export type ServerProcess = {
+  /** http://127.0.0.1:<port> for API processes; undefined for workers. */
+  url: string | undefined;
+  pid: number;
+  /** Peak resident memory so far (VmHWM), in MiB. */
+  peakRssMiB(): number;
+  stop(): Promise<void>;
+};
+
+export type ServerProcessOptions = {
+  databaseUrl: string;
+  role: 'api' | 'worker' | 'both';
+  /** Extra environment (SIMULATOR_*, WORKER_LANES, ...). */
+  env?: Record<string, string>;
+};
+
+const BASE_ENV: Record<string, string> = {
+  NODE_ENV: 'production',
+  LOG_LEVEL: 'warn',
+  SEED_DEMO: '0',
+  HOST: '127.0.0.1',
+  JWT_SECRET: 'bench-jwt-secret-bench-jwt-secret-0123456789',
+  ENCRYPTION_KEY: 'b'.repeat(64),
+  // The bench is a few clients sending as fast as they can: measure the work, not the limiter.
+  RATE_LIMIT_PER_MINUTE: '100000000',
+  RATE_LIMIT_AUTH_PER_MINUTE: '100000000',
+  RATE_LIMIT_VALIDATE_PER_MINUTE: '100000000',
+  RATE_LIMIT_CALLBACKS_PER_SECOND: '100000000',
+};
+
+/** The ENCRYPTION_KEY every bench process runs with (fixtures that encrypt need it too). */
+export const BENCH_ENCRYPTION_KEY = Buffer.from(BASE_ENV.ENCRYPTION_KEY, 'hex');
+
+/**
+ * The real server (`node apps/server/src/main.ts --role ...`) in production mode as a child
+ * process on the given database, listening on a free port. Resolves once it says it is running.
+ */
+export async function startServerProcess(options: ServerProcessOptions): Promise<ServerProcess> {
+  const env = { ...process.env, ...BASE_ENV, DATABASE_URL: options.databaseUrl, PORT: '0', ...options.env };
+  const child: ChildProcess = spawn(process.execPath, [MAIN, '--role', options.role], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const url = await new Promise<string | undefined>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start in 60 s:\n${output}`)), 60_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const port = /SMS Console is running at http:\/\/localhost:(\d+)/.exec(output)?.[1];
+      if (options.role !== 'worker' && port) {
+        clearTimeout(timer);
+        resolve(`http://127.0.0.1:${port}`);
+      }
+      if (options.role === 'worker' && /worker is running/.test(output)) {
+        clearTimeout(timer);
+        resolve(undefined);
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.length > 20_000) output = output.slice(-10_000);
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code} before it was ready:\n${output}`));
+    });
+  });
+  const pid = child.pid ?? 0;
+  return {
+    url,
+    pid,
+    peakRssMiB() {
+      try {
+        const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+        const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
+        return kb / 1024;
+      } catch {
+        return 0;
+      }
+    },
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+        setTimeout(() => child.kill('SIGKILL'), 15_000).unref();
+      }),
+  };
+}
