@@ -1,0 +1,238 @@
+import autocannon from 'autocannon';
+import { sql } from 'kysely';
+import { connectDatabase, type DatabaseHandle } from '../../../apps/server/src/db/database.ts';
+import { regenerateCallbackTokens } from '../../../apps/server/src/modules/callbacks/callback-tokens.ts';
+import type { BenchScenario } from '../support/scenario.ts';
+import { BENCH_ENCRYPTION_KEY, startServerProcess } from '../support/server-process.ts';
+
+/** Concurrent HTTP clients posting reports (a provider's callback senders). */
+const CONNECTIONS = 64;
+/** Every this-many-th report is a failure (with its reason), the rest deliveries. */
+const FAILED_EVERY = 50;
+
+type Fixture = { companyId: number; messageId: number; dlrToken: string };
+
+/** The provider id of recipient i (1-based), as the hand-over stored it. */
+const gatewayIdOf = (i: number) => `ATPid_bench_${i}`;
+const phoneOf = (i: number) => `+2547${String(i).padStart(8, '0')}`;
+
+/**
+ * One company, one message and `size` recipients already handed over (status submitted, each with
+ * its own provider id), with the send's state, counters and monthly usage as the engine leaves
+ * them after a hand-over (fan-out.ts, dispatch.ts, send-progress.ts). Set-based, as the owner.
+ */
+async function prepareHandedOverSend(owner: DatabaseHandle, size: number): Promise<Fixture> {
+  const db = owner.db;
+  const company = await db
+    .insertInto('companies')
+    .values({
+      name: 'Bench Co',
+      email: 'bench@co.test',
+      phone_number: '+254700000000',
+      address: 'Bench Street 1',
+      messages_limit: 1_000_000_000,
+      subscribers_limit: 1_000_000_000,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const tokens = await regenerateCallbackTokens(db, company.id, BENCH_ENCRYPTION_KEY);
+  const service = await db
+    .insertInto('services')
+    .values({ company_id: company.id, name: 'Service A', shortcode: '22550', keyword: 'BENCHA' })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await sql`
+    insert into subscribers (company_id, msisdn, status)
+    select ${company.id}, '+2547' || lpad(g::text, 8, '0'), 'active' from generate_series(1, ${size}) g`.execute(
+    db,
+  );
+  await sql`
+    insert into subscriptions (company_id, service_id, subscriber_id, status, source)
+    select company_id, ${service.id}::bigint, id, 'active', 'import' from subscribers where company_id = ${company.id}`.execute(
+    db,
+  );
+  // The moment the fan-out began (milliseconds: the partition key survives JavaScript dates).
+  const { rows: at } = await sql<{
+    recipients_at: Date;
+  }>`select date_trunc('milliseconds', now()) as recipients_at`.execute(db);
+  const recipientsAt = at[0].recipients_at;
+  await sql`select ensure_delivery_report_partition(${recipientsAt}::timestamptz)`.execute(db);
+  const message = await db
+    .insertInto('messages')
+    .values({
+      company_id: company.id,
+      service_id: service.id,
+      service_ids: [service.id],
+      content: 'Benchmark: one message to everyone',
+      status: 'sent',
+      sent_at: recipientsAt,
+      recipient_count: size,
+      encoding: 'GSM-7',
+      parts: 1,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await sql`
+    insert into message_sends (company_id, message_id, state, fanout_cursor, recipients_at, recipients, reserved_units,
+                               usage_month, started_at, fanout_finished_at, handed_over_at)
+    values (${company.id}, ${message.id}, 'done', (select max(id) from subscribers where company_id = ${company.id}),
+            ${recipientsAt}::timestamptz, ${size}, ${size}, date_trunc('month', ${recipientsAt}::timestamptz at time zone 'UTC')::date,
+            ${recipientsAt}::timestamptz, ${recipientsAt}::timestamptz, now())`.execute(db);
+  await sql`
+    insert into company_monthly_usage (company_id, month, messages_used)
+    values (${company.id}, date_trunc('month', ${recipientsAt}::timestamptz at time zone 'UTC')::date, ${size})`.execute(
+    db,
+  );
+  // Recipient i is subscriber i's number, handed over with provider id ATPid_bench_i.
+  await sql`
+    insert into delivery_reports (company_id, created_at, message_id, service_id, subscriber_id, recipient_phone, parts,
+                                  status, gateway_message_id, provider_status, attempts, submitted_at)
+    select s.company_id, ${recipientsAt}::timestamptz, ${message.id}, ${service.id}, s.id, s.msisdn, 1,
+           'submitted', 'ATPid_bench_' || ltrim(substr(s.msisdn, 6), '0'), 'Success', 1, now()
+      from subscribers s
+     where s.company_id = ${company.id}`.execute(db);
+  // The counters as fan-out (pending) and hand-over (pending -> submitted) leave them, in one row.
+  await sql`
+    insert into message_delivery_counts (company_id, message_id, shard, submitted)
+    values (${company.id}, ${message.id}, 0, ${size})`.execute(db);
+  await sql`vacuum analyze delivery_reports`.execute(db);
+  await sql`vacuum analyze subscribers`.execute(db);
+  return { companyId: company.id, messageId: message.id, dlrToken: tokens.dlr };
+}
+
+/** Statuses of the message's recipients and its counters, to prove every report was applied. */
+async function countOutcome(owner: DatabaseHandle, fixture: Fixture) {
+  const { rows: recipients } = await sql<{ status: string; count: number }>`
+    select status, count(*)::int as count from delivery_reports
+     where company_id = ${fixture.companyId} and message_id = ${fixture.messageId}
+     group by status`.execute(owner.db);
+  const { rows: totals } = await sql<Record<string, number>>`
+    select submitted, sent, delivered, failed, total from message_delivery_totals
+     where company_id = ${fixture.companyId} and message_id = ${fixture.messageId}`.execute(owner.db);
+  const { rows: unmatched } = await sql<{ count: number }>`
+    select count(*)::int as count from unmatched_delivery_reports where company_id = ${fixture.companyId}`.execute(
+    owner.db,
+  );
+  const { rows: message } = await sql<{ status: string }>`
+    select status from messages where id = ${fixture.messageId}`.execute(owner.db);
+  const byStatus = Object.fromEntries(recipients.map((row) => [row.status, row.count]));
+  return { byStatus, totals: totals[0], unmatched: unmatched[0].count, messageStatus: message[0].status };
+}
+
+export const scenario: BenchScenario = {
+  name: 'delivery-reports',
+  description:
+    "one delivery report per recipient of a handed-over send, posted over HTTP in Africa's Talking's format by concurrent clients to the real API process",
+  async run(ctx) {
+    const size = ctx.quick ? 20_000 : 200_000;
+    const owner = connectDatabase(ctx.databaseUrl, 2);
+    try {
+      let started = performance.now();
+      const fixture = await prepareHandedOverSend(owner, size);
+      ctx.log(
+        `${size.toLocaleString('en-US')} recipients handed over, in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+      );
+      const server = await startServerProcess({ databaseUrl: ctx.databaseUrl, role: 'api' });
+      try {
+        const path = `/api/v1/callbacks/dlr/${fixture.companyId}/${fixture.dlrToken}`;
+        let next = 0;
+        started = performance.now();
+        const result = await autocannon({
+          url: server.url as string,
+          connections: CONNECTIONS,
+          amount: size,
+          timeout: 30,
+          requests: [
+            {
+              method: 'POST',
+              path,
+              headers: { 'content-type': 'application/x-www-form-urlencoded' },
+              // Each request names the next recipient; past the last one (never expected) it repeats it.
+              setupRequest: (request) => {
+                const i = Math.min(++next, size);
+                const status =
+                  i % FAILED_EVERY === 0 ? 'status=Failed&failureReason=DeliveryFailure' : 'status=Success';
+                return {
+                  ...request,
+                  body: `id=${gatewayIdOf(i)}&${status}&phoneNumber=${encodeURIComponent(phoneOf(i))}&networkCode=63902`,
+                };
+              },
+            },
+          ],
+        });
+        const seconds = (performance.now() - started) / 1000;
+        const answered = result['2xx'] + result.non2xx;
+        const perSecond = answered / seconds;
+        const outcome = await countOutcome(owner, fixture);
+        ctx.log(
+          `${answered.toLocaleString('en-US')} answered in ${seconds.toFixed(1)} s (2xx ${result['2xx']}, non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts}); latency p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, max ${result.latency.max} ms; peak RSS ${server.peakRssMiB().toFixed(0)} MiB`,
+        );
+        ctx.log(`afterwards: ${JSON.stringify(outcome)}`);
+
+        const work = `${size.toLocaleString('en-US')} reports x ${CONNECTIONS} clients`;
+        ctx.report({
+          scenario: 'delivery-reports',
+          measure: 'reports applied (POST /callbacks/dlr)',
+          work,
+          figure: perSecond,
+          unit: 'reports/s',
+          baseline: { name: 'target', figure: 10_000 },
+          target: '>= 10,000/s',
+          met: perSecond >= 10_000,
+        });
+        ctx.report({
+          scenario: 'delivery-reports',
+          measure: 'callback latency p99',
+          work,
+          figure: result.latency.p99,
+          unit: 'ms',
+          baseline: { name: 'target', figure: 50 },
+          target: 'p99 < 50 ms',
+          met: result.latency.p99 < 50,
+        });
+        const refused = result.non2xx + result.errors + result.timeouts;
+        ctx.report({
+          scenario: 'delivery-reports',
+          measure: 'answers not 2xx (or no answer)',
+          work,
+          figure: refused,
+          unit: 'requests',
+          target: '0',
+          met: refused === 0,
+        });
+
+        const delivered = outcome.byStatus.delivered ?? 0;
+        const failed = outcome.byStatus.failed ?? 0;
+        const expectedFailed = Math.floor(size / FAILED_EVERY);
+        const applied =
+          delivered === size - expectedFailed &&
+          failed === expectedFailed &&
+          outcome.totals?.delivered === delivered &&
+          outcome.totals?.failed === failed &&
+          outcome.totals?.submitted === 0 &&
+          outcome.totals?.sent === 0 &&
+          outcome.totals?.total === size &&
+          outcome.unmatched === 0 &&
+          outcome.messageStatus === 'delivered';
+        ctx.report({
+          scenario: 'delivery-reports',
+          measure: 'reports applied (counted afterwards)',
+          work,
+          figure: delivered + failed,
+          unit: 'recipients',
+          baseline: { name: 'target', figure: size },
+          target: 'every one, counters equal',
+          met: applied,
+        });
+        if (!applied || refused > 0)
+          throw new Error(
+            `not every report was applied: ${JSON.stringify(outcome)}, expected ${size - expectedFailed} delivered and ${expectedFailed} failed; ${refused} requests refused`,
+          );
+      } finally {
+        await server.stop();
+      }
+    } finally {
+      await owner.close();
+    }
+  },
+};
