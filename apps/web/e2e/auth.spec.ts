@@ -69,6 +69,23 @@ test.describe('sign-in', () => {
     await expect(page).toHaveURL(/\/login$/);
   });
 
+  test('after signing out, the next user to sign in in that tab lands on /dashboard, not the previous page', async ({
+    page,
+  }) => {
+    await signIn(page, DEMO_USERS.companyAdmin);
+    await sidebarLinks(page).getByText('Services').click();
+    await expect(page).toHaveURL(/\/services$/);
+
+    await page.getByRole('button', { name: /^User menu for / }).click();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await expect(page).toHaveURL(/\/login$/);
+
+    // The viewer cannot open /services: being sent there would show Access Denied.
+    await fillSignIn(page, DEMO_USERS.viewer);
+    await expect(page).toHaveURL(/\/dashboard$/);
+    await expect(page.getByRole('heading', { name: /^Welcome back, .+!$/ })).toBeVisible();
+  });
+
   test('an unauthenticated visit to /reports goes to /login, then back to /reports after signing in', async ({
     page,
   }) => {

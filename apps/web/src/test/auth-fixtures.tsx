@@ -26,6 +26,7 @@ export function makeAuth(overrides: Partial<TAuthContext> = {}): TAuthContext {
     isLoading: false,
     error: null,
     isSessionChecked: true,
+    hasSignedOut: false,
     login: vi.fn(async () => true),
     logout: vi.fn(async () => {}),
     ...overrides,

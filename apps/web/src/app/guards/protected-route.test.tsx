@@ -55,6 +55,13 @@ describe('ProtectedRoute', () => {
     );
   });
 
+  it('after a sign-out in this tab sends to /login without remembering the page', () => {
+    const router = renderGuard(makeAuth({ hasSignedOut: true }), { allowedRoles: ['viewer'] });
+
+    expect(router.state.location.pathname).toBe('/login');
+    expect(screen.getByText(/login page/)).toHaveTextContent('login page, from null');
+  });
+
   it('renders the page for any signed-in user when no role is given', () => {
     renderGuard(signedIn('viewer'), {});
 

@@ -24,12 +24,14 @@ export function ProtectedRoute({
   deniedMessage,
   children,
 }: TProtectedRouteProps) {
-  const { user, isAuthenticated, isLoading } = useAuth();
+  const { user, isAuthenticated, isLoading, hasSignedOut } = useAuth();
   const location = useLocation();
 
   if (isLoading) return <FullPageSpinner label="Loading your session" />;
 
   if (!isAuthenticated || !user) {
+    // After a sign-out the page belonged to the previous user: the next one starts at /dashboard.
+    if (hasSignedOut) return <Navigate to="/login" replace />;
     const state: TLoginRedirectState = {
       from: { pathname: location.pathname, search: location.search, hash: location.hash },
     };

@@ -98,7 +98,18 @@ describe('authReducer', () => {
       isAuthenticated: false,
       isLoading: false,
       error: null,
+      hasSignedOut: false,
     });
+  });
+
+  it('remembers a sign-out until the next sign-in, and only an explicit one', () => {
+    const user = makeUser('viewer');
+    const signedIn = authReducer(initialAuthState, { type: 'LOGIN_SUCCESS', user });
+
+    const signedOut = authReducer(signedIn, { type: 'SIGNED_OUT' });
+    expect(signedOut).toMatchObject({ user: null, isAuthenticated: false, hasSignedOut: true });
+    expect(authReducer(signedOut, { type: 'LOGIN_SUCCESS', user })).toMatchObject({ hasSignedOut: false });
+    expect(authReducer(signedIn, { type: 'LOGOUT' })).toMatchObject({ hasSignedOut: false });
   });
 });
 

@@ -24,6 +24,11 @@ export type TAuthState = {
   error: string | null;
   /** false until the stored session (if any) has been checked at start-up. */
   isSessionChecked: boolean;
+  /**
+   * true after the user signed out in this tab (not when the session merely expired): the guards
+   * then send them to /login without remembering the page, so the next user starts at /dashboard.
+   */
+  hasSignedOut: boolean;
 };
 
 type TAuthAction =
@@ -31,6 +36,7 @@ type TAuthAction =
   | { type: 'LOGIN_SUCCESS'; user: TUser }
   | { type: 'LOGIN_FAILURE'; error: string }
   | { type: 'LOGOUT' }
+  | { type: 'SIGNED_OUT' }
   | { type: 'SESSION_RESTORED'; user: TUser }
   | { type: 'SESSION_MISSING' };
 
@@ -45,6 +51,7 @@ export const initialAuthState: TAuthState = {
   isLoading: true,
   error: null,
   isSessionChecked: false,
+  hasSignedOut: false,
 };
 
 export function authReducer(state: TAuthState, action: TAuthAction): TAuthState {
@@ -59,12 +66,21 @@ export function authReducer(state: TAuthState, action: TAuthAction): TAuthState 
         isLoading: false,
         error: null,
         isSessionChecked: true,
+        hasSignedOut: false,
       };
     case 'LOGIN_FAILURE':
       return { ...state, user: null, isAuthenticated: false, isLoading: false, error: action.error };
     case 'LOGOUT':
     case 'SESSION_MISSING':
-      return { user: null, isAuthenticated: false, isLoading: false, error: null, isSessionChecked: true };
+    case 'SIGNED_OUT':
+      return {
+        user: null,
+        isAuthenticated: false,
+        isLoading: false,
+        error: null,
+        isSessionChecked: true,
+        hasSignedOut: action.type === 'SIGNED_OUT',
+      };
   }
 }
 
@@ -126,7 +142,9 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     } finally {
       clearTokens();
       queryClient.clear();
-      dispatch({ type: 'LOGOUT' });
+      // The guard of the page on screen redirects too, on this same state change (its <Navigate>
+      // runs after render and wins over this one): hasSignedOut keeps the page out of its redirect.
+      dispatch({ type: 'SIGNED_OUT' });
       navigate('/login', { replace: true });
     }
   }, [navigate, queryClient]);
