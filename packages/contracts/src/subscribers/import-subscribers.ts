@@ -1,10 +1,15 @@
 import { z } from 'zod';
 import { successEnvelope } from '../common/envelope.ts';
 
-/** Lines after the header; larger files are refused before anything is written. */
-export const IMPORT_MAX_ROWS = 200_000;
-/** The largest file (or CSV body) an import accepts. */
-export const IMPORT_MAX_BYTES = 20 * 1024 * 1024;
+/** Lines after the header; larger files are refused and nothing of them is written. */
+export const IMPORT_MAX_ROWS = 1_000_000;
+/**
+ * The largest file (multipart) or text/csv body an import accepts. Both are read as they arrive,
+ * never held whole: room for a million rows of up to ~60 characters (a phone column and a name or two).
+ */
+export const IMPORT_MAX_BYTES = 64 * 1024 * 1024;
+/** The JSON form ({ csv }) arrives as one string held whole in memory: meant for short lists, capped lower. */
+export const IMPORT_MAX_JSON_BYTES = 20 * 1024 * 1024;
 /** Longer lines are refused: a phone list's lines are short, and one huge line would be parsed in one go. */
 export const IMPORT_MAX_LINE_LENGTH = 65_536;
 /** The report lists at most this many bad lines; invalidRows still counts them all. */

@@ -42,24 +42,12 @@ export async function countActiveSubscribers(db: Executor, companyId: number) {
   return Number(row?.subscriber_count ?? 0);
 }
 
-/**
- * Which of these numbers would take no new room: already active subscribers of the company, and
- * (for an import into a service) numbers with any subscription to it, since an import leaves an
- * existing subscription as it is.
- */
-export async function findNumbersTakingNoRoom(
-  db: Executor,
-  companyId: number,
-  msisdns: string[],
-  importServiceId: number | null = null,
-) {
+/** Which of these numbers take no new room: already active subscribers of the company. */
+export async function findNumbersTakingNoRoom(db: Executor, companyId: number, msisdns: string[]) {
   if (msisdns.length === 0) return new Set<string>();
   const { rows } = await sql<{ msisdn: string }>`
     select s.msisdn from subscribers s
-     where s.company_id = ${companyId} and s.msisdn = any(${msisdns}::text[])
-       and (s.status = 'active'
-            or (${importServiceId}::bigint is not null and exists (
-                  select 1 from subscriptions x where x.service_id = ${importServiceId} and x.subscriber_id = s.id)))`.execute(
+     where s.company_id = ${companyId} and s.msisdn = any(${msisdns}::text[]) and s.status = 'active'`.execute(
     db,
   );
   return new Set(rows.map((row) => row.msisdn));

@@ -60,30 +60,3 @@ export async function ensureSubscriberRoom(trx: Executor, companyId: number, msi
   if (!free.has(msisdn))
     throw limitReached(PLAN_LIMIT_MESSAGES.subscribersLimitReached(limit), `subscribersLimit: ${limit}`);
 }
-
-/**
- * Splits an import's numbers (file order) into those it may add and how many the limit refuses:
- * numbers that take no room pass; the others fill the room left, the rest are refused.
- */
-export async function admitImportNumbers(
-  trx: Executor,
-  companyId: number,
-  serviceId: number,
-  msisdns: string[],
-) {
-  const { limit, room } = await lockSubscriberRoom(trx, companyId);
-  // Room for every number: nothing to sort out (the common case, and no lookup over a big file).
-  if (room >= msisdns.length) return { admitted: msisdns, refused: 0, limit };
-  const free = await repo.findNumbersTakingNoRoom(trx, companyId, msisdns, serviceId);
-  const admitted: string[] = [];
-  let left = room;
-  let refused = 0;
-  for (const msisdn of msisdns) {
-    if (free.has(msisdn)) admitted.push(msisdn);
-    else if (left > 0) {
-      admitted.push(msisdn);
-      left--;
-    } else refused++;
-  }
-  return { admitted, refused, limit };
-}

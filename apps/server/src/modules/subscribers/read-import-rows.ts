@@ -17,34 +17,46 @@ import { normalisePhoneNumber } from './phone-number.ts';
 /** An import's CSV: the whole text (JSON body), or its bytes as they arrive (file upload, text/csv body). */
 export type ImportSource = string | AsyncIterable<Buffer | string>;
 
-export type ImportedRows = {
+/** Valid numbers in E.164, in file order, with the lines they were read from. */
+export type ImportBatch = { lines: number[]; numbers: string[] };
+
+export type ImportReadSummary = {
   totalRows: number;
-  /** Valid numbers in E.164, each once, in file order. */
-  numbers: string[];
-  duplicatesInFile: number;
+  /** Rows with a valid number, duplicates included (the database drops those). */
+  validRows: number;
   invalidRows: number;
   errors: TImportLineError[];
 };
 
+/** Valid rows are handed on in batches of this many: memory holds a batch or two, whatever the file's size. */
+export const IMPORT_BATCH_ROWS = 10_000;
+
 /**
  * Parsing runs in slices of about this many milliseconds, then lets the event loop serve other
- * requests: phone-number parsing costs tens of microseconds a row, so a 200,000-row file takes
+ * requests: phone-number parsing costs several microseconds a row, so a 1,000,000-row file takes
  * seconds of CPU, which must not stall everyone else's requests.
  */
 const SLICE_MS = 10;
 
 /**
  * Reads an import as it arrives: lines are split across chunks, the phone column is picked from
- * the first line, every number is normalised for the company's country. Stops with a 400 at the
- * row cap or at a line too long to be a phone list's, before the rest is read.
+ * the first line, every number is normalised for the company's country, and the valid ones go to
+ * `takeBatch` a batch at a time; reading waits while it works, so a fast upload cannot pile up in
+ * memory. Stops with a 400 at the row cap or at a line too long to be a phone list's, before the
+ * rest is read. Duplicates are the caller's to drop: a set of every number seen would grow with
+ * the file.
  */
-export async function readImportRows(source: ImportSource, country: string): Promise<ImportedRows> {
-  const seen = new Set<string>();
+export async function readImportRows(
+  source: ImportSource,
+  country: string,
+  takeBatch: (batch: ImportBatch) => Promise<void>,
+): Promise<ImportReadSummary> {
   const errors: TImportLineError[] = [];
   let totalRows = 0;
+  let validRows = 0;
   let invalidRows = 0;
-  let duplicatesInFile = 0;
   let column: number | null = null;
+  let batch: ImportBatch = { lines: [], numbers: [] };
   let sliceStarted = performance.now();
 
   for await (const { text, line } of linesOf(source)) {
@@ -60,10 +72,14 @@ export async function readImportRows(source: ImportSource, country: string): Pro
     if (!result?.ok) {
       invalidRows++;
       if (errors.length < IMPORT_MAX_REPORTED_ERRORS) errors.push(lineError(line, value));
-    } else if (seen.has(result.msisdn)) {
-      duplicatesInFile++;
     } else {
-      seen.add(result.msisdn);
+      validRows++;
+      batch.lines.push(line);
+      batch.numbers.push(result.msisdn);
+      if (batch.numbers.length >= IMPORT_BATCH_ROWS) {
+        await takeBatch(batch);
+        batch = { lines: [], numbers: [] };
+      }
     }
     if (performance.now() - sliceStarted >= SLICE_MS) {
       await nextTurn();
@@ -71,7 +87,8 @@ export async function readImportRows(source: ImportSource, country: string): Pro
     }
   }
   if (totalRows === 0) throw badRequest(IMPORT_MESSAGES.empty);
-  return { totalRows, numbers: [...seen], duplicatesInFile, invalidRows, errors };
+  if (batch.numbers.length > 0) await takeBatch(batch);
+  return { totalRows, validRows, invalidRows, errors };
 }
 
 function lineError(line: number, value: string): TImportLineError {

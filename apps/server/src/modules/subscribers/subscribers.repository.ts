@@ -244,7 +244,7 @@ export async function activateSubscription(
     })
     .onConflict((conflict) =>
       conflict
-        .columns(['service_id', 'subscriber_id'])
+        .columns(['company_id', 'service_id', 'subscriber_id'])
         .doUpdateSet({ status: 'active', source, subscribed_at: new Date(), unsubscribed_at: null })
         .where('subscriptions.status', '<>', 'active'),
     )
@@ -284,59 +284,4 @@ export async function refreshSubscriberStatus(db: Executor, subscriberId: number
                    then 'active' else 'unsubscribed' end as next) d
      where s.id = ${subscriberId} and s.status <> d.next
   `.execute(db);
-}
-
-export type ImportChunkResult = {
-  imported: number;
-  alreadySubscribed: number;
-  previouslyUnsubscribed: number;
-};
-
-/**
- * One chunk of an import, set-based: new numbers become subscribers, numbers without a
- * subscription to the service get one. Existing subscriptions are left as they are, so an
- * import never overrides an opt-out.
- */
-export async function importChunk(
-  db: Executor,
-  companyId: number,
-  serviceId: number,
-  msisdns: string[],
-): Promise<ImportChunkResult> {
-  await sql`
-    insert into subscribers (company_id, msisdn, status)
-    select ${companyId}, m, 'active' from unnest(${msisdns}::text[]) as u(m)
-    on conflict (company_id, msisdn) do nothing
-  `.execute(db);
-  const result = await sql<{ imported: number; already: number; previous: number }>`
-    with input as (
-      select s.id, s.status from subscribers s
-        join unnest(${msisdns}::text[]) as u(m) on s.msisdn = u.m
-       where s.company_id = ${companyId}
-    ),
-    existing as (
-      select x.subscriber_id, x.status from subscriptions x
-        join input i on i.id = x.subscriber_id
-       where x.service_id = ${serviceId}
-    ),
-    inserted as (
-      insert into subscriptions (company_id, service_id, subscriber_id, status, source)
-      select ${companyId}, ${serviceId}, i.id, 'active', 'import' from input i
-       where not exists (select 1 from existing e where e.subscriber_id = i.id)
-      on conflict do nothing
-      returning subscriber_id
-    ),
-    activated as (
-      update subscribers s set status = 'active', updated_at = now()
-        from inserted n
-       where s.id = n.subscriber_id and s.status <> 'active'
-      returning s.id
-    )
-    select (select count(*) from inserted)::int as imported,
-           (select count(*) from existing where status = 'active')::int as already,
-           (select count(*) from existing where status <> 'active')::int as previous,
-           (select count(*) from activated)::int as activated
-  `.execute(db);
-  const row = result.rows[0];
-  return { imported: row.imported, alreadySubscribed: row.already, previouslyUnsubscribed: row.previous };
 }

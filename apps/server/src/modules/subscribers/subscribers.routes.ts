@@ -4,6 +4,7 @@ import { ZIdParam } from '@sms/contracts/common/envelope';
 import { ZExportSubscribersQuery } from '@sms/contracts/subscribers/export-subscribers';
 import {
   IMPORT_MAX_BYTES,
+  IMPORT_MAX_JSON_BYTES,
   IMPORT_MESSAGES,
   ZImportSubscribersJson,
   ZImportSubscribersResponse,
@@ -165,13 +166,15 @@ export function subscribersRoutes(app: App, deps: AppDeps) {
     '/services/:id/subscribers/import',
     {
       preHandler: ofService,
-      bodyLimit: IMPORT_MAX_BYTES,
+      // Fastify's limit binds the JSON form alone: files and text/csv bodies are streamed and capped as they are read.
+      bodyLimit: IMPORT_MAX_JSON_BYTES,
       schema: {
         tags,
         description:
           'Imports phone numbers from a CSV (multipart field "file", a text/csv body, or JSON { csv }). ' +
           'A header naming phone/phoneNumber/msisdn/number picks the column, else the first column is read. ' +
-          'Valid numbers are subscribed; invalid lines are reported by line number; numbers that had opted out stay unsubscribed.',
+          'Valid numbers are subscribed; invalid lines are reported by line number; numbers that had opted out stay unsubscribed. ' +
+          'Files and text/csv bodies are read as they arrive (up to 64 MB and 1,000,000 rows); the JSON form is held whole (up to 20 MB).',
         params: ZIdParam,
         response: { 200: ZImportSubscribersResponse },
       },

@@ -16,8 +16,9 @@ import type { Executor } from '../../db/database.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import { type RequestContext, tenantOf } from '../../request-context.ts';
 import { type AuditSource, auditSourceOf, recordAudit } from '../audit/record-audit.ts';
-import { admitImportNumbers, ensureSubscriberRoom } from '../plans/plan-limits.ts';
+import { ensureSubscriberRoom, lockSubscriberRoom } from '../plans/plan-limits.ts';
 import * as servicesRepo from '../services/services.repository.ts';
+import * as importRepo from './import.repository.ts';
 import { csvCell } from './parse-csv.ts';
 import { normalisePhoneNumber, phoneSearchDigits } from './phone-number.ts';
 import { type ImportSource, readImportRows } from './read-import-rows.ts';
@@ -246,9 +247,15 @@ export async function unsubscribe(
   };
 }
 
-const IMPORT_CHUNK = 5_000;
+/** An import that added at least this many subscriptions refreshes the tables' statistics. */
+const ANALYZE_AFTER_IMPORTED = 1_000;
 
-/** Reads the CSV, keeps the valid numbers (one insert per chunk of 5,000), reports the rest by line. */
+/**
+ * Reads the CSV as it arrives and stages its valid rows in the database a batch at a time, then
+ * dedupes, applies the subscriber limit and subscribes set-based, all in the actor's transaction:
+ * memory holds a batch, not the file, and a refused file (row cap, size) leaves nothing behind.
+ * Bad lines are reported by number.
+ */
 export async function importSubscribers(
   deps: AppDeps,
   ctx: RequestContext,
@@ -259,31 +266,27 @@ export async function importSubscribers(
     const service = await serviceInScope(trx, ctx, serviceId);
     return { service, country: await companyCountry(deps, trx, service.company_id) };
   });
-  // Streamed and parsed in slices that yield (read-import-rows.ts): other requests keep being served.
-  const { totalRows, numbers, duplicatesInFile, invalidRows, errors } = await readImportRows(csv, country);
 
-  const totals = { imported: 0, alreadySubscribed: 0, previouslyUnsubscribed: 0 };
-  const plan = { refusedByLimit: 0, subscribersLimit: 0 };
-  await inActorTransaction(deps.db, ctx, async (trx) => {
-    const { admitted, refused, limit } = await admitImportNumbers(
-      trx,
-      service.company_id,
-      service.id,
-      numbers,
-    );
-    plan.refusedByLimit = refused;
-    plan.subscribersLimit = limit;
-    for (let start = 0; start < admitted.length; start += IMPORT_CHUNK) {
-      const chunk = await repo.importChunk(
-        trx,
-        service.company_id,
-        service.id,
-        admitted.slice(start, start + IMPORT_CHUNK),
-      );
-      totals.imported += chunk.imported;
-      totals.alreadySubscribed += chunk.alreadySubscribed;
-      totals.previouslyUnsubscribed += chunk.previouslyUnsubscribed;
-    }
+  const result = await inActorTransaction(deps.db, ctx, async (trx) => {
+    await importRepo.createImportStaging(trx);
+    // One batch is written while the next is parsed (the database and the parser overlap); no more
+    // than one is in flight, so memory stays at two batches.
+    let staging: Promise<void> = Promise.resolve();
+    const read = await readImportRows(csv, country, async (batch) => {
+      await staging;
+      staging = importRepo.stageImportRows(trx, batch.lines, batch.numbers);
+      // Its failure is awaited (and thrown) with the next batch or below; not unhandled meanwhile.
+      staging.catch(() => {});
+    });
+    await staging;
+
+    const distinct = await importRepo.collapseStagedNumbers(trx);
+    // The company row is locked from here to commit: after the upload, so a slow one holds up nobody's subscribes.
+    const { limit, room } = await lockSubscriberRoom(trx, service.company_id);
+    const refusedByLimit =
+      room >= distinct ? 0 : await importRepo.dropNumbersPastRoom(trx, service.company_id, service.id, room);
+    const totals = await importRepo.importStagedNumbers(trx, service.company_id, service.id);
+    const duplicatesInFile = read.validRows - distinct;
     await recordAudit(trx, auditSourceOf(ctx), {
       action: 'IMPORT',
       entity: 'SUBSCRIBER',
@@ -292,22 +295,29 @@ export async function importSubscribers(
       details: {
         serviceId: service.id,
         serviceName: service.name,
-        totalRows,
+        totalRows: read.totalRows,
         ...totals,
         duplicatesInFile,
-        invalidRows,
-        refusedByLimit: plan.refusedByLimit,
+        invalidRows: read.invalidRows,
+        refusedByLimit,
       },
     });
+    return {
+      totalRows: read.totalRows,
+      ...totals,
+      duplicatesInFile,
+      invalidRows: read.invalidRows,
+      refusedByLimit,
+      subscribersLimit: limit,
+      errors: read.errors,
+    } satisfies TImportSubscribersData;
   });
-  return {
-    totalRows,
-    ...totals,
-    duplicatesInFile,
-    invalidRows,
-    ...plan,
-    errors,
-  } satisfies TImportSubscribersData;
+
+  if (result.imported >= ANALYZE_AFTER_IMPORTED) {
+    // After commit, so the import's locks are not held through it; awaited, so the next request plans with it.
+    await inActorTransaction(deps.db, ctx, (trx) => importRepo.analyzeSubscriberTables(trx));
+  }
+  return result;
 }
 
 const EXPORT_BATCH = 2_000;

@@ -1,0 +1,124 @@
+import { sql } from 'kysely';
+import type { Executor } from '../../db/database.ts';
+
+/*
+ * An import goes through two temporary tables of the importing transaction's own session (no
+ * row-level security needed: nobody else can see them, and they are dropped at commit or
+ * rollback): import_rows takes the file's valid rows as they are read, import_numbers holds each
+ * number once with the first line it was on. Everything after the staging is a few set-based
+ * statements, whatever the file's size.
+ */
+
+export async function createImportStaging(trx: Executor) {
+  await sql`create temporary table import_rows (line integer not null, msisdn text not null) on commit drop`.execute(
+    trx,
+  );
+}
+
+/** One batch of valid rows, as two arrays (a statement per batch, not per row). */
+export async function stageImportRows(trx: Executor, lines: number[], msisdns: string[]) {
+  await sql`
+    insert into import_rows (line, msisdn)
+    select * from unnest(${lines}::int[], ${msisdns}::text[])
+  `.execute(trx);
+}
+
+/** Each staged number once, at its first line; answers how many distinct numbers the file held. */
+export async function collapseStagedNumbers(trx: Executor) {
+  await sql`
+    create temporary table import_numbers on commit drop as
+    select msisdn, min(line) as line from import_rows group by msisdn
+  `.execute(trx);
+  await sql`alter table import_numbers add primary key (msisdn)`.execute(trx);
+  // Fresh tables have no statistics: without them the joins below are planned for a few rows.
+  await sql`analyze import_numbers`.execute(trx);
+  const { rows } = await sql<{ n: number }>`select count(*)::int as n from import_numbers`.execute(trx);
+  return rows[0].n;
+}
+
+/**
+ * Drops the staged numbers the subscriber limit refuses: the new ones past the first `room` in
+ * file order. Numbers that take no room stay (already active subscribers of the company, and
+ * numbers with any subscription to the service, since an import leaves that subscription as it
+ * is). Answers how many were dropped.
+ */
+export async function dropNumbersPastRoom(trx: Executor, companyId: number, serviceId: number, room: number) {
+  const result = await sql`
+    with needing_room as (
+      select n.msisdn, row_number() over (order by n.line) as rank
+        from import_numbers n
+       where not exists (
+               select 1 from subscribers s
+                where s.company_id = ${companyId} and s.msisdn = n.msisdn
+                  and (s.status = 'active'
+                       or exists (select 1 from subscriptions x
+                                   where x.company_id = ${companyId} and x.service_id = ${serviceId}
+                                     and x.subscriber_id = s.id)))
+    )
+    delete from import_numbers n using needing_room r
+     where r.msisdn = n.msisdn and r.rank > ${room}
+  `.execute(trx);
+  return Number(result.numAffectedRows ?? 0);
+}
+
+export type StagedImportResult = {
+  imported: number;
+  alreadySubscribed: number;
+  previouslyUnsubscribed: number;
+};
+
+/**
+ * The staged numbers into the company and the service: new numbers become active subscribers
+ * (ids in file order), numbers without a subscription to the service get one. Existing
+ * subscriptions are left as they are, so an import never overrides an opt-out.
+ */
+export async function importStagedNumbers(
+  trx: Executor,
+  companyId: number,
+  serviceId: number,
+): Promise<StagedImportResult> {
+  await sql`
+    insert into subscribers (company_id, msisdn, status)
+    select ${companyId}, n.msisdn, 'active' from import_numbers n order by n.line
+    on conflict do nothing
+  `.execute(trx);
+  const { rows } = await sql<{ imported: number; already: number; previous: number }>`
+    with input as materialized (
+      select s.id, s.status from import_numbers n
+        join subscribers s on s.company_id = ${companyId} and s.msisdn = n.msisdn
+    ),
+    existing as materialized (
+      select x.subscriber_id, x.status from subscriptions x
+        join input i on i.id = x.subscriber_id
+       where x.company_id = ${companyId} and x.service_id = ${serviceId}
+    ),
+    inserted as (
+      insert into subscriptions (company_id, service_id, subscriber_id, status, source)
+      select ${companyId}, ${serviceId}, i.id, 'active', 'import' from input i
+       where not exists (select 1 from existing e where e.subscriber_id = i.id)
+      on conflict do nothing
+      returning subscriber_id
+    ),
+    activated as (
+      update subscribers s set status = 'active', updated_at = now()
+        from inserted n
+       where s.id = n.subscriber_id and s.status <> 'active'
+      returning s.id
+    )
+    select (select count(*) from inserted)::int as imported,
+           (select count(*) from existing where status = 'active')::int as already,
+           (select count(*) from existing where status <> 'active')::int as previous,
+           (select count(*) from activated)::int as activated
+  `.execute(trx);
+  const row = rows[0];
+  return { imported: row.imported, alreadySubscribed: row.already, previouslyUnsubscribed: row.previous };
+}
+
+/**
+ * Fresh statistics for the subscriber tables after a bulk import (migration 0013): without them
+ * the planner misjudges a company that just grew by thousands, and a send's recipient count took
+ * tens of seconds until autovacuum came by.
+ */
+export async function analyzeSubscriberTables(db: Executor) {
+  await sql`select analyze_subscriber_tables()`.execute(db);
+}
