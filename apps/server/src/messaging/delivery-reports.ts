@@ -43,14 +43,16 @@ export async function applyDeliveryUpdates(
         cross join lateral (select case u.status when 'submitted' then 1 when 'sent' then 2 else 3 end as rank) r
        order by u.gid, r.rank desc, u.ord
     ),
-    target as (
+    -- Each id is looked up once, by the provider-id index, and its row locked: the rows found are
+    -- the known ones, those whose report is news move on (a concurrent batch's change is seen
+    -- after the lock, so statuses still only move forward).
+    found as (
       select d.company_id, d.message_id, d.id, d.created_at, d.status as old_status,
-             i.gid, i.status, i.provider_status, i.error, i.at
+             i.gid, i.status, i.provider_status, i.error, i.at, i.rank
         from input i
         join delivery_reports d
           on d.company_id = ${companyId} and d.gateway_message_id = i.gid
          and d.created_at >= now() - ${REPORT_WINDOW}::interval
-       where i.rank > case d.status when 'pending' then 0 when 'submitted' then 1 when 'sent' then 2 else 3 end
          for update of d
     ),
     changed as (
@@ -61,8 +63,9 @@ export async function applyDeliveryUpdates(
                                   else d.error_message end,
              delivered_at = case when t.status = 'delivered' then t.at else d.delivered_at end,
              updated_at = now()
-        from target t
+        from found t
        where d.company_id = t.company_id and d.message_id = t.message_id and d.id = t.id and d.created_at = t.created_at
+         and t.rank > case t.old_status when 'pending' then 0 when 'submitted' then 1 when 'sent' then 2 else 3 end
       returning d.message_id, t.old_status, d.status, t.gid
     ),
     counted as (
@@ -71,22 +74,16 @@ export async function applyDeliveryUpdates(
         sql`select message_id, old_status, -1 from changed union all select message_id, status, 1 from changed`,
       )}
     ),
-    known as (
-      select i.gid from input i
-       where exists (select 1 from delivery_reports d
-                      where d.company_id = ${companyId} and d.gateway_message_id = i.gid
-                        and d.created_at >= now() - ${REPORT_WINDOW}::interval)
-    ),
     kept as (
       insert into unmatched_delivery_reports (company_id, gateway_message_id, status, provider_status, error_message, reported_at)
       select ${companyId}, i.gid, i.status, i.provider_status, i.error, i.at
         from input i
-       where ${options.keepUnknown} and i.gid not in (select gid from known)
+       where ${options.keepUnknown} and i.gid not in (select gid from found)
       on conflict do nothing
     )
     select 'changed' as kind, gid, message_id from changed
     union all
-    select 'known', gid, null from known`.execute(trx);
+    select 'known', gid, null from found`.execute(trx);
 
   const applied = new Set(rows.filter((row) => row.kind === 'changed').map((row) => row.gid));
   const known = new Set(rows.filter((row) => row.kind === 'known').map((row) => row.gid));
