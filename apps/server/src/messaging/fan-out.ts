@@ -15,8 +15,8 @@ const STATISTICS_AT = [1000, 10_000, 100_000, 1_000_000];
  * One checkpointed fan-out step of a send: the next `batchSize` subscribers after the checkpoint
  * that are actively subscribed to any of the message's (still active) services, deduplicated
  * across services (one recipient per subscriber, hence per phone number), inserted as pending
- * recipients in one INSERT ... SELECT DISTINCT ON ... ON CONFLICT DO NOTHING; the checkpoint moves
- * in the same transaction. The send row is locked with SKIP LOCKED: one fan-out per send at a
+ * recipients in one INSERT ... SELECT DISTINCT ON ...; the checkpoint moves in the same
+ * transaction, so a batch is written once (no unique index needs to check it again). The send row is locked with SKIP LOCKED: one fan-out per send at a
  * time, and a crashed worker's lock is gone with its connection.
  */
 export async function fanOutBatch(
@@ -74,7 +74,6 @@ export async function fanOutBatch(
          where sub.id > ${send.fanout_cursor} and sub.id <= (select max(subscriber_id) from candidates)
            and sub.company_id = ${companyId} and sub.status = 'active'
          order by c.subscriber_id
-        on conflict do nothing
         returning 1
       )
       select (select max(subscriber_id) from candidates) as cursor,
