@@ -9,12 +9,13 @@ import {
   ZUpdateMessageRequest,
 } from '@sms/contracts/messages/manage-message';
 import { MESSAGE_MESSAGES } from '@sms/contracts/messages/message';
-import { ZSendBulkMessageRequest, ZSendBulkMessageResponse } from '@sms/contracts/messages/send-bulk-message';
+import { ZSendBulkMessageRequest } from '@sms/contracts/messages/send-bulk-message';
+import type { FastifyReply } from 'fastify';
 import type { App } from '../../app.ts';
 import type { AppDeps } from '../../app-deps.ts';
 import { contextOf } from '../../plugins/authenticate.ts';
 import { guard } from '../../plugins/guards.ts';
-import { readIdempotencyKey } from './idempotency.ts';
+import { readIdempotencyKey, type StoredAnswer } from './idempotency.ts';
 import {
   createMessage,
   deleteMessage,
@@ -32,6 +33,10 @@ const IDEMPOTENCY =
 /** Who may send, edit and delete messages: content managers view messaging only (spec section 1 and 6). */
 const MESSAGE_SENDERS = ['system_admin', 'company_admin'] as const;
 
+/** An answer as stored for Idempotency-Key replays: its status and body as they were first sent. */
+const sendStoredAnswer = (reply: FastifyReply, answer: StoredAnswer) =>
+  reply.code(answer.statusCode).send(answer.body);
+
 /**
  * Sending, drafts, edits and cancels (spec section 7). The guard refuses viewers, and content
  * managers with the spec's own words, before the body is read; the service refuses them too.
@@ -42,49 +47,39 @@ export function sendMessageRoutes(app: App, deps: AppDeps) {
   const oneMessage = guard(deps, MESSAGE_SENDERS, { idOf: 'messages', refusals });
   const previewers = guard(deps, ROUTE_ROLES.messages);
 
-  app.post(
-    '/messages/bulk/send',
-    {
-      preHandler: senders,
-      schema: {
-        tags,
-        description:
-          'Sends a message to the active subscribers of the services (one recipient per phone number), now or at ' +
-          'scheduledAt. Every service must be active and of one company (the caller’s; system_admin: any). The ' +
-          'message and its queue job are written in one transaction; a send that would pass the company’s monthly ' +
-          'message limit (recipients x SMS parts) is refused (403) before anything is queued.' +
-          IDEMPOTENCY,
-        body: ZSendBulkMessageRequest,
-        response: { 201: ZSendBulkMessageResponse },
+  /** POST /messages/bulk/send and POST /messages: the same route, but that a draft is not queued. */
+  const createMessageRoute = (
+    url: string,
+    body: typeof ZSendBulkMessageRequest | typeof ZCreateMessageRequest,
+    draft: boolean,
+    description: string,
+  ) =>
+    app.post(
+      url,
+      { preHandler: senders, schema: { tags, description, body, response: { 201: ZMessageResponse } } },
+      async (request, reply) => {
+        const idempotencyKey = readIdempotencyKey(request.headers['idempotency-key']);
+        const answer = await createMessage(deps, contextOf(request), request.body, { draft, idempotencyKey });
+        return sendStoredAnswer(reply, answer);
       },
-    },
-    async (request, reply) => {
-      const answer = await createMessage(deps, contextOf(request), request.body, {
-        draft: false,
-        idempotencyKey: readIdempotencyKey(request.headers['idempotency-key']),
-      });
-      return reply.code(answer.statusCode as 201).send(answer.body as never);
-    },
+    );
+
+  createMessageRoute(
+    '/messages/bulk/send',
+    ZSendBulkMessageRequest,
+    false,
+    'Sends a message to the active subscribers of the services (one recipient per phone number), now or at ' +
+      'scheduledAt. Every service must be active and of one company (the caller’s; system_admin: any). The ' +
+      'message and its queue job are written in one transaction; a send that would pass the company’s monthly ' +
+      'message limit (recipients x SMS parts) is refused (403) before anything is queued.' +
+      IDEMPOTENCY,
   );
 
-  app.post(
+  createMessageRoute(
     '/messages',
-    {
-      preHandler: senders,
-      schema: {
-        tags,
-        description: `Saves a draft (status pending): nothing is queued until POST /messages/{id}/send.${IDEMPOTENCY}`,
-        body: ZCreateMessageRequest,
-        response: { 201: ZMessageResponse },
-      },
-    },
-    async (request, reply) => {
-      const answer = await createMessage(deps, contextOf(request), request.body, {
-        draft: true,
-        idempotencyKey: readIdempotencyKey(request.headers['idempotency-key']),
-      });
-      return reply.code(answer.statusCode as 201).send(answer.body as never);
-    },
+    ZCreateMessageRequest,
+    true,
+    `Saves a draft (status pending): nothing is queued until POST /messages/{id}/send.${IDEMPOTENCY}`,
   );
 
   app.put(
@@ -103,7 +98,7 @@ export function sendMessageRoutes(app: App, deps: AppDeps) {
     },
     async (request, reply) => {
       const answer = await updateMessage(deps, contextOf(request), request.params.id, request.body);
-      return reply.code(answer.statusCode as 200).send(answer.body as never);
+      return sendStoredAnswer(reply, answer);
     },
   );
 
@@ -128,7 +123,7 @@ export function sendMessageRoutes(app: App, deps: AppDeps) {
         request.params.id,
         readIdempotencyKey(request.headers['idempotency-key']),
       );
-      return reply.code(answer.statusCode as 200).send(answer.body as never);
+      return sendStoredAnswer(reply, answer);
     },
   );
 
