@@ -30,14 +30,8 @@ function refuseReadOnly(ctx: RequestContext) {
   if (ctx.actor.role === 'content_manager') throw forbidden(MESSAGE_MESSAGES.contentManagerSend);
 }
 
-/**
- * The services of a send: all found in the caller's scope (another company's read as not found),
- * all of one company, all active, and that company active.
- */
-async function resolveTargets(trx: Executor, ctx: RequestContext, serviceIds: number[]): Promise<Targets> {
-  // A draft may be saved without services (old rows carry none); it cannot be sent without them.
-  if (serviceIds.length === 0)
-    throw badRequest(MESSAGE_MESSAGES.servicesRequired, [`serviceIds: ${MESSAGE_MESSAGES.servicesRequired}`]);
+/** The services named, all found in the caller's scope (another company's read as not found) and of one company. */
+async function findServicesOfOneCompany(trx: Executor, ctx: RequestContext, serviceIds: number[]) {
   const services = await repo.findServices(trx, serviceIds, tenantOf(ctx.actor));
   if (services.length !== serviceIds.length)
     throw new AppError('not_found', MESSAGE_MESSAGES.serviceNotFound);
@@ -46,6 +40,15 @@ async function resolveTargets(trx: Executor, ctx: RequestContext, serviceIds: nu
     throw badRequest(MESSAGE_MESSAGES.servicesOfOneCompany, [
       `serviceIds: ${MESSAGE_MESSAGES.servicesOfOneCompany}`,
     ]);
+  return services;
+}
+
+/** The services of a send: found and of one company, all active, and that company active. */
+async function resolveTargets(trx: Executor, ctx: RequestContext, serviceIds: number[]): Promise<Targets> {
+  // A draft may be saved without services (old rows carry none); it cannot be sent without them.
+  if (serviceIds.length === 0)
+    throw badRequest(MESSAGE_MESSAGES.servicesRequired, [`serviceIds: ${MESSAGE_MESSAGES.servicesRequired}`]);
+  const services = await findServicesOfOneCompany(trx, ctx, serviceIds);
   const inactive = services.find((service) => service.status !== 'active');
   if (inactive) {
     const message = MESSAGE_MESSAGES.serviceInactive(inactive.name);
@@ -103,17 +106,63 @@ async function unqueueMessage(trx: Executor, deps: AppDeps, message: repo.Locked
   }
 }
 
-async function answerWith(
+/** A change to one message: recorded in the audit trail, then answered with the message as it now stands. */
+type MessageChange = {
+  action: 'CREATE' | 'UPDATE';
+  messageId: number;
+  companyId: number;
+  details: Record<string, unknown>;
+  recipientCount: number;
+  statusCode: number;
+};
+
+async function auditAndAnswer(
   trx: Executor,
   ctx: RequestContext,
-  messageId: number,
-  recipientCount: number,
-  statusCode: number,
+  change: MessageChange,
 ): Promise<StoredAnswer> {
+  const { action, messageId, companyId, details, recipientCount, statusCode } = change;
+  await recordAudit(trx, auditSourceOf(ctx), {
+    action,
+    entity: 'MESSAGE',
+    entityId: messageId,
+    companyId,
+    details,
+  });
   const row = await findMessage(trx, messageId, tenantOf(ctx.actor));
   if (!row) throw notFound('Message');
   const data: TSendBulkMessageData = { message: presentMessage(row), recipientCount };
   return { statusCode, body: { success: true, data } };
+}
+
+/** Locks a message of the caller's scope that still waits (a draft or scheduled); 409 with `refusal` once its send began. */
+async function lockWaitingMessage(trx: Executor, ctx: RequestContext, id: number, refusal: string) {
+  const message = await repo.lockMessage(trx, id, tenantOf(ctx.actor));
+  if (!message) throw notFound('Message');
+  if (message.status !== 'pending' && message.status !== 'scheduled') throw conflict(refusal);
+  return message;
+}
+
+/**
+ * A write on the send path, in the caller's transaction and once per Idempotency-Key: a retry is
+ * answered with the first answer before anything else is read; `prepare` makes the checks and names
+ * the company the key is claimed in; `write` runs once under that claim.
+ */
+async function writeOncePerKey<Prepared extends { companyId: number }>(
+  deps: AppDeps,
+  ctx: RequestContext,
+  once: { key: string | null; hash: Buffer },
+  prepare: (trx: Executor) => Promise<Prepared>,
+  write: (trx: Executor, prepared: Prepared) => Promise<StoredAnswer>,
+): Promise<StoredAnswer> {
+  refuseReadOnly(ctx);
+  return inActorTransaction(deps.db, ctx, async (trx) => {
+    const replayed = await replayAnswer(trx, ctx.actor.userId, once.key, once.hash);
+    if (replayed) return replayed;
+    const prepared = await prepare(trx);
+    const claim = { companyId: prepared.companyId, userId: ctx.actor.userId, ...once };
+    return oncePerKey(trx, claim, () => write(trx, prepared));
+  });
 }
 
 async function recipientsOf(trx: Executor, targets: Targets, required: boolean) {
@@ -142,19 +191,13 @@ export async function createMessage(
   request: MessageRequest,
   options: { draft: boolean; idempotencyKey: string | null },
 ): Promise<StoredAnswer> {
-  refuseReadOnly(ctx);
   const hash = requestHashOf(options.draft ? 'create-draft' : 'send-bulk', request);
-  const answer = await inActorTransaction(deps.db, ctx, async (trx) => {
-    const replayed = await replayAnswer(trx, ctx.actor.userId, options.idempotencyKey, hash);
-    if (replayed) return replayed;
-    const targets = await resolveTargets(trx, ctx, request.serviceIds);
-    const claim = {
-      companyId: targets.companyId,
-      userId: ctx.actor.userId,
-      key: options.idempotencyKey,
-      hash,
-    };
-    return oncePerKey(trx, claim, async () => {
+  const answer = await writeOncePerKey(
+    deps,
+    ctx,
+    { key: options.idempotencyKey, hash },
+    (trx) => resolveTargets(trx, ctx, request.serviceIds),
+    async (trx, targets) => {
       const recipientCount = await recipientsOf(trx, targets, !options.draft);
       const { encoding, parts } = measure(request.message);
       const scheduledAt = scheduleOf(request);
@@ -171,16 +214,16 @@ export async function createMessage(
       });
       if (!options.draft)
         await queueMessage(trx, deps, targets, messageId, scheduledAt, recipientCount * parts);
-      await recordAudit(trx, auditSourceOf(ctx), {
+      return auditAndAnswer(trx, ctx, {
         action: 'CREATE',
-        entity: 'MESSAGE',
-        entityId: messageId,
+        messageId,
         companyId: targets.companyId,
         details: { ...auditDetails(request, recipientCount, parts), draft: options.draft },
+        recipientCount,
+        statusCode: 201,
       });
-      return answerWith(trx, ctx, messageId, recipientCount, 201);
-    });
-  });
+    },
+  );
   if (!options.draft) deps.messaging.wake();
   return answer;
 }
@@ -193,10 +236,7 @@ export async function createMessage(
 export async function updateMessage(deps: AppDeps, ctx: RequestContext, id: number, request: MessageRequest) {
   refuseReadOnly(ctx);
   const answer = await inActorTransaction(deps.db, ctx, async (trx) => {
-    const message = await repo.lockMessage(trx, id, tenantOf(ctx.actor));
-    if (!message) throw notFound('Message');
-    if (message.status !== 'pending' && message.status !== 'scheduled')
-      throw conflict(MESSAGE_MESSAGES.notEditable);
+    const message = await lockWaitingMessage(trx, ctx, id, MESSAGE_MESSAGES.notEditable);
     const targets = await resolveTargets(trx, ctx, request.serviceIds);
     if (targets.companyId !== message.company_id)
       throw badRequest(MESSAGE_MESSAGES.servicesOfOneCompany, [
@@ -217,14 +257,14 @@ export async function updateMessage(deps: AppDeps, ctx: RequestContext, id: numb
       recipientCount,
     });
     if (wasScheduled) await queueMessage(trx, deps, targets, id, scheduledAt, recipientCount * parts);
-    await recordAudit(trx, auditSourceOf(ctx), {
+    return auditAndAnswer(trx, ctx, {
       action: 'UPDATE',
-      entity: 'MESSAGE',
-      entityId: id,
+      messageId: id,
       companyId: message.company_id,
       details: { ...auditDetails(request, recipientCount, parts), previousScheduledAt: message.scheduled_at },
+      recipientCount,
+      statusCode: 200,
     });
-    return answerWith(trx, ctx, id, recipientCount, 200);
   });
   deps.messaging.wake();
   return answer;
@@ -240,18 +280,17 @@ export async function sendExistingMessage(
   id: number,
   idempotencyKey: string | null,
 ) {
-  refuseReadOnly(ctx);
   const hash = requestHashOf('send-message', { id });
-  const answer = await inActorTransaction(deps.db, ctx, async (trx) => {
-    const replayed = await replayAnswer(trx, ctx.actor.userId, idempotencyKey, hash);
-    if (replayed) return replayed;
-    const message = await repo.lockMessage(trx, id, tenantOf(ctx.actor));
-    if (!message) throw notFound('Message');
-    if (message.status !== 'pending' && message.status !== 'scheduled')
-      throw conflict(MESSAGE_MESSAGES.notSendable);
-    const targets = await resolveTargets(trx, ctx, message.service_ids);
-    const claim = { companyId: targets.companyId, userId: ctx.actor.userId, key: idempotencyKey, hash };
-    return oncePerKey(trx, claim, async () => {
+  const answer = await writeOncePerKey(
+    deps,
+    ctx,
+    { key: idempotencyKey, hash },
+    async (trx) => {
+      const message = await lockWaitingMessage(trx, ctx, id, MESSAGE_MESSAGES.notSendable);
+      const targets = await resolveTargets(trx, ctx, message.service_ids);
+      return { companyId: targets.companyId, targets, message };
+    },
+    async (trx, { targets, message }) => {
       const recipientCount = await recipientsOf(trx, targets, true);
       const { parts } = measure(message.content);
       let scheduledAt: Date | null = null;
@@ -273,16 +312,16 @@ export async function sendExistingMessage(
           recipientCount,
         });
       await queueMessage(trx, deps, targets, id, scheduledAt, recipientCount * parts);
-      await recordAudit(trx, auditSourceOf(ctx), {
+      return auditAndAnswer(trx, ctx, {
         action: 'UPDATE',
-        entity: 'MESSAGE',
-        entityId: id,
+        messageId: id,
         companyId: message.company_id,
         details: { send: scheduledAt ? 'scheduled' : 'now', scheduledAt, recipientCount },
+        recipientCount,
+        statusCode: 200,
       });
-      return answerWith(trx, ctx, id, recipientCount, 200);
-    });
-  });
+    },
+  );
   deps.messaging.wake();
   return answer;
 }
@@ -295,10 +334,7 @@ export async function sendExistingMessage(
 export async function deleteMessage(deps: AppDeps, ctx: RequestContext, id: number) {
   refuseReadOnly(ctx);
   return inActorTransaction(deps.db, ctx, async (trx) => {
-    const message = await repo.lockMessage(trx, id, tenantOf(ctx.actor));
-    if (!message) throw notFound('Message');
-    if (message.status !== 'pending' && message.status !== 'scheduled')
-      throw conflict(MESSAGE_MESSAGES.notCancellable);
+    const message = await lockWaitingMessage(trx, ctx, id, MESSAGE_MESSAGES.notCancellable);
     if (message.status === 'scheduled') await unqueueMessage(trx, deps, message);
     await repo.deleteMessage(trx, message.company_id, id);
     await recordAudit(trx, auditSourceOf(ctx), {
@@ -320,14 +356,7 @@ export async function deleteMessage(deps: AppDeps, ctx: RequestContext, id: numb
 /** GET /messages/subscribers: who a send to these services would reach. */
 export async function previewRecipients(deps: AppDeps, ctx: RequestContext, serviceIds: number[]) {
   return inActorTransaction(deps.db, ctx, async (trx) => {
-    const services = await repo.findServices(trx, serviceIds, tenantOf(ctx.actor));
-    if (services.length !== serviceIds.length)
-      throw new AppError('not_found', MESSAGE_MESSAGES.serviceNotFound);
-    const companies = new Set(services.map((service) => service.company_id));
-    if (companies.size !== 1)
-      throw badRequest(MESSAGE_MESSAGES.servicesOfOneCompany, [
-        `serviceIds: ${MESSAGE_MESSAGES.servicesOfOneCompany}`,
-      ]);
+    const services = await findServicesOfOneCompany(trx, ctx, serviceIds);
     const companyId = services[0].company_id;
     const ids = services.map((service) => service.id);
     const { count, exact } = await repo.countRecipients(trx, companyId, ids);
