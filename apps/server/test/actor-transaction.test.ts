@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { inActorTransaction } from '../src/db/actor-transaction.ts';
+import { inTenantTransaction } from '../src/db/tenant-scope.ts';
 import type { RequestContext } from '../src/request-context.ts';
 import { createTestContext, type TestContext } from './support/test-app.ts';
 
@@ -47,4 +49,20 @@ it('rolls back the work when it fails', async () => {
     .where('name', '=', 'rollback-probe')
     .executeTakeFirst();
   expect(row).toBeUndefined();
+});
+
+it('binds ids only: a scope whose company is not an id is refused before anything runs', async () => {
+  const forged = { kind: 'company', companyId: Number.NaN } as const;
+  await expect(inTenantTransaction(ctx.db, forged, readSettings)).rejects.toThrow('Not an id');
+});
+
+it('looks up the session user across tenants inside app_session_user only', async () => {
+  const inside = await inActorTransaction(ctx.db, requestAs('viewer', 42), async (trx) => {
+    await sql`select * from app_session_user(1, ${randomUUID()}::uuid)`.execute(trx);
+    return sql<{ platform: string; company: string }>`
+      select current_setting('app.platform', true) as platform, current_setting('app.company_id', true) as company`
+      .execute(trx)
+      .then((result) => result.rows[0]);
+  });
+  expect(inside).toEqual({ platform: '', company: '42' });
 });

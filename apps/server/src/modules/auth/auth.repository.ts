@@ -28,20 +28,27 @@ export function findUserById(db: Executor, id: number) {
   return userWithCompany(db).where('u.id', '=', id).executeTakeFirst();
 }
 
-/** The user behind an access token, provided the sign-in it belongs to has not been ended. */
-export function findUserInLiveSession(db: Executor, userId: number, sessionId: string) {
-  return userWithCompany(db)
-    .where('u.id', '=', userId)
-    .where(({ exists, selectFrom }) =>
-      exists(
-        selectFrom('refresh_tokens')
-          .select(sql`1`.as('one'))
-          .where('family_id', '=', sessionId)
-          .where('user_id', '=', userId)
-          .where('revoked_at', 'is', null),
-      ),
-    )
-    .executeTakeFirst();
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The user behind an access token, provided the sign-in it belongs to has not been ended. One
+ * statement outside any transaction (app_session_user, migration 0012, crosses tenants for this
+ * lookup only): every request asks it first.
+ */
+export async function findUserInLiveSession(db: Executor, userId: number, sessionId: string) {
+  // Sign-ins are UUIDs; anything else names none (and must not reach the cast as an error).
+  if (!UUID.test(sessionId)) return undefined;
+  const { rows } = await sql<{
+    id: number;
+    name: string;
+    email: string;
+    role: string;
+    status: string;
+    company_id: number | null;
+    company_name: string | null;
+    company_status: string | null;
+  }>`select * from app_session_user(${userId}, ${sessionId}::uuid)`.execute(db);
+  return rows[0];
 }
 
 export async function recordSuccessfulLogin(db: Executor, userId: number, companyId: number | null) {

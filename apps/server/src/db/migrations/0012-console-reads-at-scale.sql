@@ -1,0 +1,21 @@
+-- The console's reads at scale (docs/decisions/0012-console-reads-at-scale.md): fewer round trips
+-- per request, and indexes that row-level security lets the planner use.
+
+-- The user behind an access token, in one statement: every request asks it before anything else,
+-- and it used to be a transaction of its own (BEGIN, bind the platform scope, SELECT, COMMIT: four
+-- round trips). The platform binding holds inside this function only (SET restores the caller's
+-- settings on return), and the function returns nothing but the user whose sign-in is still live,
+-- which is what that explicit platform-scope lookup returned before.
+create function app_session_user(p_user_id bigint, p_session_id uuid)
+  returns table (id bigint, name text, email text, role text, status text, company_id bigint,
+                 company_name text, company_status text)
+  language sql stable
+  set app.platform = 'on' set app.company_id = ''
+as $$
+  select u.id, u.name, u.email, u.role, u.status, u.company_id, c.name, c.status
+    from users u
+    left join companies c on c.id = u.company_id
+   where u.id = p_user_id
+     and exists (select 1 from refresh_tokens t
+                  where t.family_id = p_session_id and t.user_id = p_user_id and t.revoked_at is null)
+$$;

@@ -1,0 +1,214 @@
+import pg from 'pg';
+import { signIn } from '../support/bulk-send-fixture.ts';
+import { driveConcurrentGets } from '../support/concurrent-gets.ts';
+import {
+  CONSOLE_READS_PASSWORD,
+  type ConsoleReadsFixture,
+  type ConsoleReadsSize,
+  loadConsoleReads,
+} from '../support/console-reads-fixture.ts';
+import type { BenchContext, BenchScenario } from '../support/scenario.ts';
+import { startServerProcess } from '../support/server-process.ts';
+
+const CLIENTS = 50;
+
+type Read = {
+  measure: string;
+  who: 'admin' | 'platform';
+  /** p95 target in ms: 50 for lists and details, 100 for the dashboard and reports. */
+  targetMs: 50 | 100;
+  pathOf: (i: number) => string;
+};
+
+export const scenario: BenchScenario = {
+  name: 'console-reads',
+  description:
+    "the console's reads at 50 concurrent clients (API process, sms_app under row-level security) over 1,000,000 subscribers, 1,000,000 messages and 10,000,000 delivery reports",
+  async run(ctx) {
+    const size = ctx.quick
+      ? { subscribers: 20_000, messages: 20_000, deliveryReports: 200_000, largeSend: 10_000 }
+      : { subscribers: 1_000_000, messages: 1_000_000, deliveryReports: 10_000_000, largeSend: 100_000 };
+    const fixture = await loadConsoleReads(ctx.databaseUrl, size, ctx.log);
+    ctx.log(
+      `${fixture.counts.subscribers.toLocaleString('en-US')} subscribers, ${fixture.counts.messages.toLocaleString('en-US')} messages, ` +
+        `${fixture.counts.deliveryReports.toLocaleString('en-US')} delivery reports`,
+    );
+    await measureConsoleReads(ctx, fixture, size);
+  },
+};
+
+/** Each read at CLIENTS concurrent clients against a real API process on the loaded database. */
+export async function measureConsoleReads(
+  ctx: BenchContext,
+  fixture: ConsoleReadsFixture,
+  size: ConsoleReadsSize,
+  env: Record<string, string> = {},
+) {
+  const { counts } = fixture;
+  const server = await startServerProcess({ databaseUrl: ctx.databaseUrl, role: 'api', env });
+  const owner = new pg.Client({ connectionString: ctx.databaseUrl });
+  await owner.connect();
+  // The API process and its database backends: what a request costs in CPU, whatever else runs.
+  const cpuPids = async () => {
+    const { rows } = await owner.query<{ pid: number }>(
+      'select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+    );
+    return [[server.pid], rows.map((row) => row.pid)];
+  };
+  try {
+    const url = server.url as string;
+    const tokens = {
+      admin: await signIn(url, fixture.adminEmail, CONSOLE_READS_PASSWORD),
+      platform: await signIn(url, fixture.platformEmail, CONSOLE_READS_PASSWORD),
+    };
+    // The big company holds 70% of the subscribers; its deep page is most of the way down.
+    const bigSubscribers = Math.round(size.subscribers * 0.7);
+    const deepSubscriberPage = Math.floor((bigSubscribers / 20) * 0.8);
+    const deepDetailsPage = Math.floor((size.largeSend / 25) * 0.8);
+    const known = fixture.knownNumber.slice(4, 11);
+    const details = `/api/v1/messages/${fixture.largeSendId}/details`;
+    const reads: Read[] = [
+      { measure: 'GET /messages', who: 'admin', targetMs: 50, pathOf: () => '/api/v1/messages' },
+      {
+        measure: 'GET /messages page 50',
+        who: 'admin',
+        targetMs: 50,
+        pathOf: () => '/api/v1/messages?page=50',
+      },
+      {
+        measure: 'GET /messages chip=pending',
+        who: 'admin',
+        targetMs: 50,
+        pathOf: () => '/api/v1/messages?chip=pending',
+      },
+      {
+        measure: 'GET /messages direction=outbound status=failed',
+        who: 'admin',
+        targetMs: 50,
+        pathOf: () => '/api/v1/messages?direction=outbound&status=failed',
+      },
+      {
+        measure: 'GET /messages search=weekend (common word)',
+        who: 'admin',
+        targetMs: 50,
+        pathOf: () => '/api/v1/messages?search=weekend',
+      },
+      {
+        measure: 'GET /messages search=%231234 (rare)',
+        who: 'admin',
+        targetMs: 50,
+        pathOf: (i) => `/api/v1/messages?search=%23${1000 + (i % 5000)}7`,
+      },
+      {
+        measure: 'GET /messages search=zzqx (no match)',
+        who: 'admin',
+        targetMs: 50,
+        pathOf: () => '/api/v1/messages?search=zzqx',
+      },
+      {
+        measure: 'GET /messages (system admin)',
+        who: 'platform',
+        targetMs: 50,
+        pathOf: () => '/api/v1/messages',
+      },
+      {
+        measure: 'GET /messages chip=pending (system admin)',
+        who: 'platform',
+        targetMs: 50,
+        pathOf: () => '/api/v1/messages?chip=pending',
+      },
+      {
+        measure: 'GET /subscriptions/subscribers',
+        who: 'admin',
+        targetMs: 50,
+        pathOf: () => '/api/v1/subscriptions/subscribers',
+      },
+      {
+        measure: `GET /subscriptions/subscribers page ${deepSubscriberPage.toLocaleString('en-US')}`,
+        who: 'admin',
+        targetMs: 50,
+        pathOf: () => `/api/v1/subscriptions/subscribers?page=${deepSubscriberPage}`,
+      },
+      {
+        measure: 'GET /subscriptions/subscribers search (7 digits, varied)',
+        who: 'admin',
+        targetMs: 50,
+        pathOf: (i) =>
+          i % 2 === 0
+            ? `/api/v1/subscriptions/subscribers?search=${known}`
+            : `/api/v1/subscriptions/subscribers?search=07${String(10_000 + ((i * 7919) % 90_000))}`,
+      },
+      {
+        measure: `GET /messages/{id}/details (${size.largeSend.toLocaleString('en-US')} recipients)`,
+        who: 'admin',
+        targetMs: 50,
+        pathOf: () => details,
+      },
+      {
+        measure: `GET /messages/{id}/details page ${deepDetailsPage.toLocaleString('en-US')}`,
+        who: 'admin',
+        targetMs: 50,
+        pathOf: () => `${details}?page=${deepDetailsPage}`,
+      },
+      {
+        measure: 'GET /dashboard/stats',
+        who: 'admin',
+        targetMs: 100,
+        pathOf: () => '/api/v1/dashboard/stats',
+      },
+      {
+        measure: 'GET /dashboard/stats (system admin)',
+        who: 'platform',
+        targetMs: 100,
+        pathOf: () => '/api/v1/dashboard/stats',
+      },
+      {
+        measure: 'GET /reports?timeframe=30d',
+        who: 'admin',
+        targetMs: 100,
+        pathOf: () => '/api/v1/reports?timeframe=30d',
+      },
+      {
+        measure: 'GET /reports?timeframe=30d (system admin)',
+        who: 'platform',
+        targetMs: 100,
+        pathOf: () => '/api/v1/reports?timeframe=30d',
+      },
+    ];
+    const only = process.env.CONSOLE_READS_ONLY;
+    const work = `${(counts.messages / 1e6).toFixed(2)}M messages, ${(counts.deliveryReports / 1e6).toFixed(1)}M reports, ${CLIENTS} clients`;
+    const failed: string[] = [];
+    for (const read of reads) {
+      if (only && !read.measure.includes(only)) continue;
+      const result = await driveConcurrentGets({
+        baseUrl: url,
+        token: tokens[read.who],
+        clients: CLIENTS,
+        seconds: ctx.quick ? 0.4 : 4,
+        warmUpSeconds: ctx.quick ? 0.1 : 1,
+        pathOf: read.pathOf,
+        cpuPids,
+      });
+      const [apiCpu, databaseCpu] = result.cpuMsPerRequest;
+      if (result.failures > 0)
+        failed.push(`${read.measure}: ${result.failures} failed, first ${result.firstFailure}`);
+      ctx.report({
+        scenario: 'console-reads',
+        measure:
+          `${read.measure} (${Math.round(result.perSecond).toLocaleString('en-US')} req/s, p50 ${result.p50.toFixed(1)} ms, ` +
+          `CPU/request: API ${apiCpu.toFixed(2)} ms, PostgreSQL ${databaseCpu.toFixed(2)} ms)`,
+        work,
+        figure: Number(result.p95.toFixed(1)),
+        unit: 'ms p95',
+        baseline: { name: 'target', figure: read.targetMs },
+        target: `p95 < ${read.targetMs} ms`,
+        met: result.p95 < read.targetMs,
+      });
+    }
+    ctx.log(`API process peak RSS ${Math.round(server.peakRssMiB())} MiB`);
+    if (failed.length > 0) throw new Error(`answers other than 2xx:\n${failed.join('\n')}`);
+  } finally {
+    await owner.end();
+    await server.stop();
+  }
+}
