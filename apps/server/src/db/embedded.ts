@@ -25,7 +25,9 @@ export async function startEmbeddedPostgres(
     password: PASSWORD,
     persistent: true,
     createPostgresUser: true,
-    // Loopback only, and enough connections for several API and worker pools.
+    // Loopback only, and enough connections for several API and worker pools. A bulk send writes
+    // each recipient three times (fan-out, hand-over, delivery report): a larger WAL budget spaces
+    // checkpoints out, so fewer pages are written twice (full-page images after each checkpoint).
     postgresFlags: [
       '-c',
       'listen_addresses=127.0.0.1',
@@ -33,6 +35,8 @@ export async function startEmbeddedPostgres(
       'max_connections=200',
       '-c',
       'shared_buffers=256MB',
+      '-c',
+      'max_wal_size=4GB',
     ],
     onLog: () => {},
     onError: (message) => {
