@@ -41,7 +41,8 @@ describe('routes', () => {
     const router = renderApp('/');
 
     await waitFor(() => expect(router.state.location.pathname).toBe('/login'));
-    expect(screen.getByRole('heading', { name: 'Welcome to SMS Console' })).toBeInTheDocument();
+    // The sign-in page's code loads with its route: the heading follows the navigation.
+    expect(await screen.findByRole('heading', { name: 'Welcome to SMS Console' })).toBeInTheDocument();
   });
 
   it('shows the 404 page for an unknown path', () => {

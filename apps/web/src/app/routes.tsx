@@ -5,10 +5,7 @@ import { Navigate, type RouteObject } from 'react-router';
 import { NotFound } from '../components/not-found.tsx';
 import { RouteErrorScreen } from '../components/route-error-screen.tsx';
 import { FullPageSpinner } from '../components/spinner.tsx';
-import LoginPage from '../features/auth/pages/login-page.tsx';
-import DashboardPage from '../features/dashboard/pages/dashboard-page.tsx';
 import { ProtectedRoute } from './guards/protected-route.tsx';
-import { AppLayout } from './layout/app-layout.tsx';
 import { RootLayout } from './root-layout.tsx';
 
 type TPageModule = { default: ComponentType };
@@ -34,22 +31,32 @@ export function createRoutes(): RouteObject[] {
       errorElement: <RouteErrorScreen />,
       hydrateFallbackElement: <FullPageSpinner />,
       children: [
-        { path: '/', element: <Navigate to="/dashboard" replace /> },
-        { path: '/login', element: <LoginPage /> },
+        {
+          path: '/',
+          // The spinner stays up while the dashboard's code loads.
+          element: (
+            <>
+              <FullPageSpinner />
+              <Navigate to="/dashboard" replace />
+            </>
+          ),
+        },
+        {
+          path: '/login',
+          lazy: { Component: async () => (await import('../features/auth/pages/login-page.tsx')).default },
+        },
         {
           element: <ProtectedRoute />,
           children: [
             {
-              element: <AppLayout />,
+              // The signed-in shell (sidebar, top bar, search) loads with the first screen that needs it.
+              lazy: { Component: async () => (await import('./layout/app-layout.tsx')).AppLayout },
               children: [
-                {
-                  path: '/dashboard',
-                  element: (
-                    <ProtectedRoute allowedRoles={ROUTE_ROLES.dashboard}>
-                      <DashboardPage />
-                    </ProtectedRoute>
-                  ),
-                },
+                lazyPage(
+                  '/dashboard',
+                  ROUTE_ROLES.dashboard,
+                  () => import('../features/dashboard/pages/dashboard-page.tsx'),
+                ),
                 lazyPage(
                   '/services',
                   ROUTE_ROLES.services,

@@ -31,11 +31,11 @@ export function ProtectedRoute({
 
   if (!isAuthenticated || !user) {
     // After a sign-out the page belonged to the previous user: the next one starts at /dashboard.
-    if (hasSignedOut) return <Navigate to="/login" replace />;
+    if (hasSignedOut) return <RedirectToLogin />;
     const state: TLoginRedirectState = {
       from: { pathname: location.pathname, search: location.search, hash: location.hash },
     };
-    return <Navigate to="/login" replace state={state} />;
+    return <RedirectToLogin state={state} />;
   }
 
   const roles = requiredRole ? [requiredRole] : (allowedRoles ?? ALL_ROLES);
@@ -43,4 +43,14 @@ export function ProtectedRoute({
     return <AccessDenied userRole={user.role} requiredRoles={roles} message={deniedMessage} />;
 
   return children ?? <Outlet />;
+}
+
+/** The sign-in page loads with its route: the spinner stays up while its code arrives. */
+function RedirectToLogin({ state }: { state?: TLoginRedirectState }) {
+  return (
+    <>
+      <FullPageSpinner />
+      <Navigate to="/login" replace state={state} />
+    </>
+  );
 }
