@@ -54,6 +54,7 @@ try {
 }
 
 printResults(rows);
+console.log(`\nTotal: ${((Date.now() - started) / 1000).toFixed(0)} s`);
 const resultsDir = path.join(import.meta.dirname, '..', 'results');
 await mkdir(resultsDir, { recursive: true });
 await writeFile(
