@@ -161,6 +161,18 @@ it('reaches partitions of tenant-owned tables only through their parent, or hold
   expect(rows).toEqual([]);
 });
 
+it('binds each policy once per statement: policies compare with (select app_company_id()), not a per-row call', async () => {
+  // A per-row app_tenant_visible() call doubled the cost of writing a million recipients (migration 0011).
+  const { rows } = await sql<{ table: string; policy: string }>`
+    select tablename as table, policyname as policy
+      from pg_policies
+     where schemaname = 'public' and tablename !~ '^delivery_reports_y[0-9]{4}m[0-9]{2}$'
+       and (coalesce(qual, '') ~ 'app_tenant_visible\\(' or coalesce(with_check, '') ~ 'app_tenant_visible\\('
+            or regexp_replace(coalesce(qual, '') || coalesce(with_check, ''), 'SELECT app_platform_scope\\(\\)', '', 'g')
+               ~ 'app_platform_scope\\(')`.execute(ctx.ownerDb);
+  expect(rows, 'write these policies as in migration 0011').toEqual([]);
+});
+
 it('has rows of both companies in every tenant-owned table (seedTenantRows covers new tables)', () => {
   const missing = tables.filter((t) => !seeded.includes(t)).map((t) => t.name);
   expect(missing, 'add rows for these tables to seedTenantRows').toEqual([]);
