@@ -79,34 +79,29 @@ const whereAll = (parts: RawBuilder<unknown>[]) =>
 const mergesPerCompany = (filter: MessageFilter) =>
   filter.companyId === null && filter.statuses !== null && !filter.search;
 
-/** The ids of one page, newest first. */
-export async function listMessageIds(db: Executor, filter: MessageFilter, offset: number, limit: number) {
+/** The keys of one page, newest first (the company with the id: messages are keyed by both). */
+function pageKeys(filter: MessageFilter, offset: number, limit: number) {
   const where = whereAll(conditions(filter));
-  if (filter.companyId !== null) {
-    const { rows } = await sql<{ id: number }>`
-      select m.id from messages m
+  if (filter.companyId !== null)
+    return sql`
+      select m.company_id, m.id, m.created_at from messages m
        where m.company_id = ${filter.companyId} and ${where}
        order by m.created_at desc, m.id desc
-       offset ${offset} limit ${limit}`.execute(db);
-    return rows.map((row) => row.id);
-  }
-  if (mergesPerCompany(filter)) {
-    const { rows } = await sql<{ id: number }>`
-      select p.id from companies c
+       offset ${offset} limit ${limit}`;
+  if (mergesPerCompany(filter))
+    return sql`
+      select c.id as company_id, p.id, p.created_at from companies c
        cross join lateral (
          select m.id, m.created_at from messages m
           where m.company_id = c.id and ${where}
           order by m.created_at desc, m.id desc
           limit ${offset + limit}) p
        order by p.created_at desc, p.id desc
-       offset ${offset} limit ${limit}`.execute(db);
-    return rows.map((row) => row.id);
-  }
-  const { rows } = await sql<{ id: number }>`
-    select m.id from messages m where ${where}
+       offset ${offset} limit ${limit}`;
+  return sql`
+    select m.company_id, m.id, m.created_at from messages m where ${where}
      order by m.created_at desc, m.id desc
-     offset ${offset} limit ${limit}`.execute(db);
-  return rows.map((row) => row.id);
+     offset ${offset} limit ${limit}`;
 }
 
 const MESSAGE_COLUMNS = sql`
@@ -114,16 +109,19 @@ const MESSAGE_COLUMNS = sql`
   m.service_ids::int[] as service_ids, m.direction, m.content, m.msisdn, m.status, m.scheduled_at,
   m.sent_at, m.created_at, m.recipient_count, m.queue_job_id, m.encoding, m.parts`;
 
-/** The messages of a page (in the page's order), with their company's and service's names. */
-export async function findMessagesByIds(db: Executor, ids: number[]) {
-  if (ids.length === 0) return [];
+/**
+ * One page of messages, newest first, with their company's and service's names: the page's keys
+ * are found first (on an index, nothing else read) and only its rows are then joined, in one
+ * statement.
+ */
+export async function listMessagePage(db: Executor, filter: MessageFilter, offset: number, limit: number) {
   const { rows } = await sql<MessageRow>`
     select ${MESSAGE_COLUMNS}
-      from unnest(${ids}::bigint[]) with ordinality as p(id, position)
-      join messages m on m.id = p.id
+      from (${pageKeys(filter, offset, limit)}) p
+      join messages m on m.company_id = p.company_id and m.id = p.id
       join companies c on c.id = m.company_id
-      left join services s on s.id = m.service_id
-     order by p.position`.execute(db);
+      left join services s on s.company_id = m.company_id and s.id = m.service_id
+     order by p.created_at desc, p.id desc`.execute(db);
   return rows;
 }
 
@@ -133,29 +131,51 @@ export async function findMessage(db: Executor, id: number, companyId: number | 
     select ${MESSAGE_COLUMNS}
       from messages m
       join companies c on c.id = m.company_id
-      left join services s on s.id = m.service_id
+      left join services s on s.company_id = m.company_id and s.id = m.service_id
      where m.id = ${id} ${companyId === null ? sql`` : sql`and m.company_id = ${companyId}`}`.execute(db);
   return rows[0];
 }
 
 /**
- * How many messages match, counting no further than cap + 1: exact below the cap, "at least cap"
- * above it. Across every company the count walks company by company and stops as soon as it has
- * seen enough.
+ * The rows a capped count walks: at most cap + 1. Across every company the walk goes company by
+ * company and stops as soon as it has seen enough.
  */
-export async function countMessagesUpTo(db: Executor, filter: MessageFilter, cap: number) {
+function countedRows(filter: MessageFilter, cap: number) {
   const where = whereAll(conditions(filter));
-  const matches =
-    filter.companyId !== null
-      ? sql`select 1 from messages m where m.company_id = ${filter.companyId} and ${where} limit ${cap + 1}`
-      : filter.search
-        ? sql`select 1 from messages m where ${where} limit ${cap + 1}`
-        : sql`select 1 from companies c
-               cross join lateral (select 1 from messages m where m.company_id = c.id and ${where} limit ${cap + 1}) x
-               limit ${cap + 1}`;
-  const { rows } = await sql<{ n: number }>`select count(*)::int as n from (${matches}) counted`.execute(db);
-  const n = rows[0]?.n ?? 0;
-  return n > cap ? { total: cap, exact: false } : { total: n, exact: true };
+  if (filter.companyId !== null)
+    return sql`select 1 from messages m where m.company_id = ${filter.companyId} and ${where} limit ${cap + 1}`;
+  if (filter.search) return sql`select 1 from messages m where ${where} limit ${cap + 1}`;
+  return sql`select 1 from companies c
+              cross join lateral (select 1 from messages m where m.company_id = c.id and ${where} limit ${cap + 1}) x
+              limit ${cap + 1}`;
+}
+
+export type CappedCount = { total: number; exact: boolean };
+
+/**
+ * How many messages match each filter, counting no further than its cap + 1: exact below the
+ * cap, "at least cap" above it. All in one statement (the chips and the list's total are asked
+ * together on every page view).
+ */
+export async function countMessagesUpToEach(
+  db: Executor,
+  counts: readonly { filter: MessageFilter; cap: number }[],
+): Promise<CappedCount[]> {
+  if (counts.length === 0) return [];
+  const columns = counts.map(
+    ({ filter, cap }, i) =>
+      sql`(select count(*)::int from (${countedRows(filter, cap)}) counted) as ${sql.ref(`n${i}`)}`,
+  );
+  const { rows } = await sql<Record<string, number>>`select ${sql.join(columns)}`.execute(db);
+  return counts.map(({ cap }, i) => {
+    const n = rows[0]?.[`n${i}`] ?? 0;
+    return n > cap ? { total: cap, exact: false } : { total: n, exact: true };
+  });
+}
+
+export async function countMessagesUpTo(db: Executor, filter: MessageFilter, cap: number) {
+  const [count] = await countMessagesUpToEach(db, [{ filter, cap }]);
+  return count;
 }
 
 export type MessageSendRow = {

@@ -93,18 +93,24 @@ export async function listMessages(
     statuses: allowedStatuses(query.chip, query.status),
     search: query.search?.toLowerCase(),
   };
-  const narrowedBeyondChip = Boolean(query.direction || query.status || query.search);
 
+  // The chips are counted over the caller's messages, and the list's own total with them (up to a
+  // higher cap): one statement. Where a chip's count under its cap already is the total, the
+  // second count walks no further than it did.
+  const chipCounts = MESSAGE_CHIPS.map((chip) => ({
+    filter: { companyId, statuses: chip.statuses },
+    cap: MESSAGE_CHIP_COUNT_CAP,
+  }));
   return inActorTransaction(deps.db, ctx, async (trx) => {
-    const counts = await countChips(trx, companyId);
-    const ids = await repo.listMessageIds(trx, filter, (query.page - 1) * query.limit, query.limit);
-    const rows = await repo.findMessagesByIds(trx, ids);
-    // Without other filters the list's total is its chip's count, when that one is exact.
-    const chipCount = counts[query.chip];
-    const total =
-      narrowedBeyondChip || !chipCount.exact
-        ? await repo.countMessagesUpTo(trx, filter, MESSAGE_COUNT_CAP)
-        : chipCount;
+    const counted = await repo.countMessagesUpToEach(trx, [
+      ...chipCounts,
+      { filter, cap: MESSAGE_COUNT_CAP },
+    ]);
+    const counts = Object.fromEntries(
+      MESSAGE_CHIPS.map((chip, i) => [chip.id, counted[i]]),
+    ) as TListMessagesData['counts'];
+    const total = counted[chipCounts.length];
+    const rows = await repo.listMessagePage(trx, filter, (query.page - 1) * query.limit, query.limit);
     return {
       messages: rows.map(presentMessage),
       currentPage: query.page,
@@ -114,19 +120,6 @@ export async function listMessages(
       counts,
     };
   });
-}
-
-/** Each chip's count over the caller's messages, capped: a page view never counts a whole table. */
-async function countChips(db: Executor, companyId: number | null) {
-  const counts = {} as TListMessagesData['counts'];
-  for (const chip of MESSAGE_CHIPS) {
-    counts[chip.id] = await repo.countMessagesUpTo(
-      db,
-      { companyId, statuses: chip.statuses },
-      MESSAGE_CHIP_COUNT_CAP,
-    );
-  }
-  return counts;
 }
 
 /** The message if the caller may see it; another tenant's id reads as missing (404, not 403). */
