@@ -10,6 +10,10 @@ import { installJobQueue } from '../../../apps/server/src/messaging/queue/job-qu
 export type BenchCluster = {
   /** A new database on the cluster, migrated (with the job queue's schema), owned by the cluster's user. */
   createDatabase(name: string): Promise<string>;
+  /** Drops a database createDatabase made (its scenario is done), closing what still uses it. */
+  dropDatabase(url: string): Promise<void>;
+  /** e.g. 'PostgreSQL 17.5'. */
+  serverVersion(): Promise<string>;
   stop(): Promise<void>;
 };
 
@@ -31,25 +35,38 @@ export async function startBenchCluster(log: (line: string) => void): Promise<Be
     url.pathname = `/${database}`;
     return url.toString();
   };
+  const adminQuery = async (sql: string) => {
+    const admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    try {
+      return await admin.query(sql);
+    } finally {
+      await admin.end();
+    }
+  };
   return {
     async createDatabase(name) {
       const database = `bench_${name.replace(/[^a-z0-9]+/gi, '_').toLowerCase()}_${Date.now().toString(36)}`;
-      const admin = new pg.Client({ connectionString: adminUrl });
-      await admin.connect();
-      try {
-        await admin.query(`create database ${database}`);
-      } finally {
-        await admin.end();
-      }
+      await adminQuery(`create database ${database}`);
       const url = urlOf(database);
       const owner = connectDatabase(url, 2);
       try {
         await runMigrations(owner.pool);
         await installJobQueue(owner.pool);
       } finally {
-        await owner.close();
+        // The pool itself: Kysely's destroy() ends only a pool it has used, and this one it never did.
+        await owner.pool.end();
       }
       return url;
+    },
+    async dropDatabase(url) {
+      const database = new URL(url).pathname.slice(1);
+      if (!/^bench_\w+$/.test(database)) throw new Error(`not a bench database: ${database}`);
+      await adminQuery(`drop database if exists ${database} with (force)`);
+    },
+    async serverVersion() {
+      const { rows } = await adminQuery('show server_version');
+      return `PostgreSQL ${String(rows[0].server_version).split(' ')[0]}`;
     },
     stop: stopEmbedded,
   };

@@ -34,6 +34,14 @@ const BASE_ENV: Record<string, string> = {
   RATE_LIMIT_CALLBACKS_PER_SECOND: '100000000',
 };
 
+/** Every server process started and not yet stopped, so a scenario that throws leaves none behind. */
+const running = new Set<ServerProcess>();
+
+/** Stops whatever server processes are still running (run.ts, after each scenario). */
+export async function stopServerProcesses() {
+  await Promise.all([...running].map((server) => server.stop()));
+}
+
 /** The ENCRYPTION_KEY every bench process runs with (fixtures that encrypt need it too). */
 export const BENCH_ENCRYPTION_KEY = Buffer.from(BASE_ENV.ENCRYPTION_KEY, 'hex');
 
@@ -73,7 +81,7 @@ export async function startServerProcess(options: ServerProcessOptions): Promise
     });
   });
   const pid = child.pid ?? 0;
-  return {
+  const server: ServerProcess = {
     url,
     pid,
     peakRssMiB() {
@@ -87,10 +95,13 @@ export async function startServerProcess(options: ServerProcessOptions): Promise
     },
     stop: () =>
       new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
+        running.delete(server);
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
         setTimeout(() => child.kill('SIGKILL'), 15_000).unref();
       }),
   };
+  running.add(server);
+  return server;
 }
