@@ -1,30 +1,25 @@
 import type { TRole } from '@sms/contracts/auth/roles';
 import { PLAN_CATALOGUE } from '@sms/contracts/plans/plan-catalogue';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { getDashboardStats, monthWindow } from '../src/modules/dashboard/dashboard.service.ts';
 import {
-  contextFor,
-  insertInbound,
+  insertFixtureTraffic,
   insertSend,
   insertService,
   insertSubscribers,
   setMonthlyUsage,
 } from './support/activity-factories.ts';
-import { bearer, createCompany, createTenantWithStaff } from './support/factories.ts';
-import { createTestContext, type TestContext } from './support/test-app.ts';
+import { bearer, createCompany } from './support/factories.ts';
+import { createTwoTenantContext, staffContextOf } from './support/two-tenants.ts';
 
-// Every figure below is counted by hand from this fixture, seen on 2026-03-15 at 12:30 UTC.
+// Every figure below is counted by hand from this fixture (insertFixtureTraffic lists its traffic),
+// seen on 2026-03-15 at 12:30 UTC.
 const NOW = new Date('2026-03-15T12:30:00Z');
 
-let ctx: TestContext;
-let acme: Awaited<ReturnType<typeof createTenantWithStaff>>;
-let globex: Awaited<ReturnType<typeof createTenantWithStaff>>;
+const { ctx, home: acme, other: globex } = await createTwoTenantContext();
 
 beforeAll(async () => {
-  ctx = await createTestContext();
   const db = ctx.ownerDb;
-  acme = await createTenantWithStaff(ctx.app, db);
-  globex = await createTenantWithStaff(ctx.app, db);
   await db.updateTable('companies').set({ plan: 'premium' }).where('id', '=', globex.company.id).execute();
   await createCompany(db, { status: 'pending', plan: 'enterprise' });
   await createCompany(db, { status: 'suspended', plan: 'professional' });
@@ -47,27 +42,7 @@ beforeAll(async () => {
     'unsubscribed',
   ]);
   await insertSubscribers(db, a, '2026-03-12T09:00:00Z', ['active', 'active', 'active', 'active', 'pending']);
-  // Sends: recipients by status.
-  await insertSend(db, a, '2026-02-05T10:00:00Z', [
-    'delivered',
-    'delivered',
-    'delivered',
-    'delivered',
-    'failed',
-    'rejected',
-  ]);
-  await insertSend(db, a, '2026-02-25T09:00:00Z', ['delivered', 'delivered', 'delivered']);
-  await insertSend(
-    db,
-    a,
-    '2026-03-14T08:00:00Z',
-    ['delivered', 'delivered', 'sent', 'submitted', 'pending'],
-    'Weekend deals',
-  );
-  await insertSend(db, a, '2026-03-15T11:10:00Z', ['delivered', 'expired'], 'Flash sale today');
-  await insertInbound(db, a, '2026-03-15T10:00:00Z', 'NEWS');
-  await insertInbound(db, a, '2026-03-10T09:00:00Z');
-  await insertInbound(db, a, '2026-02-10T09:00:00Z');
+  await insertFixtureTraffic(db, a);
   await setMonthlyUsage(db, a, '2026-03-01', 8_500);
 
   // Another tenant, whose figures must never show in Acme's.
@@ -77,15 +52,9 @@ beforeAll(async () => {
   await insertSend(db, g, '2026-03-14T09:00:00Z', ['delivered', 'failed']);
   await setMonthlyUsage(db, g, '2026-03-01', 2);
 });
-afterAll(() => ctx.close());
 
-const user = (tenant: typeof acme, role: TRole) => ({
-  id: tenant.staff[role].id,
-  role,
-  companyId: role === 'system_admin' ? null : tenant.company.id,
-});
 const statsAt = (role: TRole, tenant = acme) =>
-  getDashboardStats(ctx.deps, contextFor(user(tenant, role)), NOW);
+  getDashboardStats(ctx.deps, staffContextOf(tenant, role), NOW);
 
 describe('monthWindow', () => {
   it('compares this month so far with the same span of last month, cut at its end', () => {

@@ -1,57 +1,35 @@
 import type { TRole } from '@sms/contracts/auth/roles';
 import type { TReportKpi } from '@sms/contracts/reports/report';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { getReport, reportWindow } from '../src/modules/reports/reports.service.ts';
-import { contextFor, insertInbound, insertSend, insertSubscribers } from './support/activity-factories.ts';
-import { bearer, createTenantWithStaff } from './support/factories.ts';
-import { createTestContext, type TestContext } from './support/test-app.ts';
+import {
+  insertFixtureTraffic,
+  insertInbound,
+  insertSend,
+  insertSubscribers,
+} from './support/activity-factories.ts';
+import { bearer } from './support/factories.ts';
+import { createTwoTenantContext, staffContextOf } from './support/two-tenants.ts';
 
-// Every figure below is counted by hand from this fixture, seen on 2026-03-15 at 12:30 UTC.
+// Every figure below is counted by hand from this fixture (insertFixtureTraffic lists its traffic),
+// seen on 2026-03-15 at 12:30 UTC.
 const NOW = new Date('2026-03-15T12:30:00Z');
 
-let ctx: TestContext;
-let acme: Awaited<ReturnType<typeof createTenantWithStaff>>;
-let globex: Awaited<ReturnType<typeof createTenantWithStaff>>;
+const { ctx, home: acme, other: globex } = await createTwoTenantContext();
 
 beforeAll(async () => {
-  ctx = await createTestContext();
   const db = ctx.ownerDb;
-  acme = await createTenantWithStaff(ctx.app, db);
-  globex = await createTenantWithStaff(ctx.app, db);
   const a = acme.company.id;
   await insertSubscribers(db, a, '2026-02-10T09:00:00Z', Array(10).fill('active'));
   await insertSubscribers(db, a, '2026-03-12T09:00:00Z', ['active', 'active', 'active', 'active', 'pending']);
-  await insertSend(db, a, '2026-02-05T10:00:00Z', [
-    'delivered',
-    'delivered',
-    'delivered',
-    'delivered',
-    'failed',
-    'rejected',
-  ]);
-  await insertSend(db, a, '2026-02-25T09:00:00Z', ['delivered', 'delivered', 'delivered']);
-  await insertSend(db, a, '2026-03-14T08:00:00Z', ['delivered', 'delivered', 'sent', 'submitted', 'pending']);
-  await insertSend(db, a, '2026-03-15T11:10:00Z', ['delivered', 'expired']);
-  await insertInbound(db, a, '2026-03-15T10:00:00Z');
-  await insertInbound(db, a, '2026-03-10T09:00:00Z');
-  await insertInbound(db, a, '2026-02-10T09:00:00Z');
+  await insertFixtureTraffic(db, a);
   // Globex: busy in the same hours, never in Acme's report.
   await insertSend(db, globex.company.id, '2026-03-15T11:00:00Z', Array(50).fill('delivered'));
   await insertInbound(db, globex.company.id, '2026-03-15T11:00:00Z');
 });
-afterAll(() => ctx.close());
 
 const reportAt = (timeframe: '24h' | '7d' | '30d', role: TRole = 'company_admin', tenant = acme) =>
-  getReport(
-    ctx.deps,
-    contextFor({
-      id: tenant.staff[role].id,
-      role,
-      companyId: role === 'system_admin' ? null : tenant.company.id,
-    }),
-    timeframe,
-    NOW,
-  );
+  getReport(ctx.deps, staffContextOf(tenant, role), timeframe, NOW);
 
 const kpis = (list: TReportKpi[]) =>
   Object.fromEntries(

@@ -2,7 +2,7 @@ import type { TRole } from '@sms/contracts/auth/roles';
 import { PLAN_CATALOGUE } from '@sms/contracts/plans/plan-catalogue';
 import { SUBSCRIBER_COUNT_CAP } from '@sms/contracts/subscribers/subscriber';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createCompany, createTenantWithStaff } from './support/factories.ts';
 import {
   createService,
@@ -10,19 +10,13 @@ import {
   subscribeNumbers,
   subscriptionOf,
 } from './support/services-factories.ts';
-import { createTestContext, type TestContext } from './support/test-app.ts';
+import { createTwoTenantContext } from './support/two-tenants.ts';
 
-let ctx: TestContext;
-let tenant: Awaited<ReturnType<typeof createTenantWithStaff>>;
-let other: Awaited<ReturnType<typeof createTenantWithStaff>>;
+const { ctx, home: tenant, other } = await createTwoTenantContext();
 beforeAll(async () => {
-  ctx = await createTestContext();
-  tenant = await createTenantWithStaff(ctx.app, ctx.ownerDb);
-  other = await createTenantWithStaff(ctx.app, ctx.ownerDb);
   // These tests add thousands of subscribers and dozens of services: a plan with room for them (plan-limits.test.ts covers the limits).
   await ctx.ownerDb.updateTable('companies').set({ plan: 'enterprise' }).execute();
 });
-afterAll(() => ctx.close());
 
 const call = (
   method: 'GET' | 'POST' | 'PUT' | 'DELETE',

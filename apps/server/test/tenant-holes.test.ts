@@ -1,27 +1,20 @@
 import { CALLBACK_MESSAGES } from '@sms/contracts/callbacks/callback-urls';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { regenerateCallbackTokens } from '../src/modules/callbacks/callback-tokens.ts';
-import { bearer, createTenantWithStaff } from './support/factories.ts';
+import { bearer } from './support/factories.ts';
 import {
   createService,
   kenyanNumber,
   subscribeNumbers,
   subscriptionOf,
 } from './support/services-factories.ts';
-import { createTestContext, TEST_ENCRYPTION_KEY, type TestContext } from './support/test-app.ts';
+import { TEST_ENCRYPTION_KEY } from './support/test-app.ts';
+import { createTwoTenantContext } from './support/two-tenants.ts';
 
 // The holes a review found in tenant isolation, each pinned by a test that goes red when the
 // check guarding it is removed.
 
-let ctx: TestContext;
-let a: Awaited<ReturnType<typeof createTenantWithStaff>>;
-let b: Awaited<ReturnType<typeof createTenantWithStaff>>;
-beforeAll(async () => {
-  ctx = await createTestContext();
-  a = await createTenantWithStaff(ctx.app, ctx.ownerDb);
-  b = await createTenantWithStaff(ctx.app, ctx.ownerDb);
-});
-afterAll(() => ctx.close());
+const { ctx, home: a, other: b } = await createTwoTenantContext();
 
 const asAdminOf = (tenant: typeof a, method: 'POST' | 'DELETE', url: string, payload?: object) =>
   ctx.app.inject({

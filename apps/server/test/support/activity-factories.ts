@@ -97,6 +97,35 @@ export async function insertInbound(db: Database, companyId: number, at: string,
   return row.id;
 }
 
+/**
+ * One company's traffic that the dashboard and reports tests count by hand (seen on 2026-03-15 at
+ * 12:30 UTC): sends on February 5th (4 delivered, 1 failed, 1 rejected), February 25th (3 delivered),
+ * March 14th 08:00 (2 delivered, 1 sent, 1 submitted, 1 pending) and March 15th 11:10 (1 delivered,
+ * 1 expired); inbound messages on February 10th, March 10th and March 15th at 10:00 ("NEWS").
+ */
+export async function insertFixtureTraffic(db: Database, companyId: number) {
+  await insertSend(db, companyId, '2026-02-05T10:00:00Z', [
+    'delivered',
+    'delivered',
+    'delivered',
+    'delivered',
+    'failed',
+    'rejected',
+  ]);
+  await insertSend(db, companyId, '2026-02-25T09:00:00Z', ['delivered', 'delivered', 'delivered']);
+  await insertSend(
+    db,
+    companyId,
+    '2026-03-14T08:00:00Z',
+    ['delivered', 'delivered', 'sent', 'submitted', 'pending'],
+    'Weekend deals',
+  );
+  await insertSend(db, companyId, '2026-03-15T11:10:00Z', ['delivered', 'expired'], 'Flash sale today');
+  await insertInbound(db, companyId, '2026-03-15T10:00:00Z', 'NEWS');
+  await insertInbound(db, companyId, '2026-03-10T09:00:00Z');
+  await insertInbound(db, companyId, '2026-02-10T09:00:00Z');
+}
+
 /** What the engine counts for the monthly limit, set outright for a month (YYYY-MM-01). */
 export async function setMonthlyUsage(db: Database, companyId: number, month: string, used: number) {
   await sql`
