@@ -71,7 +71,10 @@ export async function readSendPlan(
   });
 }
 
-/** Locks up to `limit` recipients due for a hand-over: retries whose time has come first, then fresh ones after the lane's cursor. */
+/**
+ * Up to `limit` recipients due for a hand-over: retries whose time has come first (row locks, SKIP
+ * LOCKED: they are few), then fresh ones after the lane's cursor, a block at a time.
+ */
 async function claimRecipients(trx: Executor, plan: SendPlan, lane: LaneCursor, limit: number) {
   const due = await sql<ClaimedRow>`
     select id, recipient_phone, service_id, attempts
@@ -82,15 +85,58 @@ async function claimRecipients(trx: Executor, plan: SendPlan, lane: LaneCursor, 
      limit ${limit}
        for update skip locked`.execute(trx);
   if (due.rows.length >= limit) return due.rows;
-  const fresh = await sql<ClaimedRow>`
-    select id, recipient_phone, service_id, attempts
-      from delivery_reports
-     where company_id = ${plan.companyId} and message_id = ${plan.messageId} and created_at = ${plan.recipientsAt}
-       and id > ${lane.cursor} and status = 'pending' and next_attempt_at is null
-     order by id
-     limit ${limit - due.rows.length}
-       for update skip locked`.execute(trx);
-  return [...due.rows, ...fresh.rows];
+  return [...due.rows, ...(await claimFreshBlock(trx, plan, lane, limit - due.rows.length, limit))];
+}
+
+/** Blocks another lane holds are stepped over; the next attempts look further on. */
+const BLOCK_ATTEMPTS = 8;
+
+/**
+ * Fresh recipients are claimed a block of ids at a time (ids blockSize apart: id / blockSize), with a
+ * transaction-scoped advisory lock on (message, block) instead of a lock on every row: a row lock
+ * is a write to every recipient row (and its WAL) before the hand-over's own update, an advisory
+ * lock costs nothing per row. A lane takes the block of the first pending id after its cursor and
+ * steps over blocks other lanes or workers hold. The lock ends with the transaction, after its
+ * commit is visible, so the next holder of a block reads the outcomes recorded by the last one;
+ * a crashed worker's locks end with its connection, and its recipients are offered again.
+ */
+async function claimFreshBlock(
+  trx: Executor,
+  plan: SendPlan,
+  lane: LaneCursor,
+  limit: number,
+  blockSize: number,
+) {
+  for (let attempt = 0; attempt < BLOCK_ATTEMPTS; attempt++) {
+    const { rows } = await sql<{ block: string; locked: boolean }>`
+      select b.block, pg_try_advisory_xact_lock(${plan.messageId % 2_147_483_647}::int,
+                                                (b.block % 2147483647)::int) as locked
+        from (select id / ${blockSize} as block
+                from delivery_reports
+               where company_id = ${plan.companyId} and message_id = ${plan.messageId}
+                 and created_at = ${plan.recipientsAt}
+                 and id > ${lane.cursor} and status = 'pending' and next_attempt_at is null
+               order by id
+               limit 1) b`.execute(trx);
+    const next = rows[0];
+    if (!next) return [];
+    const blockStart = Number(next.block) * blockSize;
+    const blockEnd = blockStart + blockSize;
+    if (!next.locked) {
+      lane.cursor = blockEnd - 1;
+      continue;
+    }
+    const fresh = await sql<ClaimedRow>`
+      select id, recipient_phone, service_id, attempts
+        from delivery_reports
+       where company_id = ${plan.companyId} and message_id = ${plan.messageId} and created_at = ${plan.recipientsAt}
+         and id > ${Math.max(lane.cursor, blockStart - 1)} and id < ${blockEnd}
+         and status = 'pending' and next_attempt_at is null
+       order by id
+       limit ${limit}`.execute(trx);
+    return fresh.rows;
+  }
+  return [];
 }
 
 export function retryDelayMs(policy: RetryPolicy, attempt: number) {
@@ -150,11 +196,11 @@ function recordOf(row: ClaimedRow, outcome: SubmitOutcome | undefined, policy: R
 }
 
 /**
- * One hand-over batch of a send, in one transaction: claim due recipients (FOR UPDATE SKIP LOCKED,
- * so concurrent lanes and workers take disjoint rows), take that many hand-overs from the
+ * One hand-over batch of a send, in one transaction: claim due recipients (a block lock or row
+ * locks, so concurrent lanes and workers take disjoint rows), take that many hand-overs from the
  * company's rate window, hand them to the provider while the rows stay locked, and record every
  * outcome with one UPDATE ... FROM unnest(...) and the counters with one upsert. Claimed rows the
- * rate does not allow are released untouched. A crash before the commit releases the whole batch,
+ * rate does not allow are left untouched. A crash before the commit releases the whole batch,
  * which is then offered again with the same recipient keys.
  */
 export async function dispatchBatch(
