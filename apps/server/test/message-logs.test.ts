@@ -351,3 +351,39 @@ describe('GET /messages/{id}/details, /delivery-reports and /job-status', () => 
     expect((await get('/messages/abc/details', 'system_admin')).statusCode).toBe(400);
   });
 });
+
+describe('deep pages of a large send’s recipients', () => {
+  const RECIPIENTS = 2_500;
+  const phoneOf = (n: number) => `+2547${String(n).padStart(8, '0')}`;
+  let largeId: number;
+  beforeAll(async () => {
+    largeId = await insertMessage(ctx.ownerDb, { companyId: tenant.company.id, status: 'delivered' });
+    const recipients = Array.from({ length: RECIPIENTS }, (_, i) => ({
+      phone: phoneOf(i + 1),
+      status: (i % 10 === 9 ? 'failed' : 'delivered') as 'failed' | 'delivered',
+    }));
+    await recordSend(ctx.ownerDb, { id: largeId, companyId: tenant.company.id }, 'done', recipients);
+  });
+  const phones = async (query: string) => {
+    const response = await get(`/messages/${largeId}/details${query}`, 'company_admin');
+    expect(response.statusCode, response.body).toBe(200);
+    return (response.json().data.deliveryReports as { recipient_phone: string }[]).map((r) => r.recipient_phone);
+  };
+  const expected = (from: number, count: number, step = 1) =>
+    Array.from({ length: count }, (_, i) => phoneOf(from + i * step));
+
+  it('reads any page in the order the recipients were resolved, however deep', async () => {
+    expect(await phones('?limit=100&page=1')).toEqual(expected(1, 100));
+    expect(await phones('?limit=100&page=11')).toEqual(expected(1001, 100));
+    expect(await phones('?limit=100&page=13')).toEqual(expected(1201, 100));
+    expect(await phones('?limit=7&page=300')).toEqual(expected(2094, 7));
+    expect(await phones('?limit=100&page=25')).toEqual(expected(2401, 100));
+    expect(await phones('?limit=100&page=26')).toEqual([]);
+    // A second read of the same send starts from what the first one remembered.
+    expect(await phones('?limit=100&page=13')).toEqual(expected(1201, 100));
+  });
+
+  it('pages one status deep as well', async () => {
+    expect(await phones('?status=failed&limit=10&page=12')).toEqual(expected(1110, 10, 10));
+  });
+});

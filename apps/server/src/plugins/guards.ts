@@ -4,11 +4,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from
 import type { AppDeps } from '../app-deps.ts';
 import { inActorTransaction } from '../db/actor-transaction.ts';
 import { AppError, notFound } from '../errors.ts';
+import { tenantOf } from '../request-context.ts';
 import { authenticate, contextOf } from './authenticate.ts';
 
 /** Tenant-owned tables a route's `:id` can name, and what a missing one is called in its 404. */
 const ID_TABLES = { services: 'Service', companies: 'Company', users: 'User', messages: 'Message' } as const;
 export type IdTable = keyof typeof ID_TABLES;
+const COMPANY_KEYED = new Set<IdTable>(['services', 'messages']);
 
 /**
  * Who may call a route, declared where the route is defined and enforced from that same
@@ -81,13 +83,17 @@ function requireVisibleId(deps: AppDeps, table: IdTable): Check {
     const raw = (request.params as { id?: unknown } | undefined)?.id;
     // Not a well-formed id: the route's params schema answers it with a 400.
     if (typeof raw !== 'string' || !/^[1-9]\d{0,14}$/.test(raw)) return;
-    const row = await inActorTransaction(deps.db, contextOf(request), (trx) =>
-      trx
+    const ctx = contextOf(request);
+    const companyId = tenantOf(ctx.actor);
+    const row = await inActorTransaction(deps.db, ctx, (trx) => {
+      let query = trx
         .selectFrom(table as 'services')
         .select('id')
-        .where('id', '=', Number(raw))
-        .executeTakeFirst(),
-    );
+        .where('id', '=', Number(raw));
+      // Tenant tables are keyed by (company_id, id): naming the company lets the key serve.
+      if (COMPANY_KEYED.has(table) && companyId !== null) query = query.where('company_id', '=', companyId);
+      return query.executeTakeFirst();
+    });
     if (!row) throw notFound(ID_TABLES[table]);
   };
 }

@@ -230,7 +230,7 @@ export type DeliveryReportRow = {
  */
 export async function listDeliveryReports(
   db: Executor,
-  where: { companyId: number; messageId: number; recipientsAt: Date; status?: string },
+  where: { companyId: number; messageId: number; recipientsAt: Date; status?: string; fromId?: number },
   offset: number,
   limit: number,
 ) {
@@ -241,6 +241,7 @@ export async function listDeliveryReports(
      where d.company_id = ${where.companyId} and d.message_id = ${where.messageId}
        and d.created_at = ${where.recipientsAt}
        ${where.status ? sql`and d.status = ${where.status}` : sql``}
+       ${where.fromId ? sql`and d.id >= ${where.fromId}` : sql``}
      order by d.id
      offset ${offset} limit ${limit}`.execute(db);
   return rows;

@@ -24,6 +24,10 @@ import { notFound } from '../../errors.ts';
 import { SEND_MESSAGE_JOB } from '../../messaging/queue/jobs.ts';
 import { type RequestContext, tenantOf } from '../../request-context.ts';
 import * as repo from './message-logs.repository.ts';
+import { pageStart } from './recipient-page-anchors.ts';
+
+/** Send states in which every recipient row has been written (migration 0006). */
+const FANNED_OUT = new Set(['dispatch', 'done']);
 
 export function presentMessage(row: repo.MessageRow): TMessage {
   return {
@@ -141,20 +145,23 @@ async function readReports(
   const total = query.status
     ? (counts[query.status as keyof repo.DeliveryCounts] ?? 0)
     : summariseDeliveries(counts).total;
-  const rows =
-    send?.recipients_at && total > 0
-      ? await repo.listDeliveryReports(
-          db,
-          {
-            companyId: message.company_id,
-            messageId: message.id,
-            recipientsAt: send.recipients_at,
-            status: query.status,
-          },
-          (query.page - 1) * query.limit,
-          query.limit,
-        )
-      : [];
+  const offset = (query.page - 1) * query.limit;
+  let rows: repo.DeliveryReportRow[] = [];
+  if (send?.recipients_at && total > 0) {
+    const where = { companyId: message.company_id, messageId: message.id, recipientsAt: send.recipients_at };
+    // A finished fan-out's recipients are fixed: a deep page starts from a remembered id instead
+    // of walking every key before it. Status pages change as reports arrive, so they walk.
+    const start =
+      !query.status && FANNED_OUT.has(send.state)
+        ? await pageStart(db, where, offset)
+        : { fromId: 0, skip: offset };
+    rows = await repo.listDeliveryReports(
+      db,
+      { ...where, status: query.status, fromId: start.fromId },
+      start.skip,
+      query.limit,
+    );
+  }
   return {
     deliveryReports: rows.map(presentDeliveryReport),
     currentPage: query.page,
