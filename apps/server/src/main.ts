@@ -3,6 +3,7 @@ import { buildApp } from './app.ts';
 import { ensureFirstAdmin } from './bootstrap/first-admin.ts';
 import { resolveKeys } from './bootstrap/keys.ts';
 import { loadConfig, type ProcessRole } from './config.ts';
+import { takeShutdownFromEmbeddedPostgres } from './db/embedded.ts';
 import { openDatabase } from './db/open-database.ts';
 import { isPortFree } from './lib/free-port.ts';
 import { StartupError } from './lib/startup-error.ts';
@@ -22,6 +23,9 @@ function roleOf(argv: string[], fallback: ProcessRole): ProcessRole {
   return value;
 }
 
+/** Stops what has started, in order, then exits with the code; set once the database is open. */
+let stopStarted: ((exitCode: 0 | 1) => Promise<void>) | undefined;
+
 async function main() {
   const env = loadConfig();
   const config = { ...env, role: roleOf(process.argv.slice(2), env.role) };
@@ -35,22 +39,29 @@ async function main() {
   }
 
   const database = await openDatabase(config, say);
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    say(`${signal} received: finishing in-flight requests and batches, then shutting down...`);
-    // Stop taking requests, then stop taking jobs and let in-flight batches finish (or roll back).
-    await app?.close().catch(() => {});
-    await messaging?.close().catch(() => {});
-    await database.close().catch(() => {});
-    await database.embedded?.stop().catch(() => {});
-    process.exit(0);
+  // From here this process stops the database itself, in order, and chooses its exit code: 0 after
+  // a stop by SIGTERM or SIGINT (a second signal kills at once), 1 after a failed start-up.
+  takeShutdownFromEmbeddedPostgres();
+  // The first reason to stop wins: a start-up that fails because a signal is closing it waits for that stop.
+  let stopping: Promise<void> | undefined;
+  stopStarted = (exitCode) => {
+    stopping ??= (async () => {
+      // Stop taking requests, then stop taking jobs and let in-flight batches finish (or roll back).
+      await app?.close().catch(() => {});
+      await messaging?.close().catch(() => {});
+      await database.close().catch(() => {});
+      await database.embedded?.stop().catch(() => {});
+      process.exit(exitCode);
+    })();
+    return stopping;
   };
   let app: Awaited<ReturnType<typeof buildApp>> | undefined;
   let messaging: Messaging | undefined;
-  process.once('SIGINT', () => void stop('SIGINT'));
-  process.once('SIGTERM', () => void stop('SIGTERM'));
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    process.once(signal, () => {
+      say(`${signal} received: finishing in-flight requests and batches, then shutting down...`);
+      void stopStarted?.(0);
+    });
 
   // pg-boss's schema is the owner's, like every other table; the application role gets rights on it.
   await installJobQueue(database.owner.pool);
@@ -78,12 +89,7 @@ async function main() {
       { config, db: database.db, keys, messaging },
       { logger: { level: config.logLevel } },
     );
-    try {
-      await app.listen({ port: config.port, host: config.host });
-    } catch (error) {
-      await stop('listen failed');
-      throw error;
-    }
+    await app.listen({ port: config.port, host: config.host });
     // Simulated delivery reports go to this process's own listener (PUBLIC_URL may not be reachable from here).
     const address = app.server.address();
     if (address && typeof address === 'object') port = address.port;
@@ -117,11 +123,12 @@ async function main() {
   say('Press Ctrl-C to stop.');
 }
 
-main().catch((error) => {
+main().catch(async (error) => {
   if (error instanceof StartupError) {
     process.stderr.write(`Cannot start: ${error.message}\n`);
   } else {
     process.stderr.write(`Cannot start: ${(error as Error).stack ?? error}\n`);
   }
+  await stopStarted?.(1);
   process.exit(1);
 });

