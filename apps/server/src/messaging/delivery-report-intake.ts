@@ -25,7 +25,12 @@ export type IntakeOptions = {
   maxBatch?: number;
   /** How long the first report of a batch waits for others to join it. */
   maxWaitMs?: number;
-  /** Batches applied at once; more reports queue up meanwhile and form the next, larger batch. */
+  /**
+   * Batches applied at once; more reports queue up meanwhile and form the next, larger batch. One
+   * by default: a company's batches wait on each other anyway (the same counter rollup rows stay
+   * locked until commit), so a second one in flight only halved the batches and doubled the
+   * per-batch work (docs/decisions/0014-delivery-report-intake.md).
+   */
   concurrency?: number;
 };
 
@@ -46,7 +51,7 @@ type Pending = {
 export function createDeliveryReportIntake(db: Database, options: IntakeOptions = {}): DeliveryReportIntake {
   const maxBatch = options.maxBatch ?? 1000;
   const maxWaitMs = options.maxWaitMs ?? 2;
-  const concurrency = options.concurrency ?? 2;
+  const concurrency = options.concurrency ?? 1;
   let queue: Pending[] = [];
   let applying = 0;
   let timer: NodeJS.Timeout | undefined;

@@ -1,0 +1,89 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { companyScope, inTenantTransaction } from '../src/db/tenant-scope.ts';
+import { applyDeliveryUpdates } from '../src/messaging/delivery-reports.ts';
+import type { DeliveryUpdate } from '../src/messaging/providers/provider.ts';
+import { createCompany } from './support/factories.ts';
+import { createTestContext, type TestContext } from './support/test-app.ts';
+
+/**
+ * The apply statement lives in the database (apply_delivery_reports, migration 0014, so its plan
+ * is cached per session): it must still run as the caller, under the caller's tenant binding.
+ */
+let ctx: TestContext;
+let mine: { id: number };
+let theirs: { id: number };
+
+const report = (id: string, status: DeliveryUpdate['status'] = 'delivered'): DeliveryUpdate => ({
+  providerMessageId: id,
+  status,
+  providerStatus: status === 'delivered' ? 'Success' : 'Failed',
+  error: null,
+  at: new Date(),
+});
+
+/** One handed-over recipient (status submitted, provider id `gid`) of a new message of the company. */
+async function handedOverRecipient(companyId: number, gid: string) {
+  const message = await ctx.ownerDb
+    .insertInto('messages')
+    .values({ company_id: companyId, content: 'Hello', status: 'sent', encoding: 'GSM-7', parts: 1 })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await sql`
+    insert into delivery_reports (company_id, created_at, message_id, recipient_phone, status, gateway_message_id, attempts, submitted_at)
+    values (${companyId}, date_trunc('milliseconds', now()), ${message.id}, '+254700000001', 'submitted', ${gid}, 1, now())`.execute(
+    ctx.ownerDb,
+  );
+  await sql`
+    insert into message_delivery_counts (company_id, message_id, shard, submitted)
+    values (${companyId}, ${message.id}, 0, 1)`.execute(ctx.ownerDb);
+  return message.id;
+}
+
+const statusOf = async (gid: string) =>
+  (
+    await sql<{ status: string }>`select status from delivery_reports where gateway_message_id = ${gid}`.execute(
+      ctx.ownerDb,
+    )
+  ).rows[0]?.status;
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+  mine = await createCompany(ctx.ownerDb);
+  theirs = await createCompany(ctx.ownerDb);
+  await handedOverRecipient(mine.id, 'APPLY-mine-1');
+  await handedOverRecipient(theirs.id, 'APPLY-theirs-1');
+});
+afterAll(async () => ctx?.close());
+
+describe('apply_delivery_reports (the DLR apply statement, as a database function)', () => {
+  it("applies a company's report under its own binding, and a repeat changes nothing", async () => {
+    const first = await inTenantTransaction(ctx.db, companyScope(mine.id), (trx) =>
+      applyDeliveryUpdates(trx, mine.id, [report('APPLY-mine-1'), report('APPLY-unknown-1')]),
+    );
+    expect(first).toEqual(['applied', 'unknown']);
+    expect(await statusOf('APPLY-mine-1')).toBe('delivered');
+    const again = await inTenantTransaction(ctx.db, companyScope(mine.id), (trx) =>
+      applyDeliveryUpdates(trx, mine.id, [report('APPLY-mine-1', 'failed')]),
+    );
+    expect(again).toEqual(['unchanged']);
+    expect(await statusOf('APPLY-mine-1')).toBe('delivered');
+  });
+
+  it("cannot reach another company's recipients: row-level security holds inside the function", async () => {
+    // Bound to one company, naming another one's id: its recipients are invisible, and keeping the
+    // report as unmatched for that company is refused by the policy's check.
+    await expect(
+      inTenantTransaction(ctx.db, companyScope(mine.id), (trx) =>
+        applyDeliveryUpdates(trx, theirs.id, [report('APPLY-theirs-1')]),
+      ),
+    ).rejects.toThrow(/row-level security/);
+    expect(await statusOf('APPLY-theirs-1')).toBe('submitted');
+    // Without keeping unknown reports the foreign id is simply not found.
+    const outcomes = await inTenantTransaction(ctx.db, companyScope(mine.id), (trx) =>
+      applyDeliveryUpdates(trx, theirs.id, [report('APPLY-theirs-1')], { keepUnknown: false }),
+    );
+    expect(outcomes).toEqual(['unknown']);
+    expect(await statusOf('APPLY-theirs-1')).toBe('submitted');
+  });
+});
