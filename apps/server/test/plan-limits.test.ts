@@ -1,7 +1,13 @@
 import { PLAN_CATALOGUE, PLAN_LIMIT_MESSAGES } from '@sms/contracts/plans/plan-catalogue';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTenantWithStaff } from './support/factories.ts';
-import { createService, kenyanNumber, subscribeNumbers } from './support/services-factories.ts';
+import {
+  createService,
+  kenyanNumber,
+  subscribeNumbers,
+  subscriptionCallbackToken,
+  subscriptionOf,
+} from './support/services-factories.ts';
 import { createTestContext, type TestContext } from './support/test-app.ts';
 
 let ctx: TestContext;
@@ -160,6 +166,87 @@ describe('subscribers limit', () => {
     );
     expect(answers.map((answer) => answer.statusCode).sort()).toEqual([200, 403, 403]);
     expect(await usage(tenant)).toMatchObject({ subscribersUsed: 1 });
+  });
+
+  it('counts keyword opt-ins too: past the limit an SMS keyword or a provider notification subscribes no one, the refusal is audited and the message kept', async () => {
+    const tenant = await tenantWithLimits({ subscribers: 2 });
+    const shortcode = `6${40_000 + ++seq}`;
+    const news = await createService(ctx.ownerDb, tenant.company.id, { shortcode, keyword: `NEWS${seq}` });
+    const sports = await createService(ctx.ownerDb, tenant.company.id, { shortcode, keyword: `SPORT${seq}` });
+    const token = await subscriptionCallbackToken(ctx.ownerDb, tenant.company.id);
+    const callback = (fields: Record<string, string>) =>
+      ctx.app.inject({
+        method: 'POST',
+        url: `/api/v1/callbacks/subscription/${tenant.company.id}/${token}`,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams(fields).toString(),
+      });
+    const texted = (from: string, text: string) =>
+      callback({ from, to: shortcode, text, id: `limit-${from}-${text}`, date: '2026-01-01 10:00:00' });
+    const [first, second, third, fourth] = [1, 2, 3, 4].map((index) => kenyanNumber(62, index));
+
+    expect((await texted(first, news.keyword)).json().data.outcome).toBe('subscribed');
+    expect((await texted(second, `JOIN ${news.keyword}`)).json().data.outcome).toBe('subscribed');
+
+    // Full: a third number's keyword is refused; its message is stored all the same.
+    const refused = await texted(third, news.keyword);
+    expect(refused.statusCode).toBe(200);
+    expect(refused.json().data).toMatchObject({ outcome: 'refused_by_limit', serviceIds: [news.id] });
+    expect(await subscriptionOf(ctx.ownerDb, news.id, third)).toBeUndefined();
+    const kept = await ctx.ownerDb
+      .selectFrom('messages')
+      .select(['direction', 'content', 'service_id'])
+      .where('company_id', '=', tenant.company.id)
+      .where('msisdn', '=', third)
+      .execute();
+    expect(kept).toEqual([{ direction: 'inbound', content: news.keyword, service_id: news.id }]);
+    // The provider's own opt-in notification is held to the same limit.
+    const notified = await callback({
+      phoneNumber: fourth,
+      shortCode: shortcode,
+      keyword: news.keyword,
+      updateType: 'addition',
+    });
+    expect(notified.json().data).toMatchObject({ outcome: 'refused_by_limit', serviceIds: [news.id] });
+    expect(await subscriptionOf(ctx.ownerDb, news.id, fourth)).toBeUndefined();
+    const refusals = await ctx.ownerDb
+      .selectFrom('audit_logs')
+      .select(['action', 'entity', 'details'])
+      .where('company_id', '=', tenant.company.id)
+      .where('action', '=', 'REJECT')
+      .orderBy('id')
+      .execute();
+    expect(refusals).toEqual([
+      {
+        action: 'REJECT',
+        entity: 'SUBSCRIBER',
+        details: {
+          msisdn: third,
+          serviceId: news.id,
+          source: 'sms',
+          reason: 'subscribersLimit',
+          subscribersLimit: 2,
+        },
+      },
+      {
+        action: 'REJECT',
+        entity: 'SUBSCRIBER',
+        details: {
+          msisdn: fourth,
+          serviceId: news.id,
+          source: 'provider',
+          reason: 'subscribersLimit',
+          subscribersLimit: 2,
+        },
+      },
+    ]);
+    expect(await usage(tenant)).toMatchObject({ subscribersUsed: 2, subscribersLimit: 2 });
+
+    // A number already active takes no new room: it still joins another service by keyword.
+    expect((await texted(first, sports.keyword)).json().data).toMatchObject({
+      outcome: 'subscribed',
+      serviceIds: [sports.id],
+    });
   });
 
   it('imports up to the limit in file order and reports how many rows the limit refused', async () => {

@@ -52,11 +52,20 @@ export async function lockSubscriberRoom(trx: Executor, companyId: number) {
   return { limit: subscribersLimit, room: Math.max(0, subscribersLimit - active) };
 }
 
+/**
+ * Whether this number may be an active subscriber: there is room, or it already is one (it takes
+ * no new room). Locks the company row like lockSubscriberRoom.
+ */
+export async function hasSubscriberRoom(trx: Executor, companyId: number, msisdn: string) {
+  const { limit, room } = await lockSubscriberRoom(trx, companyId);
+  if (room > 0) return { limit, allowed: true };
+  const free = await repo.findNumbersTakingNoRoom(trx, companyId, [msisdn]);
+  return { limit, allowed: free.has(msisdn) };
+}
+
 /** Refuses to make this number a new active subscriber past the limit; an already active one takes no room. */
 export async function ensureSubscriberRoom(trx: Executor, companyId: number, msisdn: string) {
-  const { limit, room } = await lockSubscriberRoom(trx, companyId);
-  if (room > 0) return;
-  const free = await repo.findNumbersTakingNoRoom(trx, companyId, [msisdn]);
-  if (!free.has(msisdn))
+  const { limit, allowed } = await hasSubscriberRoom(trx, companyId, msisdn);
+  if (!allowed)
     throw limitReached(PLAN_LIMIT_MESSAGES.subscribersLimitReached(limit), `subscribersLimit: ${limit}`);
 }

@@ -12,7 +12,15 @@ const ZCallbackParams = z.object({ companyId: z.string().max(20), token: z.strin
 const ZCallbackResponse = successEnvelope(
   z.object({
     received: z.literal(true),
-    outcome: z.enum(['subscribed', 'unsubscribed', 'unchanged', 'stored', 'duplicate', 'unknown_service']),
+    outcome: z.enum([
+      'subscribed',
+      'unsubscribed',
+      'unchanged',
+      'stored',
+      'duplicate',
+      'unknown_service',
+      'refused_by_limit',
+    ]),
     serviceIds: z.array(z.number().int()).optional(),
     messageId: z.number().int().optional(),
   }),
@@ -36,6 +44,8 @@ export function providerCallbacksRoutes(app: App, deps: AppDeps) {
           'An incoming STOP (or STOP <keyword>) unsubscribes the sender; a service keyword texted to its short code ' +
           '(alone, or with JOIN, START, SUBSCRIBE or YES) subscribes the sender to that active service. ' +
           'Repeats change nothing. A service that is not active is treated as unknown (nothing about it changes). ' +
+          'An opt-in that would pass the company’s subscriber limit subscribes no one (outcome refused_by_limit, ' +
+          'audited); an incoming message is stored all the same. ' +
           'A wrong URL, or a company that is not active, is a 404.',
         params: ZCallbackParams,
         response: { 200: ZCallbackResponse },
@@ -57,6 +67,11 @@ export function providerCallbacksRoutes(app: App, deps: AppDeps) {
           // Field names, short code and keyword only: never the number or a message text.
           { companyId, ...describeCallbackForLog(request.body) },
           'subscription notification for an unknown service',
+        );
+      if (result.outcome === 'refused_by_limit')
+        request.log.warn(
+          { companyId, serviceIds: result.serviceIds },
+          'opt-in refused: subscriber limit reached',
         );
       return { success: true as const, data: { received: true as const, ...result } };
     },

@@ -2,6 +2,7 @@ import type { AppDeps } from '../../app-deps.ts';
 import type { Executor } from '../../db/database.ts';
 import { badRequest } from '../../errors.ts';
 import { type AuditSource, recordAudit } from '../audit/record-audit.ts';
+import { hasSubscriberRoom } from '../plans/plan-limits.ts';
 import {
   normaliseForCompany,
   subscribeNumber,
@@ -11,7 +12,14 @@ import { classifySubscriptionCallback, readJoinCommand, readStopCommand } from '
 import * as repo from './provider-callbacks.repository.ts';
 
 export type CallbackOutcome = {
-  outcome: 'subscribed' | 'unsubscribed' | 'unchanged' | 'stored' | 'duplicate' | 'unknown_service';
+  outcome:
+    | 'subscribed'
+    | 'unsubscribed'
+    | 'unchanged'
+    | 'stored'
+    | 'duplicate'
+    | 'unknown_service'
+    | 'refused_by_limit';
   serviceIds?: number[];
   messageId?: number;
 };
@@ -29,6 +37,33 @@ async function optOutTargets(db: Executor, companyId: number, shortcode: string,
   }
   if (onShortcode.length > 0) return onShortcode.map((service) => service.id);
   return repo.findActiveServiceIds(db, companyId);
+}
+
+/**
+ * An opt-in by SMS keyword or by the provider's notification, held to the company's subscriber
+ * limit like the console's subscribe and import. Past it the number is not subscribed and the
+ * refusal is audited; the provider is still answered 200 (nothing to retry) and an incoming
+ * message stays stored. (The spec says nothing about refused opt-ins.)
+ */
+async function optIn(
+  trx: Executor,
+  audit: AuditSource,
+  service: { id: number; company_id: number; name: string },
+  msisdn: string,
+  source: 'sms' | 'provider',
+): Promise<CallbackOutcome> {
+  const { limit, allowed } = await hasSubscriberRoom(trx, service.company_id, msisdn);
+  if (!allowed) {
+    await recordAudit(trx, audit, {
+      action: 'REJECT',
+      entity: 'SUBSCRIBER',
+      companyId: service.company_id,
+      details: { msisdn, serviceId: service.id, source, reason: 'subscribersLimit', subscribersLimit: limit },
+    });
+    return { outcome: 'refused_by_limit', serviceIds: [service.id] };
+  }
+  const result = await subscribeNumber(trx, audit, service, msisdn, source);
+  return { outcome: result.changed ? 'subscribed' : 'unchanged', serviceIds: [service.id] };
 }
 
 /**
@@ -53,10 +88,7 @@ export async function handleSubscriptionCallback(
       (candidate) => candidate.keyword.toUpperCase() === keyword.toUpperCase(),
     );
     if (!service) return { outcome: 'unknown_service' };
-    if (updateType === 'addition') {
-      const result = await subscribeNumber(trx, audit, service, msisdn, 'provider');
-      return { outcome: result.changed ? 'subscribed' : 'unchanged', serviceIds: [service.id] };
-    }
+    if (updateType === 'addition') return optIn(trx, audit, service, msisdn, 'provider');
     const result = await unsubscribeNumber(trx, audit, companyId, msisdn, [service.id], 'provider');
     return {
       outcome: result.endedServiceIds.length > 0 ? 'unsubscribed' : 'unchanged',
@@ -101,8 +133,7 @@ export async function handleSubscriptionCallback(
   if (stop === undefined) {
     const joined = join ? onShortcode.find((service) => service.keyword.toUpperCase() === join) : undefined;
     if (!joined) return { outcome: 'stored', messageId };
-    const result = await subscribeNumber(trx, audit, joined, msisdn, 'sms');
-    return { outcome: result.changed ? 'subscribed' : 'unchanged', serviceIds: [joined.id], messageId };
+    return { ...(await optIn(trx, audit, joined, msisdn, 'sms')), messageId };
   }
   const targets = await optOutTargets(trx, companyId, to, stop);
   const result = await unsubscribeNumber(trx, audit, companyId, msisdn, targets, 'sms');
