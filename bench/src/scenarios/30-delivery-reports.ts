@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { sql } from 'kysely';
 import { connectDatabase, type DatabaseHandle } from '../../../apps/server/src/db/database.ts';
@@ -5,10 +6,53 @@ import { regenerateCallbackTokens } from '../../../apps/server/src/modules/callb
 import type { BenchScenario } from '../support/scenario.ts';
 import { BENCH_ENCRYPTION_KEY, startServerProcess } from '../support/server-process.ts';
 
+/**
+ * Scenario delivery-reports: one report per recipient of a handed-over send, posted by concurrent
+ * clients to a real API process; afterwards every recipient and counter is checked. Besides rate
+ * and latency it logs the CPU each report cost in the API process, in PostgreSQL and in the
+ * clients (on a shared machine this stays meaningful when rates do not). DLR_PROFILE_DIR=<dir>
+ * writes a CPU profile of the API process there.
+ */
+
 /** Concurrent HTTP clients posting reports (a provider's callback senders). */
 const CONNECTIONS = 64;
 /** Every this-many-th report is a failure (with its reason), the rest deliveries. */
 const FAILED_EVERY = 50;
+
+/** utime + stime fields of /proc/<pid>/stat, in clock ticks (USER_HZ, 100 on Linux), and the parent pid. */
+function procStat(pid: number) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { parent: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) };
+  } catch {
+    return null;
+  }
+}
+
+/** CPU time (ms) a process has used so far. */
+const cpuMsOf = (pid: number) => (procStat(pid)?.ticks ?? 0) * 10;
+
+/**
+ * CPU time (ms) each backend of a PostgreSQL server (the postmaster's children) has used so far:
+ * on a machine shared with other work, what the reports cost stays measurable when their rate does not.
+ */
+function backendCpuMs(postmasterPid: number) {
+  const byPid = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = procStat(Number(entry));
+    if (stat?.parent === postmasterPid) byPid.set(Number(entry), stat.ticks * 10);
+  }
+  return byPid;
+}
+
+/** CPU ms the backends used between two readings (a backend started in between counts whole). */
+function backendCpuSpent(before: Map<number, number>, after: Map<number, number>) {
+  let spent = 0;
+  for (const [pid, ms] of after) spent += ms - (before.get(pid) ?? 0);
+  return spent;
+}
 
 type Fixture = { companyId: number; messageId: number; dlrToken: string };
 
@@ -21,7 +65,7 @@ const phoneOf = (i: number) => `+2547${String(i).padStart(8, '0')}`;
  * its own provider id), with the send's state, counters and monthly usage as the engine leaves
  * them after a hand-over (fan-out.ts, dispatch.ts, send-progress.ts). Set-based, as the owner.
  */
-async function prepareHandedOverSend(owner: DatabaseHandle, size: number): Promise<Fixture> {
+export async function prepareHandedOverSend(owner: DatabaseHandle, size: number): Promise<Fixture> {
   const db = owner.db;
   const company = await db
     .insertInto('companies')
@@ -132,10 +176,34 @@ export const scenario: BenchScenario = {
       ctx.log(
         `${size.toLocaleString('en-US')} recipients handed over, in ${((performance.now() - started) / 1000).toFixed(1)} s`,
       );
-      const server = await startServerProcess({ databaseUrl: ctx.databaseUrl, role: 'api' });
+      const server = await startServerProcess({
+        databaseUrl: ctx.databaseUrl,
+        role: 'api',
+        env: process.env.DLR_PROFILE_DIR
+          ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.DLR_PROFILE_DIR}` }
+          : {},
+      });
       try {
         const path = `/api/v1/callbacks/dlr/${fixture.companyId}/${fixture.dlrToken}`;
         let next = 0;
+        const { rows: backend } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(
+          owner.db,
+        );
+        const postmaster = procStat(backend[0].pid)?.parent ?? 0;
+        const commits = async () =>
+          (
+            await sql<{
+              n: number;
+            }>`select xact_commit::int as n from pg_stat_database where datname = current_database()`.execute(
+              owner.db,
+            )
+          ).rows[0].n;
+        const commitsBefore = await commits();
+        const cpuBefore = {
+          api: cpuMsOf(server.pid),
+          db: backendCpuMs(postmaster),
+          client: process.cpuUsage(),
+        };
         started = performance.now();
         const result = await autocannon({
           url: server.url as string,
@@ -161,11 +229,24 @@ export const scenario: BenchScenario = {
           ],
         });
         const seconds = (performance.now() - started) / 1000;
+        const client = process.cpuUsage(cpuBefore.client);
+        // The transactions the run committed (about one per batch; stats arrive within a second).
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        const transactions = (await commits()) - commitsBefore;
+        const perReportUs = (ms: number) => Math.round((ms * 1000) / size);
+        const cpu = {
+          api: perReportUs(cpuMsOf(server.pid) - cpuBefore.api),
+          db: perReportUs(backendCpuSpent(cpuBefore.db, backendCpuMs(postmaster))),
+          client: perReportUs((client.user + client.system) / 1000),
+        };
         const answered = result['2xx'] + result.non2xx;
         const perSecond = answered / seconds;
         const outcome = await countOutcome(owner, fixture);
         ctx.log(
           `${answered.toLocaleString('en-US')} answered in ${seconds.toFixed(1)} s (2xx ${result['2xx']}, non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts}); latency p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, max ${result.latency.max} ms; peak RSS ${server.peakRssMiB().toFixed(0)} MiB`,
+        );
+        ctx.log(
+          `CPU per report: API process ${cpu.api} µs, PostgreSQL ${cpu.db} µs, HTTP clients ${cpu.client} µs; ${transactions} transactions (${(size / transactions).toFixed(1)} reports each)`,
         );
         ctx.log(`afterwards: ${JSON.stringify(outcome)}`);
 
@@ -189,6 +270,13 @@ export const scenario: BenchScenario = {
           baseline: { name: 'target', figure: 50 },
           target: 'p99 < 50 ms',
           met: result.latency.p99 < 50,
+        });
+        ctx.report({
+          scenario: 'delivery-reports',
+          measure: 'CPU per report: API process + PostgreSQL',
+          work,
+          figure: cpu.api + cpu.db,
+          unit: 'µs',
         });
         const refused = result.non2xx + result.errors + result.timeouts;
         ctx.report({
