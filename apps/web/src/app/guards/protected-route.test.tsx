@@ -55,6 +55,25 @@ describe('ProtectedRoute', () => {
     );
   });
 
+  it('keeps a spinner up while the sign-in page it redirects to is still loading its code', async () => {
+    const router = createMemoryRouter(
+      [
+        // The sign-in page loads with its route; this one never arrives.
+        { path: '/login', lazy: { Component: () => new Promise<never>(() => {}) } },
+        { path: '/secret', element: <ProtectedRoute /> },
+      ],
+      { initialEntries: ['/secret'] },
+    );
+    render(
+      <WithAuth value={makeAuth()}>
+        <RouterProvider router={router} />
+      </WithAuth>,
+    );
+
+    await vi.waitFor(() => expect(router.state.navigation.location?.pathname).toBe('/login'));
+    expect(screen.getByRole('status')).toHaveTextContent('Loading');
+  });
+
   it('after a sign-out in this tab sends to /login without remembering the page', () => {
     const router = renderGuard(makeAuth({ hasSignedOut: true }), { allowedRoles: ['viewer'] });
 
