@@ -194,6 +194,40 @@ describe('GET /subscriptions/subscribers', () => {
     expect(none).toMatchObject({ subscribers: [], totalItems: 0, totalPages: 1 });
   });
 
+  it('finds a number by its leading digits (as typed, national or international) or its last ones, on indexes row-level security lets serve', async () => {
+    const fresh = await createTenantWithStaff(ctx.app, ctx.ownerDb);
+    const neighbour = await createTenantWithStaff(ctx.app, ctx.ownerDb);
+    const service = await createService(ctx.ownerDb, fresh.company.id);
+    await subscribeNumbers(ctx.ownerDb, service, ['+254712345678', '+254798100200']);
+    await subscribeNumbers(ctx.ownerDb, await createService(ctx.ownerDb, neighbour.company.id), [
+      '+254712345678',
+    ]);
+    const found = async (search: string) =>
+      (
+        await call(
+          'GET',
+          `/subscriptions/subscribers?search=${encodeURIComponent(search)}`,
+          'company_admin',
+          undefined,
+          fresh,
+        )
+      )
+        .json()
+        .data.subscribers.map((s: { msisdn: string; companyId: number }) => {
+          expect(s.companyId).toBe(fresh.company.id);
+          return s.msisdn;
+        });
+    expect(await found('0712 345')).toEqual(['+254712345678']);
+    expect(await found('254712')).toEqual(['+254712345678']);
+    expect(await found('+254 798')).toEqual(['+254798100200']);
+    expect(await found('5678')).toEqual(['+254712345678']);
+    expect(await found('100200')).toEqual(['+254798100200']);
+    // Digits only in the middle are neither a beginning nor an end.
+    expect(await found('3456')).toEqual([]);
+    // One or two digits match anywhere (a broad search: its first page is found at once).
+    expect(await found('98')).toEqual(['+254798100200']);
+  });
+
   it('filters by status, refuses unknown sizes and statuses', async () => {
     const fresh = await createTenantWithStaff(ctx.app, ctx.ownerDb);
     const service = await createService(ctx.ownerDb, fresh.company.id);

@@ -15,7 +15,11 @@ const ZStatusFilter = z
   .optional()
   .transform((value) => (value ? value : undefined));
 
-/** The filters shared by the list and the CSV export. search matches the phone number anywhere in it. */
+/**
+ * The filters shared by the list and the CSV export. search finds numbers that start with its
+ * digits (international, or national with a leading 0) or end with them; one or two digits match
+ * anywhere in the number.
+ */
 export const ZSubscriberFilters = z.object({
   status: ZStatusFilter,
   search: ZOptionalQueryText,

@@ -5,11 +5,10 @@ import {
   type TGlobalSearchData,
   type TMessageHit,
 } from '@sms/contracts/search/global-search';
-import { type CountryCode, getCountryCallingCode } from 'libphonenumber-js';
 import type { AppDeps } from '../../app-deps.ts';
 import { inActorTransaction } from '../../db/actor-transaction.ts';
 import { type RequestContext, tenantOf } from '../../request-context.ts';
-import { phoneSearchDigits } from '../subscribers/phone-number.ts';
+import { numberPrefixes, phoneSearchDigits } from '../subscribers/phone-number.ts';
 import { findCompanyCountry } from '../subscribers/subscribers.repository.ts';
 import * as repo from './search.repository.ts';
 
@@ -28,25 +27,6 @@ function phoneDigitsOf(text: string) {
   if (!/^[\d\s+().-]+$/.test(text)) return null;
   const digits = phoneSearchDigits(text);
   return digits && digits.length >= 2 ? digits : null;
-}
-
-/**
- * How stored numbers (E.164) can start with what was typed: as an international number
- * (254712... or +254712...), and as a national one in the company's country (0712... -> +254712...).
- */
-export function numberPrefixes(text: string, country: string) {
-  const typed = text.replace(/\D/g, '');
-  if (typed.length < 3) return [];
-  const prefixes = new Set([`+${typed}`]);
-  if (!text.trim().startsWith('+')) {
-    try {
-      const callingCode = getCountryCallingCode(country.toUpperCase() as CountryCode);
-      prefixes.add(`+${callingCode}${typed.replace(/^0+/, '')}`);
-    } catch {
-      // An unknown country: the international reading alone.
-    }
-  }
-  return [...prefixes];
 }
 
 /**

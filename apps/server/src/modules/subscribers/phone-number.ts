@@ -1,4 +1,4 @@
-import { type CountryCode, parsePhoneNumberFromString } from 'libphonenumber-js';
+import { type CountryCode, getCountryCallingCode, parsePhoneNumberFromString } from 'libphonenumber-js';
 
 export type NormalisedPhone = { ok: true; msisdn: string } | { ok: false; input: string };
 
@@ -32,4 +32,23 @@ export function phoneSearchDigits(search: string): string | null {
   return digits.length > 1 && digits.startsWith('0') && !search.trim().startsWith('+')
     ? digits.replace(/^0+/, '') || digits
     : digits;
+}
+
+/**
+ * How stored numbers (E.164) can start with what was typed: as an international number
+ * (254712... or +254712...), and as a national one in the company's country (0712... -> +254712...).
+ */
+export function numberPrefixes(text: string, country: string) {
+  const typed = text.replace(/\D/g, '');
+  if (typed.length < 3) return [];
+  const prefixes = new Set([`+${typed}`]);
+  if (!text.trim().startsWith('+')) {
+    try {
+      const callingCode = getCountryCallingCode(country.toUpperCase() as CountryCode);
+      prefixes.add(`+${callingCode}${typed.replace(/^0+/, '')}`);
+    } catch {
+      // An unknown country: the international reading alone.
+    }
+  }
+  return [...prefixes];
 }

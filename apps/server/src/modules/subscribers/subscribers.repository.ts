@@ -6,8 +6,8 @@ import type { DB } from '../../db/schema.ts';
 export type SubscriberFilter = {
   companyId: number | null;
   status?: string;
-  /** Digits that must occur in the E.164 number. */
-  digits?: string | null;
+  /** The number searched for (see NumberSearch); null or absent: no search. */
+  number?: NumberSearch | null;
   /** Only active subscribers of this service. */
   serviceId?: number;
 };
@@ -16,16 +16,40 @@ const activeServiceIds = (eb: ExpressionBuilder<DB & { s: DB['subscribers'] }, '
   eb
     .selectFrom('subscriptions as x')
     .select(sql<number[]>`coalesce(array_agg(x.service_id order by x.service_id), '{}')::int[]`.as('ids'))
+    .whereRef('x.company_id', '=', 's.company_id')
     .whereRef('x.subscriber_id', '=', 's.id')
     .where('x.status', '=', 'active');
 
-const likeDigits = (digits: string) => `%${digits}%`;
+/**
+ * A phone-number search: numbers that start with one of `prefixes` (the digits as typed, read as an
+ * international number and as a national one of the company's country, in E.164) or end with
+ * `digits`. Both are byte-order ranges on indexes (0009's number index and 0012's reversed one),
+ * which row-level security lets the planner use; a LIKE it would not (LIKE is not leakproof), and
+ * the list scanned every number of the company. Fewer than three digits, or digits that no number
+ * can hold ('#'), match anywhere: such a search is broad, its first page is found at once.
+ */
+export type NumberSearch = { digits: string; prefixes: string[] };
+
+const RANGE_END = '\u{10FFFF}';
+
+function numberMatches(column: 's.msisdn' | 's.msisdn_reversed', start: string) {
+  return sql<boolean>`(${sql.ref(column)} collate "C") >= ${start} and (${sql.ref(column)} collate "C") < ${`${start}${RANGE_END}`}`;
+}
+
+export function matchesNumber(search: NumberSearch) {
+  if (search.prefixes.length === 0) return sql<boolean>`s.msisdn like ${`%${search.digits}%`}`;
+  const ranges = [
+    ...search.prefixes.map((prefix) => numberMatches('s.msisdn', prefix)),
+    numberMatches('s.msisdn_reversed', [...search.digits].reverse().join('')),
+  ];
+  return sql<boolean>`(${sql.join(ranges, sql` or `)})`;
+}
 
 function filtered(db: Executor, filter: SubscriberFilter) {
   let query = db.selectFrom('subscribers as s');
   if (filter.companyId !== null) query = query.where('s.company_id', '=', filter.companyId);
   if (filter.status) query = query.where('s.status', '=', filter.status);
-  if (filter.digits) query = query.where('s.msisdn', 'like', likeDigits(filter.digits));
+  if (filter.number) query = query.where(matchesNumber(filter.number));
   if (filter.serviceId !== undefined) {
     const serviceId = filter.serviceId;
     query = query.where(({ exists, selectFrom }) =>
@@ -46,18 +70,25 @@ function filtered(db: Executor, filter: SubscriberFilter) {
  * page's rows are then read with their services: deep pages stay cheap (MAX_PAGE bounds them).
  */
 export function listSubscribers(db: Executor, filter: SubscriberFilter, offset: number, limit: number) {
-  const page = filtered(db, filter).select('s.id').orderBy('s.id', 'desc').offset(offset).limit(limit);
+  const page = filtered(db, filter)
+    .select(['s.company_id', 's.id'])
+    .orderBy('s.id', 'desc')
+    .offset(offset)
+    .limit(limit);
   return subscriberDetails(db, page).orderBy('s.id', 'desc').execute();
 }
 
 /** What the API shows of a subscriber, for the ids a query picks (a page, or one number). */
 function subscriberDetails<TDatabase, TTables extends keyof TDatabase>(
   db: Executor,
-  ids: SelectQueryBuilder<TDatabase, TTables, { id: number }>,
+  ids: SelectQueryBuilder<TDatabase, TTables, { company_id: number; id: number }>,
 ) {
+  // Subscribers are keyed by (company_id, id) since migration 0010: both, so the key serves.
   return db
     .selectFrom(ids.as('p'))
-    .innerJoin('subscribers as s', 's.id', 'p.id')
+    .innerJoin('subscribers as s', (join) =>
+      join.onRef('s.company_id', '=', 'p.company_id').onRef('s.id', '=', 'p.id'),
+    )
     .innerJoin('companies as c', 'c.id', 's.company_id')
     .select((eb) => [
       's.id',
@@ -75,7 +106,7 @@ function subscriberDetails<TDatabase, TTables extends keyof TDatabase>(
  * counters (exact, one row per company); otherwise counting stops after `cap` matches.
  */
 export async function countSubscribers(db: Executor, filter: SubscriberFilter, cap: number) {
-  if (!filter.digits && filter.serviceId === undefined) {
+  if (!filter.number && filter.serviceId === undefined) {
     let query = db
       .selectFrom('company_subscriber_counts')
       .select(sql<number>`coalesce(sum(subscriber_count), 0)::bigint`.as('total'));
@@ -115,7 +146,7 @@ export function exportBatch(db: Executor, filter: SubscriberFilter, beforeId: nu
     .execute();
 }
 
-export type ServiceSubscriberFilter = { serviceId: number; status: string; digits?: string | null };
+export type ServiceSubscriberFilter = { serviceId: number; status: string; number?: NumberSearch | null };
 
 function serviceSubscribers(db: Executor, filter: ServiceSubscriberFilter) {
   let query = db
@@ -123,7 +154,7 @@ function serviceSubscribers(db: Executor, filter: ServiceSubscriberFilter) {
     .innerJoin('subscribers as s', 's.id', 'x.subscriber_id')
     .where('x.service_id', '=', filter.serviceId)
     .where('x.status', '=', filter.status);
-  if (filter.digits) query = query.where('s.msisdn', 'like', likeDigits(filter.digits));
+  if (filter.number) query = query.where(matchesNumber(filter.number));
   return query;
 }
 
@@ -167,7 +198,7 @@ export async function countServiceSubscribers(
   filter: ServiceSubscriberFilter & { activeCount: number },
   cap: number,
 ) {
-  if (!filter.digits && filter.status === 'active') return { total: filter.activeCount, exact: true };
+  if (!filter.number && filter.status === 'active') return { total: filter.activeCount, exact: true };
   return countUpTo(db, serviceSubscribers(db, filter), cap);
 }
 
@@ -201,7 +232,7 @@ export function findCompanyCountry(db: Executor, companyId: number) {
 export function findSubscriber(db: Executor, companyId: number, msisdn: string) {
   const ids = db
     .selectFrom('subscribers')
-    .select('id')
+    .select(['company_id', 'id'])
     .where('company_id', '=', companyId)
     .where('msisdn', '=', msisdn);
   return subscriberDetails(db, ids).executeTakeFirst();

@@ -70,7 +70,7 @@ export function subscribersRoutes(app: App, deps: AppDeps) {
       schema: {
         tags,
         description:
-          'Subscribers, newest first. search matches digits anywhere in the phone number (a leading 0 is read as the national prefix). ' +
+          'Subscribers, newest first. search finds numbers that start with the digits (as typed, international, or national with a leading 0) or end with them; one or two digits match anywhere. ' +
           'Totals without a search come from counters; with one, counting stops at 10,000 (totalIsExact false). ' +
           'Each row names its company; companyId narrows a system_admin to one company and is ignored for everyone else.',
         querystring: ZListSubscribersQuery,

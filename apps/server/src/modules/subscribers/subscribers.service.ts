@@ -20,7 +20,7 @@ import { ensureSubscriberRoom, lockSubscriberRoom } from '../plans/plan-limits.t
 import * as servicesRepo from '../services/services.repository.ts';
 import * as importRepo from './import.repository.ts';
 import { csvCell } from './parse-csv.ts';
-import { normalisePhoneNumber, phoneSearchDigits } from './phone-number.ts';
+import { normalisePhoneNumber, numberPrefixes, phoneSearchDigits } from './phone-number.ts';
 import { type ImportSource, readImportRows } from './read-import-rows.ts';
 import * as repo from './subscribers.repository.ts';
 
@@ -50,6 +50,7 @@ type ListFilter = { status?: string; search?: string; companyId?: number; servic
 
 /** Resolves the filter for the actor: a company-scoped user sees only their company; ids of other tenants read as missing. */
 async function scopedFilter(
+  deps: AppDeps,
   trx: Executor,
   ctx: RequestContext,
   filter: ListFilter,
@@ -62,9 +63,23 @@ async function scopedFilter(
   return {
     companyId,
     status: filter.status,
-    digits: filter.search ? (phoneSearchDigits(filter.search) ?? '#') : null,
+    number: filter.search ? await numberSearch(deps, trx, companyId, filter.search) : null,
     serviceId: filter.serviceId,
   };
+}
+
+/** What a phone search looks for: the digits, and the E.164 beginnings they can be (company's country, else the platform's). */
+async function numberSearch(
+  deps: AppDeps,
+  db: Executor,
+  companyId: number | null,
+  search: string,
+): Promise<repo.NumberSearch> {
+  const digits = phoneSearchDigits(search);
+  if (!digits) return { digits: '#', prefixes: [] };
+  const country =
+    (companyId === null ? null : await repo.findCompanyCountry(db, companyId)) ?? deps.config.defaultCountry;
+  return { digits, prefixes: numberPrefixes(search, country) };
 }
 
 export async function listSubscribers(
@@ -73,7 +88,7 @@ export async function listSubscribers(
   query: ListFilter & { page: number; limit: number },
 ) {
   const { rows, count } = await inActorTransaction(deps.db, ctx, async (trx) => {
-    const filter = await scopedFilter(trx, ctx, query);
+    const filter = await scopedFilter(deps, trx, ctx, query);
     return {
       rows: await repo.listSubscribers(trx, filter, (query.page - 1) * query.limit, query.limit),
       count: await repo.countSubscribers(trx, filter, SUBSCRIBER_COUNT_CAP),
@@ -100,13 +115,13 @@ export async function listServiceSubscribers(
   serviceId: number,
   query: { page: number; limit: number; status: string; search?: string },
 ) {
-  const filter = {
-    serviceId,
-    status: query.status,
-    digits: query.search ? (phoneSearchDigits(query.search) ?? '#') : null,
-  };
   const { rows, count } = await inActorTransaction(deps.db, ctx, async (trx) => {
     const service = await serviceInScope(trx, ctx, serviceId);
+    const filter = {
+      serviceId,
+      status: query.status,
+      number: query.search ? await numberSearch(deps, trx, service.company_id, query.search) : null,
+    };
     return {
       rows: await repo.listServiceSubscribers(trx, filter, (query.page - 1) * query.limit, query.limit),
       count: await repo.countServiceSubscribers(
@@ -267,25 +282,38 @@ export async function importSubscribers(
     return { service, country: await companyCountry(deps, trx, service.company_id) };
   });
 
+  const __t0 = performance.now();
+  let __tp = __t0;
+  let __parseWait = 0;
+  const __log: string[] = [];
+  const __mark = (what: string) => { const now = performance.now(); __log.push(`${what} ${(now - __tp).toFixed(0)}ms`); __tp = now; };
   const result = await inActorTransaction(deps.db, ctx, async (trx) => {
     await importRepo.createImportStaging(trx);
     // One batch is written while the next is parsed (the database and the parser overlap); no more
     // than one is in flight, so memory stays at two batches.
     let staging: Promise<void> = Promise.resolve();
+    let __stageTime = 0;
     const read = await readImportRows(csv, country, async (batch) => {
+      const __w = performance.now();
       await staging;
-      staging = importRepo.stageImportRows(trx, batch.lines, batch.numbers);
+      __parseWait += performance.now() - __w;
+      const __s = performance.now();
+      staging = importRepo.stageImportRows(trx, batch.lines, batch.numbers).then(() => { __stageTime += performance.now() - __s; });
       // Its failure is awaited (and thrown) with the next batch or below; not unhandled meanwhile.
       staging.catch(() => {});
     });
     await staging;
+    __mark(`read+stage (waiting for staging ${__parseWait.toFixed(0)}ms, staging ${__stageTime.toFixed(0)}ms)`);
 
     const distinct = await importRepo.collapseStagedNumbers(trx);
+    __mark('collapse');
     // The company row is locked from here to commit: after the upload, so a slow one holds up nobody's subscribes.
     const { limit, room } = await lockSubscriberRoom(trx, service.company_id);
     const refusedByLimit =
       room >= distinct ? 0 : await importRepo.dropNumbersPastRoom(trx, service.company_id, service.id, room);
+    __mark('lock+limit');
     const totals = await importRepo.importStagedNumbers(trx, service.company_id, service.id);
+    __mark('insert subscribers+subscriptions');
     const duplicatesInFile = read.validRows - distinct;
     await recordAudit(trx, auditSourceOf(ctx), {
       action: 'IMPORT',
@@ -312,11 +340,14 @@ export async function importSubscribers(
       errors: read.errors,
     } satisfies TImportSubscribersData;
   });
+  __mark('audit+commit');
 
   if (result.imported >= ANALYZE_AFTER_IMPORTED) {
     // After commit, so the import's locks are not held through it; awaited, so the next request plans with it.
     await inActorTransaction(deps.db, ctx, (trx) => importRepo.analyzeSubscriberTables(trx));
   }
+  __mark('analyze');
+  (await import('node:fs')).appendFileSync('/tmp/import-phases.log', `${new Date().toISOString()} ${result.totalRows} rows total ${(performance.now() - __t0).toFixed(0)}ms: ${__log.join(', ')}\n`);
   return result;
 }
 
@@ -329,7 +360,7 @@ type ExportBatch = Awaited<ReturnType<typeof repo.exportBatch>>;
  * a company user's file keeps the columns it always had.
  */
 export async function exportSubscribers(deps: AppDeps, ctx: RequestContext, filter: ListFilter) {
-  const scoped = await inActorTransaction(deps.db, ctx, (trx) => scopedFilter(trx, ctx, filter));
+  const scoped = await inActorTransaction(deps.db, ctx, (trx) => scopedFilter(deps, trx, ctx, filter));
   const withCompany = tenantOf(ctx.actor) === null;
   const header = withCompany ? EXPORT_CSV_HEADER_WITH_COMPANY : EXPORT_CSV_HEADER;
   async function* lines() {
