@@ -63,9 +63,11 @@ export async function measureConsoleReads(
     };
     // The big company holds 70% of the subscribers; its deep page is most of the way down.
     const bigSubscribers = Math.round(size.subscribers * 0.7);
-    const deepSubscriberPage = Math.floor((bigSubscribers / 20) * 0.8);
+    // Pages of 100, most of the way down (MAX_PAGE allows 10,000).
+    const deepSubscriberPage = Math.min(10_000, Math.floor((bigSubscribers / 100) * 0.8));
     const deepDetailsPage = Math.floor((size.largeSend / 25) * 0.8);
-    const known = fixture.knownNumber.slice(4, 11);
+    // A national number as people type it (0 and the first digits), one more digit each time.
+    const national = `0${fixture.knownNumber.slice(4, 9)}`;
     const details = `/api/v1/messages/${fixture.largeSendId}/details`;
     const reads: Read[] = [
       { measure: 'GET /messages', who: 'admin', targetMs: 50, pathOf: () => '/api/v1/messages' },
@@ -124,19 +126,19 @@ export async function measureConsoleReads(
         pathOf: () => '/api/v1/subscriptions/subscribers',
       },
       {
-        measure: `GET /subscriptions/subscribers page ${deepSubscriberPage.toLocaleString('en-US')}`,
+        measure: `GET /subscriptions/subscribers page ${deepSubscriberPage.toLocaleString('en-US')} of 100`,
         who: 'admin',
         targetMs: 50,
-        pathOf: () => `/api/v1/subscriptions/subscribers?page=${deepSubscriberPage}`,
+        pathOf: () => `/api/v1/subscriptions/subscribers?page=${deepSubscriberPage}&limit=100`,
       },
       {
-        measure: 'GET /subscriptions/subscribers search (7 digits, varied)',
+        measure: 'GET /subscriptions/subscribers search (leading or last digits, varied)',
         who: 'admin',
         targetMs: 50,
         pathOf: (i) =>
           i % 2 === 0
-            ? `/api/v1/subscriptions/subscribers?search=${known}`
-            : `/api/v1/subscriptions/subscribers?search=07${String(10_000 + ((i * 7919) % 90_000))}`,
+            ? `/api/v1/subscriptions/subscribers?search=${national}${i % 10}`
+            : `/api/v1/subscriptions/subscribers?search=${100_000 + ((i * 7919) % 900_000)}`,
       },
       {
         measure: `GET /messages/{id}/details (${size.largeSend.toLocaleString('en-US')} recipients)`,
@@ -149,6 +151,12 @@ export async function measureConsoleReads(
         who: 'admin',
         targetMs: 50,
         pathOf: () => `${details}?page=${deepDetailsPage}`,
+      },
+      {
+        measure: 'GET /search?q=weekend (top bar)',
+        who: 'admin',
+        targetMs: 50,
+        pathOf: () => '/api/v1/search?q=weekend',
       },
       {
         measure: 'GET /dashboard/stats',
