@@ -228,6 +228,37 @@ describe('GET /subscriptions/subscribers', () => {
     expect(await found('98')).toEqual(['+254798100200']);
   });
 
+  it('reads deep pages of the whole list newest first, and again after numbers come and go', async () => {
+    const fresh = await createTenantWithStaff(ctx.app, ctx.ownerDb);
+    const neighbour = await createTenantWithStaff(ctx.app, ctx.ownerDb);
+    const numberOf = (n: number) => `+254744${String(n).padStart(6, '0')}`;
+    const load = (companyId: number, from: number, to: number) =>
+      sql`insert into subscribers (company_id, msisdn)
+          select ${companyId}, '+254744' || lpad(g::text, 6, '0') from generate_series(${from}::int, ${to}::int) g order by g`.execute(
+        ctx.ownerDb,
+      );
+    await load(fresh.company.id, 1, 1_500);
+    await load(neighbour.company.id, 1, 300);
+    await load(fresh.company.id, 1_501, 2_500);
+    const page = async (query: string) =>
+      (await call('GET', `/subscriptions/subscribers${query}`, 'company_admin', undefined, fresh))
+        .json()
+        .data.subscribers.map((s: { msisdn: string }) => s.msisdn);
+    const newestFirst = (from: number, count: number) =>
+      Array.from({ length: count }, (_, i) => numberOf(from - i));
+    expect(await page('?limit=100&page=11')).toEqual(newestFirst(1_500, 100));
+    expect(await page('?limit=100&page=13')).toEqual(newestFirst(1_300, 100));
+    expect(await page('?limit=20&page=111')).toEqual(newestFirst(300, 20));
+    expect(await page('?limit=100&page=26')).toEqual([]);
+    // One number newer than all, one of the oldest gone: the same pages move by one.
+    await load(fresh.company.id, 2_501, 2_501);
+    await sql`delete from subscribers where company_id = ${fresh.company.id} and msisdn = ${numberOf(1)}`.execute(
+      ctx.ownerDb,
+    );
+    expect(await page('?limit=100&page=13')).toEqual(newestFirst(1_301, 100));
+    expect(await page('?limit=100&page=25')).toEqual(newestFirst(101, 100));
+  });
+
   it('filters by status, refuses unknown sizes and statuses', async () => {
     const fresh = await createTenantWithStaff(ctx.app, ctx.ownerDb);
     const service = await createService(ctx.ownerDb, fresh.company.id);

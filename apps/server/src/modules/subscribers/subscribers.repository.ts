@@ -66,15 +66,22 @@ function filtered(db: Executor, filter: SubscriberFilter) {
 }
 
 /**
- * A page, newest first. The offset is walked over ids alone (an index-only scan) and only the
- * page's rows are then read with their services: deep pages stay cheap (MAX_PAGE bounds them).
+ * A page, newest first, from the top or (atOrBelowId) from a remembered id. The offset is walked
+ * over ids alone (an index-only scan) and only the page's rows are then read with their services.
  */
-export function listSubscribers(db: Executor, filter: SubscriberFilter, offset: number, limit: number) {
-  const page = filtered(db, filter)
+export function listSubscribers(
+  db: Executor,
+  filter: SubscriberFilter,
+  offset: number,
+  limit: number,
+  atOrBelowId: number | null = null,
+) {
+  let page = filtered(db, filter)
     .select(['s.company_id', 's.id'])
     .orderBy('s.id', 'desc')
     .offset(offset)
     .limit(limit);
+  if (atOrBelowId !== null) page = page.where('s.id', '<=', atOrBelowId);
   return subscriberDetails(db, page).orderBy('s.id', 'desc').execute();
 }
 

@@ -22,6 +22,7 @@ import * as importRepo from './import.repository.ts';
 import { csvCell } from './parse-csv.ts';
 import { normalisePhoneNumber, numberPrefixes, phoneSearchDigits } from './phone-number.ts';
 import { type ImportSource, readImportRows } from './read-import-rows.ts';
+import { subscriberPageStart } from './subscriber-page-anchors.ts';
 import * as repo from './subscribers.repository.ts';
 
 type SubscriberRow = {
@@ -89,8 +90,14 @@ export async function listSubscribers(
 ) {
   const { rows, count } = await inActorTransaction(deps.db, ctx, async (trx) => {
     const filter = await scopedFilter(deps, trx, ctx, query);
+    const offset = (query.page - 1) * query.limit;
+    // A company's whole list pages deep from a remembered id; narrowed lists walk their offset.
+    const start =
+      filter.companyId !== null && !filter.status && !filter.number && filter.serviceId === undefined
+        ? await subscriberPageStart(trx, filter.companyId, offset)
+        : { atOrBelowId: null, skip: offset };
     return {
-      rows: await repo.listSubscribers(trx, filter, (query.page - 1) * query.limit, query.limit),
+      rows: await repo.listSubscribers(trx, filter, start.skip, query.limit, start.atOrBelowId),
       count: await repo.countSubscribers(trx, filter, SUBSCRIBER_COUNT_CAP),
     };
   });
@@ -286,7 +293,11 @@ export async function importSubscribers(
   let __tp = __t0;
   let __parseWait = 0;
   const __log: string[] = [];
-  const __mark = (what: string) => { const now = performance.now(); __log.push(`${what} ${(now - __tp).toFixed(0)}ms`); __tp = now; };
+  const __mark = (what: string) => {
+    const now = performance.now();
+    __log.push(`${what} ${(now - __tp).toFixed(0)}ms`);
+    __tp = now;
+  };
   const result = await inActorTransaction(deps.db, ctx, async (trx) => {
     await importRepo.createImportStaging(trx);
     // One batch is written while the next is parsed (the database and the parser overlap); no more
@@ -298,12 +309,16 @@ export async function importSubscribers(
       await staging;
       __parseWait += performance.now() - __w;
       const __s = performance.now();
-      staging = importRepo.stageImportRows(trx, batch.lines, batch.numbers).then(() => { __stageTime += performance.now() - __s; });
+      staging = importRepo.stageImportRows(trx, batch.lines, batch.numbers).then(() => {
+        __stageTime += performance.now() - __s;
+      });
       // Its failure is awaited (and thrown) with the next batch or below; not unhandled meanwhile.
       staging.catch(() => {});
     });
     await staging;
-    __mark(`read+stage (waiting for staging ${__parseWait.toFixed(0)}ms, staging ${__stageTime.toFixed(0)}ms)`);
+    __mark(
+      `read+stage (waiting for staging ${__parseWait.toFixed(0)}ms, staging ${__stageTime.toFixed(0)}ms)`,
+    );
 
     const distinct = await importRepo.collapseStagedNumbers(trx);
     __mark('collapse');
@@ -347,7 +362,10 @@ export async function importSubscribers(
     await inActorTransaction(deps.db, ctx, (trx) => importRepo.analyzeSubscriberTables(trx));
   }
   __mark('analyze');
-  (await import('node:fs')).appendFileSync('/tmp/import-phases.log', `${new Date().toISOString()} ${result.totalRows} rows total ${(performance.now() - __t0).toFixed(0)}ms: ${__log.join(', ')}\n`);
+  (await import('node:fs')).appendFileSync(
+    '/tmp/import-phases.log',
+    `${new Date().toISOString()} ${result.totalRows} rows total ${(performance.now() - __t0).toFixed(0)}ms: ${__log.join(', ')}\n`,
+  );
   return result;
 }
 
