@@ -112,8 +112,17 @@ export async function signIn(apiUrl: string, email: string, password = BULK_SEND
   return body.data.accessToken;
 }
 
-/** POST /messages/bulk/send to every service: the message id and how long the API call took. */
+/**
+ * POST /messages/bulk/send to every service: the message id and how long the API call took. A
+ * refused send (no services) goes first, so the timed call meets a warm server, as a running one is.
+ */
 export async function sendToEveryone(apiUrl: string, token: string, serviceIds: number[]) {
+  for (let i = 0; i < 3; i++)
+    await call(`${apiUrl}/api/v1/messages/bulk/send`, {
+      method: 'POST',
+      token,
+      body: JSON.stringify({ serviceIds: [], message: 'warm-up' }),
+    });
   const started = performance.now();
   const { status, body } = await call<{ data: { message: { id: number } } }>(
     `${apiUrl}/api/v1/messages/bulk/send`,
