@@ -1,4 +1,5 @@
 import type { TRole } from '@sms/contracts/auth/roles';
+import { computeTrend } from '@sms/contracts/common/trend';
 import { PLAN_CATALOGUE } from '@sms/contracts/plans/plan-catalogue';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { getDashboardStats, monthWindow } from '../src/modules/dashboard/dashboard.service.ts';
@@ -225,5 +226,41 @@ describe('GET /api/v1/dashboard/stats', () => {
   it('refuses a request without a token', async () => {
     const response = await ctx.app.inject({ method: 'GET', url: '/api/v1/dashboard/stats' });
     expect(response.statusCode).toBe(401);
+  });
+});
+
+describe('this month against the same span of last month', () => {
+  it('counts last month’s whole days and the hours of its last part-day, not the hours after it', async () => {
+    const db = ctx.ownerDb;
+    const company = await createCompany(db, {});
+    await insertSend(db, company.id, '2026-02-03T09:00:00Z', ['delivered', 'failed']);
+    await insertSend(db, company.id, '2026-02-15T10:00:00Z', ['delivered']);
+    await insertSend(db, company.id, '2026-02-15T13:00:00Z', ['delivered', 'delivered']);
+    await insertSend(db, company.id, '2026-03-02T09:00:00Z', [
+      'delivered',
+      'delivered',
+      'sent',
+      'failed',
+      'submitted',
+      'delivered',
+    ]);
+    const stats = await getDashboardStats(
+      ctx.deps,
+      {
+        actor: {
+          userId: 1,
+          role: 'company_admin',
+          companyId: company.id,
+          name: 'A',
+          email: 'a@b.test',
+          sessionId: 's',
+        },
+        ip: '127.0.0.1',
+        userAgent: null,
+      },
+      NOW,
+    );
+    expect(stats.totalMessages).toBe(11);
+    expect(stats.trends.totalMessages).toEqual(computeTrend(6, 3));
   });
 });

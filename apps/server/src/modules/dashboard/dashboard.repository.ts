@@ -10,44 +10,26 @@ const forCompany = (column: string, companyId: Scope) =>
 /** Recipients handed to the provider: every status but pending. */
 const HANDED_OVER = sql`(submitted + sent + delivered + failed + rejected + expired)`;
 
-export async function countServices(db: Executor, companyId: Scope) {
-  const { rows } = await sql<{ total: number; active: number }>`
-    select count(*)::int as total, count(*) filter (where status = 'active')::int as active
-      from services where ${forCompany('company_id', companyId)}`.execute(db);
-  return rows[0];
-}
-
-export async function countActiveSubscribers(db: Executor, companyId: Scope) {
-  const { rows } = await sql<{ active: number }>`
-    select coalesce(sum(subscriber_count), 0)::bigint as active
-      from company_subscriber_counts where status = 'active' and ${forCompany('company_id', companyId)}`.execute(
-    db,
-  );
-  return Number(rows[0].active);
-}
-
-/** All-time recipients handed over, from the monthly rollup (a few rows per company). */
-export async function countMessagesSent(db: Executor, companyId: Scope) {
-  const { rows } = await sql<{ sent: number }>`
-    select coalesce(sum(${HANDED_OVER}), 0)::bigint as sent
-      from company_monthly_activity where ${forCompany('company_id', companyId)}`.execute(db);
-  return Number(rows[0].sent);
-}
-
 const isoDay = (at: Date) => at.toISOString().slice(0, 10);
 
+export type MonthWindow = { thisMonth: Date; lastMonth: Date; lastMonthSameSpanEnd: Date };
+
 /**
- * This month against last: the stock figures' net change since this month began, and messages
- * handed over this month so far and in the same span of last month. Whole days come from the
- * daily rollup; the part-day where last month's span ends from the hourly one.
+ * The dashboard's headline figures in one statement (one round trip instead of four): services
+ * and active ones (few rows per company), active subscribers (per-status counters), all-time
+ * recipients handed over (monthly rollup), and this month against last: the stock figures' net
+ * change since this month began, and messages handed over this month so far and in the same span
+ * of last month. Whole days come from the daily rollup; the part-day where last month's span ends
+ * from the hourly one.
  */
-export async function findMonthComparison(
-  db: Executor,
-  companyId: Scope,
-  window: { thisMonth: Date; lastMonth: Date; lastMonthSameSpanEnd: Date },
-) {
+export async function findHeadlineFigures(db: Executor, companyId: Scope, window: MonthWindow) {
   const spanEndDay = new Date(`${isoDay(window.lastMonthSameSpanEnd)}T00:00:00Z`);
+  const thisMonth = isoDay(window.thisMonth);
   const { rows } = await sql<{
+    services_total: number;
+    services_active: number;
+    active_subscribers: number;
+    messages_sent: number;
     services_since: number;
     active_services_since: number;
     active_subscribers_since: number;
@@ -55,23 +37,39 @@ export async function findMonthComparison(
     sent_last_month_days: number;
     sent_last_month_hours: number;
   }>`
-    select coalesce(sum(services_delta) filter (where day >= ${isoDay(window.thisMonth)}::date), 0)::bigint as services_since,
-           coalesce(sum(active_services_delta) filter (where day >= ${isoDay(window.thisMonth)}::date), 0)::bigint as active_services_since,
-           coalesce(sum(active_subscribers_delta) filter (where day >= ${isoDay(window.thisMonth)}::date), 0)::bigint as active_subscribers_since,
-           coalesce(sum(${HANDED_OVER}) filter (where day >= ${isoDay(window.thisMonth)}::date), 0)::bigint as sent_this_month,
-           coalesce(sum(${HANDED_OVER}) filter (where day < ${isoDay(spanEndDay)}::date), 0)::bigint as sent_last_month_days,
-           (select coalesce(sum(${HANDED_OVER}), 0)::bigint from company_hourly_activity
-             where ${forCompany('company_id', companyId)}
-               and hour >= ${spanEndDay} and hour < ${window.lastMonthSameSpanEnd}) as sent_last_month_hours
-      from company_daily_activity
-     where ${forCompany('company_id', companyId)} and day >= ${isoDay(window.lastMonth)}::date`.execute(db);
+    select sv.total as services_total, sv.active as services_active, sb.active as active_subscribers,
+           sent.total as messages_sent, month.*
+      from (select count(*)::int as total, count(*) filter (where status = 'active')::int as active
+              from services where ${forCompany('company_id', companyId)}) sv,
+           (select coalesce(sum(subscriber_count), 0)::bigint as active
+              from company_subscriber_counts
+             where status = 'active' and ${forCompany('company_id', companyId)}) sb,
+           (select coalesce(sum(${HANDED_OVER}), 0)::bigint as total
+              from company_monthly_activity where ${forCompany('company_id', companyId)}) sent,
+           (select coalesce(sum(services_delta) filter (where day >= ${thisMonth}::date), 0)::bigint as services_since,
+                   coalesce(sum(active_services_delta) filter (where day >= ${thisMonth}::date), 0)::bigint as active_services_since,
+                   coalesce(sum(active_subscribers_delta) filter (where day >= ${thisMonth}::date), 0)::bigint as active_subscribers_since,
+                   coalesce(sum(${HANDED_OVER}) filter (where day >= ${thisMonth}::date), 0)::bigint as sent_this_month,
+                   coalesce(sum(${HANDED_OVER}) filter (where day < ${isoDay(spanEndDay)}::date), 0)::bigint as sent_last_month_days,
+                   (select coalesce(sum(${HANDED_OVER}), 0)::bigint from company_hourly_activity
+                     where ${forCompany('company_id', companyId)}
+                       and hour >= ${spanEndDay} and hour < ${window.lastMonthSameSpanEnd}) as sent_last_month_hours
+              from company_daily_activity
+             where ${forCompany('company_id', companyId)} and day >= ${isoDay(window.lastMonth)}::date) month`.execute(
+    db,
+  );
   const row = rows[0];
   return {
-    servicesSince: Number(row.services_since),
-    activeServicesSince: Number(row.active_services_since),
-    activeSubscribersSince: Number(row.active_subscribers_since),
-    sentThisMonth: Number(row.sent_this_month),
-    sentLastMonth: Number(row.sent_last_month_days) + Number(row.sent_last_month_hours),
+    services: { total: row.services_total, active: row.services_active },
+    activeSubscribers: Number(row.active_subscribers),
+    messagesSent: Number(row.messages_sent),
+    month: {
+      servicesSince: Number(row.services_since),
+      activeServicesSince: Number(row.active_services_since),
+      activeSubscribersSince: Number(row.active_subscribers_since),
+      sentThisMonth: Number(row.sent_this_month),
+      sentLastMonth: Number(row.sent_last_month_days) + Number(row.sent_last_month_hours),
+    },
   };
 }
 

@@ -54,10 +54,11 @@ export async function getDashboardStats(
   const window = monthWindow(now);
 
   return inActorTransaction(deps.db, ctx, async (trx) => {
-    const services = await repo.countServices(trx, companyId);
-    const activeSubscribers = await repo.countActiveSubscribers(trx, companyId);
-    const messagesSent = await repo.countMessagesSent(trx, companyId);
-    const month = await repo.findMonthComparison(trx, companyId, window);
+    const { services, activeSubscribers, messagesSent, month } = await repo.findHeadlineFigures(
+      trx,
+      companyId,
+      window,
+    );
     const recentActivity = presentRecentActivity(
       await repo.findRecentAudit(trx, companyId, RECENT_ACTIVITY_LIMIT),
       await repo.findRecentMessages(trx, companyId, RECENT_ACTIVITY_LIMIT),
