@@ -367,7 +367,9 @@ describe('deep pages of a large send’s recipients', () => {
   const phones = async (query: string) => {
     const response = await get(`/messages/${largeId}/details${query}`, 'company_admin');
     expect(response.statusCode, response.body).toBe(200);
-    return (response.json().data.deliveryReports as { recipient_phone: string }[]).map((r) => r.recipient_phone);
+    return (response.json().data.deliveryReports as { recipient_phone: string }[]).map(
+      (r) => r.recipient_phone,
+    );
   };
   const expected = (from: number, count: number, step = 1) =>
     Array.from({ length: count }, (_, i) => phoneOf(from + i * step));

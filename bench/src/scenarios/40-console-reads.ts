@@ -192,8 +192,8 @@ export async function measureConsoleReads(
         baseUrl: url,
         token: tokens[read.who],
         clients: CLIENTS,
-        seconds: ctx.quick ? 0.4 : 4,
-        warmUpSeconds: ctx.quick ? 0.1 : 1,
+        seconds: ctx.quick ? 0.2 : 4,
+        warmUpSeconds: ctx.quick ? 0.05 : 1,
         pathOf: read.pathOf,
         cpuPids,
       });
