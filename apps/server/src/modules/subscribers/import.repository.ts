@@ -68,41 +68,54 @@ export type StagedImportResult = {
 };
 
 /**
- * The staged numbers into the company and the service: new numbers become active subscribers
- * (ids in file order), numbers without a subscription to the service get one. Existing
- * subscriptions are left as they are, so an import never overrides an opt-out.
+ * The staged numbers into the company and the service, in one statement: new numbers become
+ * active subscribers (ids in file order) and get their subscription straight from the insert's
+ * RETURNING; numbers the company already had get one when they have none to the service.
+ * Existing subscriptions are left as they are, so an import never overrides an opt-out.
+ *
+ * One statement, one snapshot: `known` (the numbers already in the company) is read before the
+ * insert adds any. That is exact because every path that creates a subscriber first locks the
+ * company row (plans/plan-limits.ts), as the import has done before calling this: no other
+ * transaction can add one of these numbers meanwhile.
  */
 export async function importStagedNumbers(
   trx: Executor,
   companyId: number,
   serviceId: number,
 ): Promise<StagedImportResult> {
-  await sql`
-    insert into subscribers (company_id, msisdn, status)
-    select ${companyId}, n.msisdn, 'active' from import_numbers n order by n.line
-    on conflict do nothing
-  `.execute(trx);
   const { rows } = await sql<{ imported: number; already: number; previous: number }>`
-    with input as materialized (
-      select s.id, s.status from import_numbers n
+    with known as materialized (
+      select s.id, s.status, n.msisdn from import_numbers n
         join subscribers s on s.company_id = ${companyId} and s.msisdn = n.msisdn
+    ),
+    added as (
+      insert into subscribers (company_id, msisdn, status)
+      select ${companyId}, n.msisdn, 'active' from import_numbers n
+       where not exists (select 1 from known k where k.msisdn = n.msisdn)
+       order by n.line
+      on conflict do nothing
+      returning id
     ),
     existing as materialized (
       select x.subscriber_id, x.status from subscriptions x
-        join input i on i.id = x.subscriber_id
+        join known k on k.id = x.subscriber_id
        where x.company_id = ${companyId} and x.service_id = ${serviceId}
+    ),
+    unsubscribed_known as materialized (
+      select k.id, k.status from known k
+       where not exists (select 1 from existing e where e.subscriber_id = k.id)
     ),
     inserted as (
       insert into subscriptions (company_id, service_id, subscriber_id, status, source)
-      select ${companyId}, ${serviceId}, i.id, 'active', 'import' from input i
-       where not exists (select 1 from existing e where e.subscriber_id = i.id)
+      select ${companyId}, ${serviceId}, t.id, 'active', 'import'
+        from (select id from added union all select id from unsubscribed_known) t
       on conflict do nothing
       returning subscriber_id
     ),
     activated as (
       update subscribers s set status = 'active', updated_at = now()
-        from inserted n
-       where s.id = n.subscriber_id and s.status <> 'active'
+        from unsubscribed_known k
+       where s.company_id = ${companyId} and s.id = k.id and k.status <> 'active'
       returning s.id
     )
     select (select count(*) from inserted)::int as imported,
