@@ -58,6 +58,26 @@ describe('apiRequest', () => {
     expect(new Headers(init.headers).get('Content-Type')).toBe('application/json');
   });
 
+  it('sends FormData as it is, leaving its multipart Content-Type to the browser, and again after a refresh', async () => {
+    fetchMock
+      .mockResolvedValueOnce(expired())
+      .mockResolvedValueOnce(
+        json(200, { success: true, data: { accessToken: 'access-2', refreshToken: 'refresh-2' } }),
+      )
+      .mockResolvedValueOnce(json(200, { success: true, data: { imported: 1 } }));
+    const form = new FormData();
+    form.set('file', new File(['phone\n0712345678\n'], 'list.csv', { type: 'text/csv' }));
+
+    const data = await apiRequest('/services/1/subscribers/import', { method: 'POST', body: form });
+
+    expect(data).toEqual({ imported: 1 });
+    for (const call of [fetchMock.mock.calls[0], fetchMock.mock.calls[2]] as [string, RequestInit][]) {
+      expect(call[1].body).toBe(form);
+      expect(new Headers(call[1].headers).get('Content-Type')).toBeNull();
+    }
+    expect(bearerOf(fetchMock.mock.calls[2])).toBe('Bearer access-2');
+  });
+
   it('throws an ApiError carrying status, message, error and details', async () => {
     fetchMock.mockResolvedValueOnce(
       json(400, {

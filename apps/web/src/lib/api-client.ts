@@ -8,6 +8,7 @@ type TQueryValue = string | number | boolean | null | undefined;
 
 export type TRequestOptions = {
   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** Sent as JSON; FormData is sent as it is (multipart, its files streamed by the browser). */
   body?: unknown;
   query?: Record<string, TQueryValue | readonly TQueryValue[]>;
   signal?: AbortSignal;
@@ -116,15 +117,21 @@ function toApiError(status: number, payload: unknown) {
 
 async function send(path: string, options: TRequestOptions, accessToken: string | null): Promise<unknown> {
   const headers = new Headers({ ...options.headers, Accept: 'application/json' });
-  if (options.body !== undefined) headers.set('Content-Type', 'application/json');
+  const isForm = options.body instanceof FormData;
+  // A form's Content-Type (multipart, with its boundary) is the browser's to write.
+  if (options.body !== undefined && !isForm) headers.set('Content-Type', 'application/json');
   if (accessToken) headers.set('Authorization', `Bearer ${accessToken}`);
+  const body =
+    options.body === undefined || isForm
+      ? (options.body as FormData | undefined)
+      : JSON.stringify(options.body);
 
   let response: Response;
   try {
     response = await fetch(buildUrl(path, options.query), {
       method: options.method ?? 'GET',
       headers,
-      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      body,
       signal: options.signal,
     });
   } catch (cause) {

@@ -3,14 +3,20 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../../lib/api-client.ts';
 import { subscribersQueryKey } from './list-subscribers.ts';
 
-/** Sends the file's text as JSON { csv }, so the shared client's session refresh and errors apply. */
+/**
+ * Sends the file as multipart form data (field "file"): the browser streams it from disk and the
+ * server reads it as it arrives, so neither holds the whole file and the file cap is the server's
+ * IMPORT_MAX_BYTES, not the JSON form's. Through the shared client, so session refresh and errors apply
+ * (a retry after a refresh sends the same form, the file read again).
+ */
 export function useImportSubscribers() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: async ({ serviceId, file }: { serviceId: number; file: File }) =>
-      api.post<TImportSubscribersData>(`/services/${serviceId}/subscribers/import`, {
-        csv: await file.text(),
-      }),
+    mutationFn: ({ serviceId, file }: { serviceId: number; file: File }) => {
+      const form = new FormData();
+      form.set('file', file, file.name);
+      return api.post<TImportSubscribersData>(`/services/${serviceId}/subscribers/import`, form);
+    },
     onSuccess: () => {
       queryClient.invalidateQueries({ queryKey: subscribersQueryKey });
       queryClient.invalidateQueries({ queryKey: ['services'] });
