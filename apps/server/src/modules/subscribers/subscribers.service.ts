@@ -289,46 +289,25 @@ export async function importSubscribers(
     return { service, country: await companyCountry(deps, trx, service.company_id) };
   });
 
-  const __t0 = performance.now();
-  let __tp = __t0;
-  let __parseWait = 0;
-  const __log: string[] = [];
-  const __mark = (what: string) => {
-    const now = performance.now();
-    __log.push(`${what} ${(now - __tp).toFixed(0)}ms`);
-    __tp = now;
-  };
   const result = await inActorTransaction(deps.db, ctx, async (trx) => {
     await importRepo.createImportStaging(trx);
     // One batch is written while the next is parsed (the database and the parser overlap); no more
     // than one is in flight, so memory stays at two batches.
     let staging: Promise<void> = Promise.resolve();
-    let __stageTime = 0;
     const read = await readImportRows(csv, country, async (batch) => {
-      const __w = performance.now();
       await staging;
-      __parseWait += performance.now() - __w;
-      const __s = performance.now();
-      staging = importRepo.stageImportRows(trx, batch.lines, batch.numbers).then(() => {
-        __stageTime += performance.now() - __s;
-      });
+      staging = importRepo.stageImportRows(trx, batch.lines, batch.numbers);
       // Its failure is awaited (and thrown) with the next batch or below; not unhandled meanwhile.
       staging.catch(() => {});
     });
     await staging;
-    __mark(
-      `read+stage (waiting for staging ${__parseWait.toFixed(0)}ms, staging ${__stageTime.toFixed(0)}ms)`,
-    );
 
     const distinct = await importRepo.collapseStagedNumbers(trx);
-    __mark('collapse');
     // The company row is locked from here to commit: after the upload, so a slow one holds up nobody's subscribes.
     const { limit, room } = await lockSubscriberRoom(trx, service.company_id);
     const refusedByLimit =
       room >= distinct ? 0 : await importRepo.dropNumbersPastRoom(trx, service.company_id, service.id, room);
-    __mark('lock+limit');
     const totals = await importRepo.importStagedNumbers(trx, service.company_id, service.id);
-    __mark('insert subscribers+subscriptions');
     const duplicatesInFile = read.validRows - distinct;
     await recordAudit(trx, auditSourceOf(ctx), {
       action: 'IMPORT',
@@ -355,17 +334,11 @@ export async function importSubscribers(
       errors: read.errors,
     } satisfies TImportSubscribersData;
   });
-  __mark('audit+commit');
 
   if (result.imported >= ANALYZE_AFTER_IMPORTED) {
     // After commit, so the import's locks are not held through it; awaited, so the next request plans with it.
     await inActorTransaction(deps.db, ctx, (trx) => importRepo.analyzeSubscriberTables(trx));
   }
-  __mark('analyze');
-  (await import('node:fs')).appendFileSync(
-    '/tmp/import-phases.log',
-    `${new Date().toISOString()} ${result.totalRows} rows total ${(performance.now() - __t0).toFixed(0)}ms: ${__log.join(', ')}\n`,
-  );
   return result;
 }
 
