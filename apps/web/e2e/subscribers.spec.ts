@@ -43,7 +43,10 @@ test.describe('subscribers', () => {
       mimeType: 'text/csv',
       buffer: Buffer.from('name,phone\nAnn,0799000001\nBob,+254799000002\nCy,not-a-number\nDi,0799000001\n'),
     });
+    const upload = page.waitForRequest((request) => request.url().endsWith('/subscribers/import'));
     await dialog.getByRole('button', { name: 'Import' }).click();
+    // The file goes as multipart form data (streamed by the browser), not as JSON text.
+    expect(await (await upload).headerValue('content-type')).toMatch(/^multipart\/form-data; boundary=/);
     const summary = dialog.getByRole('definition');
     await expect(dialog.getByText('Imported', { exact: true })).toBeVisible();
     await expect(summary.nth(1)).toHaveText('2');
