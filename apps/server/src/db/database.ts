@@ -1,5 +1,7 @@
-import { Kysely, PostgresDialect, type Transaction } from 'kysely';
+import { REQUEST_LIMIT_MESSAGES } from '@sms/contracts/common/request-limits';
+import { Kysely, PostgresDialect, type PostgresPool, type Transaction } from 'kysely';
 import pg from 'pg';
+import { AppError } from '../errors.ts';
 import type { DB } from './schema.ts';
 
 // int8 (ids, counts) as numbers: ids stay far below 2^53, and the API speaks numbers.
@@ -25,17 +27,60 @@ export const APP_ROLE = 'sms_app';
 export function connectDatabase(
   connectionString: string,
   poolSize = 10,
-  options: { role?: string } = {},
+  options: { role?: string; connectionTimeoutMillis?: number } = {},
 ): DatabaseHandle {
   const pool = new pg.Pool({
     connectionString: options.role ? withStartupRole(connectionString, options.role) : connectionString,
     max: poolSize,
-    connectionTimeoutMillis: 10_000,
+    connectionTimeoutMillis: options.connectionTimeoutMillis ?? 10_000,
   });
   // An idle client that loses its server emits here; without a listener the process would die.
   pool.on('error', (error) => console.error(`database connection error: ${error.message}`));
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: busyAware(pool) }) });
   return { db, pool, close: () => db.destroy() };
+}
+
+/** Seconds a client is asked to wait when no connection came free (the 503's Retry-After). */
+export const BUSY_RETRY_AFTER_SECONDS = 1;
+
+// pg-pool's two ways of giving up within connectionTimeoutMillis (its errors carry no code): every
+// connection stayed checked out, or a new one did not finish opening. PostgreSQL's own refusal of
+// one more connection is the same condition one step further.
+const POOL_WAIT_EXPIRED =
+  /^(timeout exceeded when trying to connect|Connection terminated due to connection timeout)$/;
+const TOO_MANY_CONNECTIONS = '53300';
+
+/**
+ * The pool as Kysely sees it: a connection that does not come free in time is load, not a fault,
+ * so it becomes a 503 with Retry-After (AppError 'unavailable') instead of an unhandled 500.
+ */
+function busyAware(pool: pg.Pool): PostgresPool {
+  return {
+    Client: (pool as unknown as { Client: PostgresPool['Client'] }).Client,
+    options: pool.options,
+    end: () => pool.end(),
+    connect: async () => {
+      try {
+        return await pool.connect();
+      } catch (error) {
+        if (isConnectionShortage(error)) throw databaseBusy(error);
+        throw error;
+      }
+    },
+  };
+}
+
+function isConnectionShortage(error: unknown) {
+  const { message, code } = error as { message?: string; code?: string };
+  return code === TOO_MANY_CONNECTIONS || POOL_WAIT_EXPIRED.test(message ?? '');
+}
+
+function databaseBusy(cause: unknown) {
+  const error = new AppError('unavailable', REQUEST_LIMIT_MESSAGES.serverBusy(BUSY_RETRY_AFTER_SECONDS), {
+    headers: { 'retry-after': String(BUSY_RETRY_AFTER_SECONDS) },
+  });
+  error.cause = cause;
+  return error;
 }
 
 /**

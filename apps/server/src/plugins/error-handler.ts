@@ -28,6 +28,8 @@ export function errorHandler(
   reply: FastifyReply,
 ) {
   if (error instanceof AppError) {
+    // Unavailable is the server's state, not the client's mistake: worth a line for whoever runs it.
+    if (error.code === 'unavailable') request.log.warn({ err: error.cause ?? error }, error.message);
     if (error.headers) reply.headers(error.headers);
     return reply.code(error.status).send(envelope(error.message, error.code, error.details));
   }
