@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { companyScope, inTenantTransaction } from '../src/db/tenant-scope.ts';
 import { applyDeliveryUpdates } from '../src/messaging/delivery-reports.ts';
 import type { DeliveryUpdate } from '../src/messaging/providers/provider.ts';
+import { settleSends } from '../src/messaging/send-progress.ts';
 import { createCompany } from './support/factories.ts';
 import { createTestContext, type TestContext } from './support/test-app.ts';
 
@@ -13,6 +14,7 @@ import { createTestContext, type TestContext } from './support/test-app.ts';
 let ctx: TestContext;
 let mine: { id: number };
 let theirs: { id: number };
+let theirSettled: number;
 
 const report = (id: string, status: DeliveryUpdate['status'] = 'delivered'): DeliveryUpdate => ({
   providerMessageId: id,
@@ -42,9 +44,9 @@ async function handedOverRecipient(companyId: number, gid: string) {
 
 const statusOf = async (gid: string) =>
   (
-    await sql<{ status: string }>`select status from delivery_reports where gateway_message_id = ${gid}`.execute(
-      ctx.ownerDb,
-    )
+    await sql<{
+      status: string;
+    }>`select status from delivery_reports where gateway_message_id = ${gid}`.execute(ctx.ownerDb)
   ).rows[0]?.status;
 
 beforeAll(async () => {
@@ -53,6 +55,14 @@ beforeAll(async () => {
   theirs = await createCompany(ctx.ownerDb);
   await handedOverRecipient(mine.id, 'APPLY-mine-1');
   await handedOverRecipient(theirs.id, 'APPLY-theirs-1');
+  theirSettled = await handedOverRecipient(theirs.id, 'SETTLE-theirs-1');
+  await sql`
+    insert into message_sends (company_id, message_id, state, recipients)
+    values (${theirs.id}, ${theirSettled}, 'done', 1)`.execute(ctx.ownerDb);
+  // Its one recipient delivered: the message is ready to become delivered.
+  await sql`
+    update message_delivery_counts set submitted = 0, delivered = 1
+     where company_id = ${theirs.id} and message_id = ${theirSettled}`.execute(ctx.ownerDb);
 });
 afterAll(async () => ctx?.close());
 
@@ -85,5 +95,37 @@ describe('apply_delivery_reports (the DLR apply statement, as a database functio
     );
     expect(outcomes).toEqual(['unknown']);
     expect(await statusOf('APPLY-theirs-1')).toBe('submitted');
+  });
+
+  it('carries the index-only join preferences itself (no statement of their own before each batch)', async () => {
+    const { rows } = await sql<{ config: string[] }>`
+      select proconfig as config from pg_proc where proname = 'apply_delivery_reports'`.execute(ctx.ownerDb);
+    expect(rows[0].config).toEqual(
+      expect.arrayContaining(['enable_hashjoin=off', 'enable_mergejoin=off', 'enable_seqscan=off']),
+    );
+  });
+});
+
+describe('settle_sends (settleSends as a database function)', () => {
+  const messageStatus = async () =>
+    (
+      await ctx.ownerDb
+        .selectFrom('messages')
+        .select('status')
+        .where('id', '=', theirSettled)
+        .executeTakeFirstOrThrow()
+    ).status;
+
+  it("runs as the caller: bound to one company it sees nothing of another's, bound to that one it settles", async () => {
+    const across = await inTenantTransaction(ctx.db, companyScope(mine.id), (trx) =>
+      settleSends(trx, theirs.id, [theirSettled]),
+    );
+    expect(across).toEqual([]);
+    expect(await messageStatus()).toBe('sent');
+    const own = await inTenantTransaction(ctx.db, companyScope(theirs.id), (trx) =>
+      settleSends(trx, theirs.id, [theirSettled]),
+    );
+    expect(own).toEqual([{ id: theirSettled, status: 'delivered' }]);
+    expect(await messageStatus()).toBe('delivered');
   });
 });

@@ -2,7 +2,6 @@ import type { TDeliveryStatus } from '@sms/contracts/messages/message';
 import { sql } from 'kysely';
 import type { Executor } from '../db/database.ts';
 import { type CountChange, recordCountChanges } from './delivery-counts.ts';
-import { preferIndexLookups } from './index-plans.ts';
 import type { DeliveryUpdate } from './providers/provider.ts';
 import { settleSends } from './send-progress.ts';
 
@@ -34,8 +33,8 @@ export async function applyDeliveryUpdates(
   if (updates.length === 0) return [];
   const ids = updates.map((update) => update.providerMessageId);
   // Every join goes by index from the batch's few hundred ids (no statement may read a whole
-  // partition), and the outcomes are matched up below rather than by joins.
-  await preferIndexLookups(trx);
+  // partition): the function carries the index-only join preferences (migration 0017, as
+  // preferIndexLookups sets them). The outcomes are matched up below rather than by joins.
   const { rows } = await sql<{
     gid: string;
     message_id: number;
