@@ -71,6 +71,9 @@ describe('POST /callbacks/dlr/{companyId}/{token}', () => {
     });
     expect(response.statusCode, response.body).toBe(200);
     expect(response.json().data).toEqual({ received: true, outcome: 'applied' });
+    // The answer is a constant string per outcome: still JSON, and still the whole envelope.
+    expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(response.json()).toEqual({ success: true, data: { received: true, outcome: 'applied' } });
     const row = await recipient(0);
     expect(row).toMatchObject({ status: 'delivered', provider_status: 'Success' });
     expect(row.delivered_at).toBeInstanceOf(Date);
