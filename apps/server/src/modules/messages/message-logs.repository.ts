@@ -1,3 +1,4 @@
+import { MESSAGE_COUNT_CAP } from '@sms/contracts/messages/list-messages';
 import { type RawBuilder, sql } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 
@@ -36,7 +37,7 @@ export type MessageRow = {
 
 const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
 
-/** The filter's conditions on messages m, other than the company. */
+/** The filter's conditions on messages m, other than the company and the search. */
 function conditions(filter: MessageFilter): RawBuilder<unknown>[] {
   const parts: RawBuilder<unknown>[] = [];
   if (filter.direction === 'inbound') {
@@ -55,18 +56,31 @@ function conditions(filter: MessageFilter): RawBuilder<unknown>[] {
           : sql`m.status = any(${[...filter.statuses]}::text[])`,
     );
   }
-  if (filter.search) {
-    const pattern = likePattern(filter.search);
-    // lower(content) is what the trigram index holds; a phone number has digits, so a search
-    // without any cannot match one and stays on that index alone.
-    parts.push(
-      /\d/.test(filter.search)
-        ? sql`(lower(m.content) like ${pattern} or m.msisdn like ${pattern})`
-        : sql`lower(m.content) like ${pattern}`,
-    );
-  }
   return parts;
 }
+
+/**
+ * How many of a search's newest matches a count, or a page narrowed by another filter too, looks
+ * at: one more than the list's count cap.
+ */
+const SEARCH_WINDOW = MESSAGE_COUNT_CAP + 1;
+
+/**
+ * The newest matches of a search, at most `limit`, as (company_id, message_id, created_at) rows s:
+ * found by migration 0018's search_message_ids on its own trigram index (a LIKE on messages
+ * cannot use one under row-level security), scoped by the transaction's binding as the policies
+ * are. Only ids: whatever reads the rows joins messages, under row-level security.
+ */
+const searchMatches = (filter: MessageFilter & { search: string }, limit: number) =>
+  sql`search_message_ids(${filter.companyId}::bigint, ${likePattern(filter.search)}::text, ${limit}::int) s`;
+
+/** The search's matches that pass the filter's other conditions, as rows s joined to messages m. */
+const searchedMessages = (filter: MessageFilter & { search: string }, limit: number) => sql`
+  ${searchMatches(filter, limit)}
+  join messages m on m.company_id = s.company_id and m.id = s.message_id
+  where ${whereAll(conditions(filter))}`;
+
+const hasSearch = (filter: MessageFilter): filter is MessageFilter & { search: string } => !!filter.search;
 
 const whereAll = (parts: RawBuilder<unknown>[]) =>
   parts.length === 0 ? sql`true` : sql.join(parts, sql` and `);
@@ -81,6 +95,14 @@ const mergesPerCompany = (filter: MessageFilter) =>
 
 /** The keys of one page, newest first (the company with the id: messages are keyed by both). */
 function pageKeys(filter: MessageFilter, offset: number, limit: number) {
+  if (hasSearch(filter)) {
+    // Narrowed by another filter too, the page is read from the search's newest matches.
+    const candidates = Math.max(offset + limit, conditions(filter).length > 0 ? SEARCH_WINDOW : 0);
+    return sql`
+      select s.company_id, s.message_id as id, s.created_at from ${searchedMessages(filter, candidates)}
+       order by s.created_at desc, s.message_id desc
+       offset ${offset} limit ${limit}`;
+  }
   const where = whereAll(conditions(filter));
   if (filter.companyId !== null)
     return sql`
@@ -144,10 +166,25 @@ function countedRows(filter: MessageFilter, cap: number) {
   const where = whereAll(conditions(filter));
   if (filter.companyId !== null)
     return sql`select 1 from messages m where m.company_id = ${filter.companyId} and ${where} limit ${cap + 1}`;
-  if (filter.search) return sql`select 1 from messages m where ${where} limit ${cap + 1}`;
   return sql`select 1 from companies c
               cross join lateral (select 1 from messages m where m.company_id = c.id and ${where} limit ${cap + 1}) x
               limit ${cap + 1}`;
+}
+
+/**
+ * One count as (n, more): n rows counted up to cap + 1; more when a search's window was full, so
+ * that matches older than it were not looked at (only then can n <= cap be short of the total).
+ */
+function countColumns(filter: MessageFilter, cap: number) {
+  if (hasSearch(filter)) {
+    const window = Math.max(cap + 1, SEARCH_WINDOW);
+    // Every match joined to its message: one that fails the other conditions is not counted.
+    return sql`select count(m.id)::int as n, count(*) >= ${window} as more
+                 from ${searchMatches(filter, window)}
+                 left join messages m on m.company_id = s.company_id and m.id = s.message_id
+                  and ${whereAll(conditions(filter))}`;
+  }
+  return sql`select count(*)::int as n, false as more from (${countedRows(filter, cap)}) counted`;
 }
 
 export type CappedCount = { total: number; exact: boolean };
@@ -162,14 +199,19 @@ export async function countMessagesUpToEach(
   counts: readonly { filter: MessageFilter; cap: number }[],
 ): Promise<CappedCount[]> {
   if (counts.length === 0) return [];
-  const columns = counts.map(
-    ({ filter, cap }, i) =>
-      sql`(select count(*)::int from (${countedRows(filter, cap)}) counted) as ${sql.ref(`n${i}`)}`,
+  const columns = counts.flatMap((_, i) => [
+    sql`${sql.ref(`c${i}.n`)} as ${sql.ref(`n${i}`)}`,
+    sql`${sql.ref(`c${i}.more`)} as ${sql.ref(`more${i}`)}`,
+  ]);
+  const sources = counts.map(
+    ({ filter, cap }, i) => sql`(${countColumns(filter, cap)}) as ${sql.ref(`c${i}`)}`,
   );
-  const { rows } = await sql<Record<string, number>>`select ${sql.join(columns)}`.execute(db);
+  const { rows } = await sql<Record<string, number | boolean>>`
+    select ${sql.join(columns)} from ${sql.join(sources, sql` cross join `)}`.execute(db);
   return counts.map(({ cap }, i) => {
-    const n = rows[0]?.[`n${i}`] ?? 0;
-    return n > cap ? { total: cap, exact: false } : { total: n, exact: true };
+    const n = Number(rows[0]?.[`n${i}`] ?? 0);
+    if (n > cap) return { total: cap, exact: false };
+    return { total: n, exact: rows[0]?.[`more${i}`] !== true };
   });
 }
 
