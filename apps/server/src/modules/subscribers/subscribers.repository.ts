@@ -56,6 +56,7 @@ function filtered(db: Executor, filter: SubscriberFilter) {
       exists(
         selectFrom('subscriptions as f')
           .select(sql`1`.as('one'))
+          .whereRef('f.company_id', '=', 's.company_id')
           .whereRef('f.subscriber_id', '=', 's.id')
           .where('f.service_id', '=', serviceId)
           .where('f.status', '=', 'active'),
@@ -132,14 +133,19 @@ export function exportBatch(db: Executor, filter: SubscriberFilter, beforeId: nu
     .orderBy('s.id', 'desc')
     .limit(size);
   if (beforeId !== null) page = page.where('s.id', '<', beforeId);
-  // Names joined once per batch, not looked up row by row.
+  // Names joined once per batch, not looked up row by row; by the tables' keys, company first.
   return db
     .selectFrom(page.as('p'))
     .innerJoin('companies as c', 'c.id', 'p.company_id')
     .leftJoin('subscriptions as x', (join) =>
-      join.onRef('x.subscriber_id', '=', 'p.id').on('x.status', '=', 'active'),
+      join
+        .onRef('x.company_id', '=', 'p.company_id')
+        .onRef('x.subscriber_id', '=', 'p.id')
+        .on('x.status', '=', 'active'),
     )
-    .leftJoin('services as sv', 'sv.id', 'x.service_id')
+    .leftJoin('services as sv', (join) =>
+      join.onRef('sv.company_id', '=', 'x.company_id').onRef('sv.id', '=', 'x.service_id'),
+    )
     .select([
       'p.id',
       'p.msisdn',
@@ -153,12 +159,21 @@ export function exportBatch(db: Executor, filter: SubscriberFilter, beforeId: nu
     .execute();
 }
 
-export type ServiceSubscriberFilter = { serviceId: number; status: string; number?: NumberSearch | null };
+/** A service's subscribers; companyId is the service's own (its subscriptions and subscribers are keyed by it). */
+export type ServiceSubscriberFilter = {
+  companyId: number;
+  serviceId: number;
+  status: string;
+  number?: NumberSearch | null;
+};
 
 function serviceSubscribers(db: Executor, filter: ServiceSubscriberFilter) {
   let query = db
     .selectFrom('subscriptions as x')
-    .innerJoin('subscribers as s', 's.id', 'x.subscriber_id')
+    .innerJoin('subscribers as s', (join) =>
+      join.onRef('s.company_id', '=', 'x.company_id').onRef('s.id', '=', 'x.subscriber_id'),
+    )
+    .where('x.company_id', '=', filter.companyId)
     .where('x.service_id', '=', filter.serviceId)
     .where('x.status', '=', filter.status);
   if (filter.number) query = query.where(matchesNumber(filter.number));
@@ -172,16 +187,21 @@ export function listServiceSubscribers(
   limit: number,
 ) {
   const page = serviceSubscribers(db, filter)
-    .select('x.subscriber_id as id')
+    .select(['x.company_id', 'x.subscriber_id as id'])
     .orderBy('x.subscriber_id', 'desc')
     .offset(offset)
     .limit(limit);
   return db
     .selectFrom(page.as('p'))
-    .innerJoin('subscribers as s', 's.id', 'p.id')
+    .innerJoin('subscribers as s', (join) =>
+      join.onRef('s.company_id', '=', 'p.company_id').onRef('s.id', '=', 'p.id'),
+    )
     .innerJoin('companies as c', 'c.id', 's.company_id')
     .innerJoin('subscriptions as x', (join) =>
-      join.onRef('x.subscriber_id', '=', 'p.id').on('x.service_id', '=', filter.serviceId),
+      join
+        .onRef('x.company_id', '=', 'p.company_id')
+        .on('x.service_id', '=', filter.serviceId)
+        .onRef('x.subscriber_id', '=', 'p.id'),
     )
     .select((eb) => [
       's.id',
@@ -313,13 +333,14 @@ export async function endSubscriptions(
 }
 
 /** A subscriber's status follows their subscriptions: active with at least one, else unsubscribed. */
-export async function refreshSubscriberStatus(db: Executor, subscriberId: number) {
+export async function refreshSubscriberStatus(db: Executor, companyId: number, subscriberId: number) {
   await sql`
     update subscribers s
        set status = d.next, updated_at = now()
       from (select case when exists (
-                     select 1 from subscriptions x where x.subscriber_id = ${subscriberId} and x.status = 'active')
+                     select 1 from subscriptions x
+                      where x.company_id = ${companyId} and x.subscriber_id = ${subscriberId} and x.status = 'active')
                    then 'active' else 'unsubscribed' end as next) d
-     where s.id = ${subscriberId} and s.status <> d.next
+     where s.company_id = ${companyId} and s.id = ${subscriberId} and s.status <> d.next
   `.execute(db);
 }

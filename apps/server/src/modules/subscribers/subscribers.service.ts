@@ -57,12 +57,15 @@ async function scopedFilter(
   filter: ListFilter,
 ): Promise<repo.SubscriberFilter> {
   const companyId = tenantOf(ctx.actor) ?? filter.companyId ?? null;
+  let serviceCompanyId: number | null = null;
   if (filter.serviceId !== undefined) {
     const service = await servicesRepo.findService(trx, filter.serviceId, companyId);
     if (!service) throw notFound('Service');
+    serviceCompanyId = service.company_id;
   }
   return {
-    companyId,
+    // A service's subscribers are all of its company: naming it lets the tables' keys serve.
+    companyId: serviceCompanyId ?? companyId,
     status: filter.status,
     number: filter.search ? await numberSearch(deps, trx, companyId, filter.search) : null,
     serviceId: filter.serviceId,
@@ -125,6 +128,7 @@ export async function listServiceSubscribers(
   const { rows, count } = await inActorTransaction(deps.db, ctx, async (trx) => {
     const service = await serviceInScope(trx, ctx, serviceId);
     const filter = {
+      companyId: service.company_id,
       serviceId,
       status: query.status,
       number: query.search ? await numberSearch(deps, trx, service.company_id, query.search) : null,
@@ -182,7 +186,7 @@ export async function subscribeNumber(
   const subscriberId = await repo.ensureSubscriber(trx, service.company_id, msisdn);
   const changed = await repo.activateSubscription(trx, service.company_id, service.id, subscriberId, source);
   if (changed) {
-    await repo.refreshSubscriberStatus(trx, subscriberId);
+    await repo.refreshSubscriberStatus(trx, service.company_id, subscriberId);
     await recordAudit(trx, audit, {
       action: 'CREATE',
       entity: 'SUBSCRIBER',
@@ -207,7 +211,7 @@ export async function unsubscribeNumber(
   if (!subscriber) return { subscriberId: null, endedServiceIds: [] as number[] };
   const ended = await repo.endSubscriptions(trx, companyId, subscriber.id, serviceIds);
   if (ended.length > 0) {
-    await repo.refreshSubscriberStatus(trx, subscriber.id);
+    await repo.refreshSubscriberStatus(trx, companyId, subscriber.id);
     await recordAudit(trx, audit, {
       action: 'DELETE',
       entity: 'SUBSCRIBER',
