@@ -128,7 +128,8 @@ export async function findRecentMessages(db: Executor, companyId: Scope, limit: 
              where ${forCompany('company_id', companyId)}
              order by created_at desc, id desc
              limit ${limit}) m
-      left join services s on s.id = m.service_id
+      left join services s on s.company_id = m.company_id and s.id = m.service_id
+                          and ${forCompany('s.company_id', companyId)}
      order by m.created_at desc, m.id desc`.execute(db);
   return rows;
 }
