@@ -103,10 +103,12 @@ export async function insertService(db: Executor, values: ServiceValues) {
   return row.id;
 }
 
-export async function updateService(db: Executor, id: number, values: ServiceValues) {
+/** companyId is the service's company before the change (values may move it to another). */
+export async function updateService(db: Executor, companyId: number, id: number, values: ServiceValues) {
   await db
     .updateTable('services')
     .set({ ...serviceColumns(values), updated_at: new Date() })
+    .where('company_id', '=', companyId)
     .where('id', '=', id)
     .execute();
 }
@@ -115,23 +117,26 @@ export async function updateService(db: Executor, id: number, values: ServiceVal
  * Ends the service's subscriptions (a subscriber left with no active one becomes 'unsubscribed'),
  * then deletes it; messages stay (their service_id is set null by the foreign key).
  */
-export async function deleteService(db: Executor, id: number) {
+export async function deleteService(db: Executor, companyId: number, id: number) {
   await sql`
     update subscribers sub set status = 'unsubscribed', updated_at = now()
       from subscriptions x
-     where x.service_id = ${id} and x.status = 'active' and sub.id = x.subscriber_id and sub.status = 'active'
+     where x.company_id = ${companyId} and x.service_id = ${id} and x.status = 'active'
+       and sub.company_id = x.company_id and sub.id = x.subscriber_id and sub.status = 'active'
        and not exists (
          select 1 from subscriptions o
-          where o.subscriber_id = x.subscriber_id and o.service_id <> ${id} and o.status = 'active')
+          where o.company_id = x.company_id and o.subscriber_id = x.subscriber_id and o.service_id <> ${id}
+            and o.status = 'active')
   `.execute(db);
-  await db.deleteFrom('services').where('id', '=', id).execute();
+  await db.deleteFrom('services').where('company_id', '=', companyId).where('id', '=', id).execute();
 }
 
 /** Whether the company changed hands with subscribers attached: subscriptions carry company_id. */
-export async function hasSubscriptions(db: Executor, serviceId: number) {
+export async function hasSubscriptions(db: Executor, companyId: number, serviceId: number) {
   const row = await db
     .selectFrom('subscriptions')
     .select(sql`1`.as('one'))
+    .where('company_id', '=', companyId)
     .where('service_id', '=', serviceId)
     .limit(1)
     .executeTakeFirst();

@@ -82,11 +82,11 @@ export async function updateService(
       const companyId =
         tenantOf(ctx.actor) ??
         (values.companyId ? await targetCompany(trx, ctx, values.companyId) : current.company_id);
-      if (companyId !== current.company_id && (await repo.hasSubscriptions(trx, id)))
+      if (companyId !== current.company_id && (await repo.hasSubscriptions(trx, current.company_id, id)))
         throw conflict('A service with subscribers cannot move to another company');
       if (companyId !== current.company_id) await ensureServiceRoom(trx, companyId);
       await ensurePairIsFree(trx, values, id);
-      await repo.updateService(trx, id, { ...values, companyId });
+      await repo.updateService(trx, current.company_id, id, { ...values, companyId });
       const changes = Object.fromEntries(
         (
           [
@@ -128,7 +128,7 @@ export async function deleteService(deps: AppDeps, ctx: RequestContext, id: numb
     const messages = current.message_count;
     if (!force && (subscribers > 0 || messages > 0))
       throw conflict(SERVICE_MESSAGES.deleteNeedsForce(subscribers, messages));
-    await repo.deleteService(trx, id);
+    await repo.deleteService(trx, current.company_id, id);
     await recordAudit(trx, auditSourceOf(ctx), {
       action: 'DELETE',
       entity: 'SERVICE',
