@@ -254,6 +254,17 @@ describe('capped counts', () => {
     expect(data).toMatchObject({ totalItems: MESSAGE_COUNT_CAP, totalIsExact: false, totalPages: 200 });
     const searched = (await get('/messages?search=bulk%201', 'company_admin', big)).json().data;
     expect(searched).toMatchObject({ totalItems: 1117, totalIsExact: true });
+    // A search looks at its newest 10,001 matches: past them, a count narrowed further is a floor.
+    expect((await get('/messages?search=bulk', 'company_admin', big)).json().data).toMatchObject({
+      totalItems: MESSAGE_COUNT_CAP,
+      totalIsExact: false,
+    });
+    const narrowed = (await get('/messages?search=bulk&status=failed', 'company_admin', big)).json().data;
+    expect(narrowed).toMatchObject({ totalItems: 0, totalIsExact: false, messages: [] });
+    const deep = (
+      await get('/messages?search=bulk&status=sent&limit=100&page=100', 'company_admin', big)
+    ).json().data;
+    expect(deep.messages).toHaveLength(100);
     const platform = (await get('/messages', 'system_admin', big)).json().data;
     expect(platform.counts.all).toEqual({ total: MESSAGE_CHIP_COUNT_CAP, exact: false });
     expect(platform).toMatchObject({ totalItems: MESSAGE_COUNT_CAP, totalIsExact: false });
