@@ -64,7 +64,11 @@ export const ZListMessagesQuery = z.object({
   limit: ZPageSize(MESSAGE_PAGE_SIZE),
   direction: optionalChoice('direction', MESSAGE_DIRECTIONS),
   status: optionalChoice('status', MESSAGE_STATUSES),
-  /** Case-insensitive, anywhere in the content or the msisdn. */
+  /**
+   * Case-insensitive, anywhere in the content or the msisdn. Text without three letters or digits
+   * in a row (too short for the trigram index) is looked for in the newest 10,000 messages only;
+   * counts and pages narrowed by another filter too look at the newest 10,001 matches.
+   */
   search: ZOptionalQueryText,
   chip: z
     .enum(MESSAGE_CHIP_IDS as [TMessageChip, ...TMessageChip[]], {
