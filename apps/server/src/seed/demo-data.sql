@@ -103,7 +103,8 @@ insert into messages (company_id, service_id, service_ids, direction, content, s
                       queue_job_id, encoding, parts, created_at, updated_at)
 select d.company_id, d.service_id, array[d.service_id], 'outbound', d.content, r.status,
        case when r.status <> 'queued' then d.created_at + interval '4 seconds' end,
-       (select count(*) from subscriptions x where x.service_id = d.service_id and x.status = 'active'),
+       (select count(*) from subscriptions x
+         where x.company_id = d.company_id and x.service_id = d.service_id and x.status = 'active'),
        case when r.status <> 'queued' then gen_random_uuid()::text end, 'GSM-7', 1,
        d.created_at, d.created_at + interval '4 seconds'
   from demo_sends d
@@ -133,8 +134,8 @@ select m.company_id, m.created_at, m.id, m.service_id, sub.id, sub.msisdn, r.sta
          when 'expired' then 'Expired' end,
        m.created_at + interval '10 seconds'
   from messages m
-  join subscriptions x on x.service_id = m.service_id and x.status = 'active'
-  join subscribers sub on sub.id = x.subscriber_id
+  join subscriptions x on x.company_id = m.company_id and x.service_id = m.service_id and x.status = 'active'
+  join subscribers sub on sub.company_id = x.company_id and sub.id = x.subscriber_id
   cross join lateral (
     select case
       when m.status = 'failed' then (array['failed', 'failed', 'rejected'])[1 + floor(random() * 3)::int]
@@ -152,8 +153,8 @@ insert into messages (company_id, service_id, service_ids, direction, content, m
 select s.company_id, s.id, array[s.id], 'outbound', 'Thank you for subscribing to ' || s.name || '! Reply HELP for help.',
        sub.msisdn, 'delivered', sub.created_at + interval '2 seconds', 1, 'GSM-7', 1, sub.created_at, sub.created_at
   from subscribers sub
-  join subscriptions x on x.subscriber_id = sub.id
-  join services s on s.id = x.service_id
+  join subscriptions x on x.company_id = sub.company_id and x.subscriber_id = sub.id
+  join services s on s.company_id = x.company_id and s.id = x.service_id
   join companies c on c.id = sub.company_id and c.status = 'active'
  where sub.created_at > now() - interval '30 days' and sub.id % 10 = 0;
 
@@ -172,8 +173,8 @@ select sub.company_id, s.id, array[s.id], 'inbound',
        (array[s.keyword, 'HELP', 'MORE', 'STOP', s.keyword || ' JOIN', 'Thanks!'])[1 + floor(random() * 6)::int],
        sub.msisdn, 'received', t.at, t.at
   from subscribers sub
-  join subscriptions x on x.subscriber_id = sub.id
-  join services s on s.id = x.service_id
+  join subscriptions x on x.company_id = sub.company_id and x.subscriber_id = sub.id
+  join services s on s.company_id = x.company_id and s.id = x.service_id
   join companies c on c.id = sub.company_id and c.status = 'active'
   cross join lateral (select now() - random() * interval '30 days' as at) t
  where sub.id % 9 = 0;
