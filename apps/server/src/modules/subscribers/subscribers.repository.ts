@@ -67,6 +67,24 @@ function filtered(db: Executor, filter: SubscriberFilter) {
 }
 
 /**
+ * Across every company (a system admin), newest first: each company's newest `take` come from its
+ * own (company_id, ...) index and are merged. Subscribers are keyed by (company_id, id) since
+ * migration 0010, so ordering all companies' rows by id alone read and sorted the whole table.
+ */
+function everyCompanysNewest<O extends { id: number }>(
+  db: Executor,
+  perCompany: SelectQueryBuilder<DB & { s: DB['subscribers'] }, 's', O>,
+  take: number,
+) {
+  const newest = perCompany.where(sql<boolean>`s.company_id = c.id`).orderBy('s.id', 'desc').limit(take);
+  return db
+    .selectFrom('companies as c')
+    .crossJoinLateral(newest.as('k'))
+    .selectAll('k')
+    .orderBy(sql`k.id`, 'desc');
+}
+
+/**
  * A page, newest first, from the top or (atOrBelowId) from a remembered id. The offset is walked
  * over ids alone (an index-only scan) and only the page's rows are then read with their services.
  */
@@ -77,13 +95,18 @@ export function listSubscribers(
   limit: number,
   atOrBelowId: number | null = null,
 ) {
-  let page = filtered(db, filter)
-    .select(['s.company_id', 's.id'])
-    .orderBy('s.id', 'desc')
-    .offset(offset)
-    .limit(limit);
-  if (atOrBelowId !== null) page = page.where('s.id', '<=', atOrBelowId);
-  return subscriberDetails(db, page).orderBy('s.id', 'desc').execute();
+  let keys = filtered(db, filter).select(['s.company_id', 's.id']);
+  if (atOrBelowId !== null) keys = keys.where('s.id', '<=', atOrBelowId);
+  const page =
+    filter.companyId === null
+      ? subscriberDetails(
+          db,
+          everyCompanysNewest(db, keys, offset + limit)
+            .offset(offset)
+            .limit(limit),
+        )
+      : subscriberDetails(db, keys.orderBy('s.id', 'desc').offset(offset).limit(limit));
+  return page.orderBy('s.id', 'desc').execute();
 }
 
 /** What the API shows of a subscriber, for the ids a query picks (a page, or one number). */
@@ -128,11 +151,12 @@ export async function countSubscribers(db: Executor, filter: SubscriberFilter, c
 
 /** Keyset batches for the export: every matching row, newest first, `size` at a time. */
 export function exportBatch(db: Executor, filter: SubscriberFilter, beforeId: number | null, size: number) {
-  let page = filtered(db, filter)
-    .select(['s.id', 's.msisdn', 's.status', 's.company_id', 's.created_at'])
-    .orderBy('s.id', 'desc')
-    .limit(size);
-  if (beforeId !== null) page = page.where('s.id', '<', beforeId);
+  let rows = filtered(db, filter).select(['s.id', 's.msisdn', 's.status', 's.company_id', 's.created_at']);
+  if (beforeId !== null) rows = rows.where('s.id', '<', beforeId);
+  const page =
+    filter.companyId === null
+      ? everyCompanysNewest(db, rows, size).limit(size)
+      : rows.orderBy('s.id', 'desc').limit(size);
   // Names joined once per batch, not looked up row by row; by the tables' keys, company first.
   return db
     .selectFrom(page.as('p'))
