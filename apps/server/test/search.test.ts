@@ -104,6 +104,12 @@ describe('GET /api/v1/search', () => {
     expect(messages).toEqual([]);
   });
 
+  it("finds every company's subscribers for a system admin, newest first", async () => {
+    const { subscribers } = await data('254', 'system_admin');
+    const everyone = [...acmeNumbers, ...globexNumbers].map((s) => s.id).sort((a, b) => b - a);
+    expect(subscribers.map((s: { id: number }) => s.id)).toEqual(everyone);
+  });
+
   it('searches only the kinds the role may open', async () => {
     const editor = await data(acmeNumbers[0].msisdn.slice(-6), 'content_manager');
     expect(editor.kinds).toEqual(['services', 'messages']);

@@ -49,12 +49,19 @@ export async function searchSubscribers(
   limit: number,
 ) {
   const pattern = `%${digits}%`;
+  // Across every company, each one's newest from its own (company_id, id) key, merged: ordering
+  // all companies' rows by id alone read and sorted the whole table (the key leads with company_id).
+  const newest =
+    companyId === null
+      ? sql`select k.* from companies e
+              cross join lateral (select id, company_id, msisdn, status from subscribers
+                                   where company_id = e.id order by id desc limit ${RECENT_WINDOW}) k
+             order by k.id desc limit ${RECENT_WINDOW}`
+      : sql`select id, company_id, msisdn, status from subscribers
+             where company_id = ${companyId} order by company_id, id desc limit ${RECENT_WINDOW}`;
   const recent = await sql<SubscriberHitRow>`
     select r.id, r.msisdn, r.status, c.name as company_name
-      from (select id, company_id, msisdn, status from subscribers
-             where ${forCompany('company_id', companyId)}
-             order by ${companyId === null ? sql`id desc` : sql`company_id, id desc`}
-             limit ${RECENT_WINDOW}) r
+      from (${newest}) r
       join companies c on c.id = r.company_id
      where r.msisdn like ${pattern}
      order by r.id desc
