@@ -20,7 +20,7 @@ export const scenario: BenchScenario = {
   description:
     'a bulk send to every subscriber of 3 overlapping services, through the real server (role both) and the simulator',
   async run(ctx) {
-    const size = ctx.quick ? 50_000 : 1_000_000;
+    const size = ctx.quick ? 30_000 : 1_000_000;
     const fixture = await prepareBulkSend(ctx.databaseUrl, size);
     ctx.log(
       `${size.toLocaleString('en-US')} subscribers, ${fixture.subscriptions.toLocaleString('en-US')} subscriptions`,

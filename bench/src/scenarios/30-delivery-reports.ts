@@ -168,7 +168,7 @@ export const scenario: BenchScenario = {
   description:
     "one delivery report per recipient of a handed-over send, posted over HTTP in Africa's Talking's format by concurrent clients to the real API process",
   async run(ctx) {
-    const size = ctx.quick ? 20_000 : 200_000;
+    const size = ctx.quick ? 10_000 : 200_000;
     const owner = connectDatabase(ctx.databaseUrl, 2);
     try {
       let started = performance.now();

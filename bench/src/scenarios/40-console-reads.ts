@@ -26,7 +26,7 @@ export const scenario: BenchScenario = {
     "the console's reads at 50 concurrent clients (API process, sms_app under row-level security) over 1,000,000 subscribers, 1,000,000 messages and 10,000,000 delivery reports",
   async run(ctx) {
     const size = ctx.quick
-      ? { subscribers: 20_000, messages: 20_000, deliveryReports: 200_000, largeSend: 10_000 }
+      ? { subscribers: 10_000, messages: 10_000, deliveryReports: 100_000, largeSend: 5_000 }
       : { subscribers: 1_000_000, messages: 1_000_000, deliveryReports: 10_000_000, largeSend: 100_000 };
     const fixture = await loadConsoleReads(ctx.databaseUrl, size, ctx.log);
     ctx.log(

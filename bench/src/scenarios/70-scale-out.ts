@@ -129,7 +129,7 @@ export const scenario: BenchScenario = {
   description:
     'the fan-out send by one process, then by one API process and two worker processes on a copy of the same data',
   async run(ctx) {
-    const size = ctx.quick ? 20_000 : 1_000_000;
+    const size = ctx.quick ? 10_000 : 1_000_000;
     const prepared = await prepareBulkSend(ctx.databaseUrl, size);
     await prepared.owner.close();
     const fixture = { adminEmail: prepared.adminEmail, serviceIds: prepared.serviceIds, size };
