@@ -178,6 +178,9 @@ function countedRows(filter: MessageFilter, cap: number) {
 function countColumns(filter: MessageFilter, cap: number) {
   if (hasSearch(filter)) {
     const window = Math.max(cap + 1, SEARCH_WINDOW);
+    // The function's ids are the caller's already: only other conditions need the messages.
+    if (conditions(filter).length === 0)
+      return sql`select count(*)::int as n, count(*) >= ${window} as more from ${searchMatches(filter, window)}`;
     // Every match joined to its message: one that fails the other conditions is not counted.
     return sql`select count(m.id)::int as n, count(*) >= ${window} as more
                  from ${searchMatches(filter, window)}
