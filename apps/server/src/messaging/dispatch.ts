@@ -21,8 +21,12 @@ export type SendPlan = {
 
 export type RetryPolicy = { maxAttempts: number; baseDelayMs: number; maxDelayMs: number };
 
-/** Where a lane is in a send: fresh recipients after `cursor` (keyset), retries by due time. */
-export type LaneCursor = { cursor: number };
+/**
+ * Where a lane is in a send: fresh recipients after `cursor` (keyset), retries by due time.
+ * `revisitFrom`: just before the first block the lane stepped over because another lane held it
+ * (null when none): those rows may still be pending if that lane's batch rolled back.
+ */
+export type LaneCursor = { cursor: number; revisitFrom?: number | null };
 
 export type DispatchResult = {
   /** Recipients claimed (locked) in this batch. */
@@ -123,6 +127,7 @@ async function claimFreshBlock(
     const blockStart = Number(next.block) * blockSize;
     const blockEnd = blockStart + blockSize;
     if (!next.locked) {
+      lane.revisitFrom = Math.min(lane.revisitFrom ?? blockStart - 1, blockStart - 1);
       lane.cursor = blockEnd - 1;
       continue;
     }
@@ -211,6 +216,7 @@ export async function dispatchBatch(
   policy: RetryPolicy,
   takeTokens: (wanted: number) => Promise<{ granted: number; nextWindowInMs: number }>,
 ): Promise<DispatchResult> {
+  const startedAt = lane.cursor;
   return inTenantTransaction(db, companyScope(plan.companyId), async (trx) => {
     const claimed = await claimRecipients(trx, plan, lane, companyProvider.batchSize);
     if (claimed.length === 0) return { claimed: 0, offered: 0, throttledForMs: null };
@@ -270,5 +276,9 @@ export async function dispatchBatch(
     // Fresh recipients only move the cursor forward; retried ones come back through next_attempt_at.
     for (const row of batch) if (row.attempts === 0 && row.id > lane.cursor) lane.cursor = row.id;
     return { claimed: claimed.length, offered: batch.length, throttledForMs: null };
+  }).catch((error) => {
+    // The batch rolled back: its rows are pending again behind the cursor.
+    lane.revisitFrom = Math.min(lane.revisitFrom ?? startedAt, startedAt);
+    throw error;
   });
 }

@@ -38,11 +38,19 @@ export type MessagingEngineOptions = {
   unmatchedSweepIntervalMs?: number;
 };
 
+type LaneState = LaneCursor & { resetAt: number; rescannedAt: number };
+
 type ActiveSend = { companyId: number; messageId: number; state: 'fanout' | 'dispatch' };
 
 const ACTIVE_SENDS_TTL_MS = 200;
 const SETTLE_EVERY_MS = 500;
 const CURSOR_RESET_EVERY_MS = 1000;
+/**
+ * A lane with nothing ahead goes back to the blocks it stepped over (every second); back to the
+ * send's first recipient only this often, as a safety net: that look walks every recipient already
+ * handed over, and lanes that caught up with a running fan-out did it every second.
+ */
+const FULL_RESCAN_EVERY_MS = 15_000;
 
 /**
  * The worker side of messaging: the send job's handler (a send starts at its time), lanes that
@@ -130,7 +138,7 @@ export function createMessagingEngine(options: MessagingEngineOptions): Messagin
   };
 
   /** One unit of work on a send; true when something moved. */
-  const workOn = async (send: ActiveSend, cursors: Map<number, LaneCursor & { resetAt: number }>) => {
+  const workOn = async (send: ActiveSend, cursors: Map<number, LaneState>) => {
     let worked = false;
     if (send.state === 'fanout' && !fanningOut.has(send.messageId)) {
       fanningOut.add(send.messageId);
@@ -150,7 +158,7 @@ export function createMessagingEngine(options: MessagingEngineOptions): Messagin
     const companyProvider = await providers.forCompany(send.companyId);
     let cursor = cursors.get(send.messageId);
     if (!cursor) {
-      cursor = { cursor: 0, resetAt: 0 };
+      cursor = { cursor: 0, revisitFrom: null, resetAt: Date.now(), rescannedAt: Date.now() };
       cursors.set(send.messageId, cursor);
     }
     const result = await dispatchBatch(db, plan, companyProvider, cursor, policy, (wanted) =>
@@ -162,10 +170,16 @@ export function createMessagingEngine(options: MessagingEngineOptions): Messagin
     }
     if (result.offered > 0) worked = true;
     if (result.claimed === 0 && cursor.cursor > 0 && Date.now() - cursor.resetAt > CURSOR_RESET_EVERY_MS) {
-      // Rows behind the cursor may have been released by others (a rolled-back batch): look again from the start.
-      cursor.cursor = 0;
+      // Rows behind the cursor may have been released by others (a rolled-back batch): look again.
+      const rescan = Date.now() - cursor.rescannedAt > FULL_RESCAN_EVERY_MS;
+      const back = rescan ? 0 : cursor.revisitFrom;
       cursor.resetAt = Date.now();
-      return true;
+      if (rescan) cursor.rescannedAt = Date.now();
+      cursor.revisitFrom = null;
+      if (back !== null && back !== undefined && back < cursor.cursor) {
+        cursor.cursor = back;
+        return true;
+      }
     }
     if (result.claimed < companyProvider.batchSize && send.state === 'dispatch')
       await settle(send, result.claimed > 0);
@@ -173,7 +187,7 @@ export function createMessagingEngine(options: MessagingEngineOptions): Messagin
   };
 
   const runLane = async (index: number) => {
-    const cursors = new Map<number, LaneCursor & { resetAt: number }>();
+    const cursors = new Map<number, LaneState>();
     let turn = index;
     let failures = 0;
     while (running) {
