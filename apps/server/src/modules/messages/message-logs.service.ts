@@ -24,7 +24,7 @@ import { notFound } from '../../errors.ts';
 import { SEND_MESSAGE_JOB } from '../../messaging/queue/jobs.ts';
 import { type RequestContext, tenantOf } from '../../request-context.ts';
 import * as repo from './message-logs.repository.ts';
-import { pageStart } from './recipient-page-anchors.ts';
+import { recipientPageStart } from './recipient-page-anchors.ts';
 
 /** Send states in which every recipient row has been written (migration 0006). */
 const FANNED_OUT = new Set(['dispatch', 'done']);
@@ -153,11 +153,11 @@ async function readReports(
     // of walking every key before it. Status pages change as reports arrive, so they walk.
     const start =
       !query.status && FANNED_OUT.has(send.state)
-        ? await pageStart(db, where, offset)
-        : { fromId: 0, skip: offset };
+        ? await recipientPageStart(db, where, offset)
+        : { anchorId: null, skip: offset };
     rows = await repo.listDeliveryReports(
       db,
-      { ...where, status: query.status, fromId: start.fromId },
+      { ...where, status: query.status, fromId: start.anchorId ?? 0 },
       start.skip,
       query.limit,
     );

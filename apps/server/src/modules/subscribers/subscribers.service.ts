@@ -98,9 +98,9 @@ export async function listSubscribers(
     const start =
       filter.companyId !== null && !filter.status && !filter.number && filter.serviceId === undefined
         ? await subscriberPageStart(trx, filter.companyId, offset)
-        : { atOrBelowId: null, skip: offset };
+        : { anchorId: null, skip: offset };
     return {
-      rows: await repo.listSubscribers(trx, filter, start.skip, query.limit, start.atOrBelowId),
+      rows: await repo.listSubscribers(trx, filter, start.skip, query.limit, start.anchorId),
       count: await repo.countSubscribers(trx, filter, SUBSCRIBER_COUNT_CAP),
     };
   });

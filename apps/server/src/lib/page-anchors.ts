@@ -1,0 +1,42 @@
+/** Every ANCHOR_STEP-th key of a long list is remembered; a deep page then walks fewer than this many keys. */
+export const ANCHOR_STEP = 1_000;
+
+/** Where a page starts: from a remembered key (null: from the top of the list), skipping `skip` rows. */
+export type PageStart = { anchorId: number | null; skip: number };
+
+type Anchors = { version: string; ids: number[] };
+
+/**
+ * Remembered page starts of long lists read in key order. OFFSET walks every key before a deep
+ * page; from the nearest remembered key a page walks fewer than ANCHOR_STEP. A list's anchors are
+ * read by one walk over its keys (`readAnchors`: every ANCHOR_STEP-th key, in the list's order)
+ * and kept for the `version` of the list they were read from; another version reads them again.
+ * This process keeps the `maxLists` most recently read lists.
+ */
+export function createPageAnchors<Key>(maxLists: number) {
+  const byList = new Map<Key, Promise<Anchors>>();
+  return async function pageStart(
+    key: Key,
+    version: string,
+    offset: number,
+    readAnchors: () => Promise<number[]>,
+  ): Promise<PageStart> {
+    if (offset < ANCHOR_STEP) return { anchorId: null, skip: offset };
+    let anchors = byList.get(key);
+    if (!anchors || (await anchors.catch(() => null))?.version !== version) {
+      const reading = readAnchors().then((ids) => ({ version, ids }));
+      reading.catch(() => {
+        if (byList.get(key) === reading) byList.delete(key);
+      });
+      anchors = reading;
+    }
+    // Most recently used last, so the oldest goes first when the map is full.
+    byList.delete(key);
+    byList.set(key, anchors);
+    if (byList.size > maxLists) byList.delete(byList.keys().next().value as Key);
+    const { ids } = await anchors;
+    const index = Math.floor(offset / ANCHOR_STEP);
+    if (index >= ids.length) return { anchorId: null, skip: offset };
+    return { anchorId: ids[index], skip: offset - index * ANCHOR_STEP };
+  };
+}
