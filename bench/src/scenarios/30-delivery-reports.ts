@@ -2,9 +2,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { sql } from 'kysely';
 import { connectDatabase, type DatabaseHandle } from '../../../apps/server/src/db/database.ts';
-import { regenerateCallbackTokens } from '../../../apps/server/src/modules/callbacks/callback-tokens.ts';
+import { createBenchCompany } from '../support/bulk-send-fixture.ts';
 import type { BenchScenario } from '../support/scenario.ts';
-import { BENCH_ENCRYPTION_KEY, startServerProcess } from '../support/server-process.ts';
+import { startServerProcess } from '../support/server-process.ts';
 
 /**
  * Scenario delivery-reports: one report per recipient of a handed-over send, posted by concurrent
@@ -67,32 +67,20 @@ const phoneOf = (i: number) => `+2547${String(i).padStart(8, '0')}`;
  */
 export async function prepareHandedOverSend(owner: DatabaseHandle, size: number): Promise<Fixture> {
   const db = owner.db;
-  const company = await db
-    .insertInto('companies')
-    .values({
-      name: 'Bench Co',
-      email: 'bench@co.test',
-      phone_number: '+254700000000',
-      address: 'Bench Street 1',
-      messages_limit: 1_000_000_000,
-      subscribers_limit: 1_000_000_000,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  const tokens = await regenerateCallbackTokens(db, company.id, BENCH_ENCRYPTION_KEY);
+  const { id: companyId, tokens } = await createBenchCompany(db);
   const service = await db
     .insertInto('services')
-    .values({ company_id: company.id, name: 'Service A', shortcode: '22550', keyword: 'BENCHA' })
+    .values({ company_id: companyId, name: 'Service A', shortcode: '22550', keyword: 'BENCHA' })
     .returning('id')
     .executeTakeFirstOrThrow();
   await sql`
     insert into subscribers (company_id, msisdn, status)
-    select ${company.id}, '+2547' || lpad(g::text, 8, '0'), 'active' from generate_series(1, ${size}) g`.execute(
+    select ${companyId}, '+2547' || lpad(g::text, 8, '0'), 'active' from generate_series(1, ${size}) g`.execute(
     db,
   );
   await sql`
     insert into subscriptions (company_id, service_id, subscriber_id, status, source)
-    select company_id, ${service.id}::bigint, id, 'active', 'import' from subscribers where company_id = ${company.id}`.execute(
+    select company_id, ${service.id}::bigint, id, 'active', 'import' from subscribers where company_id = ${companyId}`.execute(
     db,
   );
   // The moment the fan-out began (milliseconds: the partition key survives JavaScript dates).
@@ -104,7 +92,7 @@ export async function prepareHandedOverSend(owner: DatabaseHandle, size: number)
   const message = await db
     .insertInto('messages')
     .values({
-      company_id: company.id,
+      company_id: companyId,
       service_id: service.id,
       service_ids: [service.id],
       content: 'Benchmark: one message to everyone',
@@ -119,12 +107,12 @@ export async function prepareHandedOverSend(owner: DatabaseHandle, size: number)
   await sql`
     insert into message_sends (company_id, message_id, state, fanout_cursor, recipients_at, recipients, reserved_units,
                                usage_month, started_at, fanout_finished_at, handed_over_at)
-    values (${company.id}, ${message.id}, 'done', (select max(id) from subscribers where company_id = ${company.id}),
+    values (${companyId}, ${message.id}, 'done', (select max(id) from subscribers where company_id = ${companyId}),
             ${recipientsAt}::timestamptz, ${size}, ${size}, date_trunc('month', ${recipientsAt}::timestamptz at time zone 'UTC')::date,
             ${recipientsAt}::timestamptz, ${recipientsAt}::timestamptz, now())`.execute(db);
   await sql`
     insert into company_monthly_usage (company_id, month, messages_used)
-    values (${company.id}, date_trunc('month', ${recipientsAt}::timestamptz at time zone 'UTC')::date, ${size})`.execute(
+    values (${companyId}, date_trunc('month', ${recipientsAt}::timestamptz at time zone 'UTC')::date, ${size})`.execute(
     db,
   );
   // Recipient i is subscriber i's number, handed over with provider id ATPid_bench_i.
@@ -134,14 +122,14 @@ export async function prepareHandedOverSend(owner: DatabaseHandle, size: number)
     select s.company_id, ${recipientsAt}::timestamptz, ${message.id}, ${service.id}, s.id, s.msisdn, 1,
            'submitted', 'ATPid_bench_' || ltrim(substr(s.msisdn, 6), '0'), 'Success', 1, now()
       from subscribers s
-     where s.company_id = ${company.id}`.execute(db);
+     where s.company_id = ${companyId}`.execute(db);
   // The counters as fan-out (pending) and hand-over (pending -> submitted) leave them, in one row.
   await sql`
     insert into message_delivery_counts (company_id, message_id, shard, submitted)
-    values (${company.id}, ${message.id}, 0, ${size})`.execute(db);
+    values (${companyId}, ${message.id}, 0, ${size})`.execute(db);
   await sql`vacuum analyze delivery_reports`.execute(db);
   await sql`vacuum analyze subscribers`.execute(db);
-  return { companyId: company.id, messageId: message.id, dlrToken: tokens.dlr };
+  return { companyId, messageId: message.id, dlrToken: tokens.dlr };
 }
 
 /** Statuses of the message's recipients and its counters, to prove every report was applied. */

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { connectDatabase, type DatabaseHandle } from '../../../apps/server/src/db/database.ts';
+import { connectDatabase, type Database, type DatabaseHandle } from '../../../apps/server/src/db/database.ts';
 import { hashPassword } from '../../../apps/server/src/modules/auth/passwords.ts';
 import { regenerateCallbackTokens } from '../../../apps/server/src/modules/callbacks/callback-tokens.ts';
 import { BENCH_ENCRYPTION_KEY } from './server-process.ts';
@@ -16,14 +16,8 @@ export type BulkSendFixture = {
   subscriptions: number;
 };
 
-/**
- * A company with `recipients` active subscribers over three overlapping services (every one on A
- * or B, half on both, every third also on C: about 1.8 subscriptions each, so the fan-out has
- * duplicates to drop), its callback tokens and a company admin. Written set-based as the owner.
- */
-export async function prepareBulkSend(databaseUrl: string, recipients: number): Promise<BulkSendFixture> {
-  const owner = connectDatabase(databaseUrl, 4);
-  const db = owner.db;
+/** A company with room for any bench (its own limits over its plan's) and its callback tokens. */
+export async function createBenchCompany(db: Database) {
   const company = await db
     .insertInto('companies')
     .values({
@@ -36,7 +30,19 @@ export async function prepareBulkSend(databaseUrl: string, recipients: number): 
     })
     .returning('id')
     .executeTakeFirstOrThrow();
-  await regenerateCallbackTokens(db, company.id, BENCH_ENCRYPTION_KEY);
+  const tokens = await regenerateCallbackTokens(db, company.id, BENCH_ENCRYPTION_KEY);
+  return { id: company.id, tokens };
+}
+
+/**
+ * A company with `recipients` active subscribers over three overlapping services (every one on A
+ * or B, half on both, every third also on C: about 1.8 subscriptions each, so the fan-out has
+ * duplicates to drop), its callback tokens and a company admin. Written set-based as the owner.
+ */
+export async function prepareBulkSend(databaseUrl: string, recipients: number): Promise<BulkSendFixture> {
+  const owner = connectDatabase(databaseUrl, 4);
+  const db = owner.db;
+  const company = await createBenchCompany(db);
   const adminEmail = 'bench-admin@co.test';
   await db
     .insertInto('users')
