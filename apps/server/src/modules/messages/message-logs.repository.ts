@@ -218,11 +218,6 @@ export async function countMessagesUpToEach(
   });
 }
 
-export async function countMessagesUpTo(db: Executor, filter: MessageFilter, cap: number) {
-  const [count] = await countMessagesUpToEach(db, [{ filter, cap }]);
-  return count;
-}
-
 export type MessageSendRow = {
   state: string;
   recipients_at: Date | null;
