@@ -25,9 +25,16 @@ export const scenario: BenchScenario = {
   description:
     "the console's reads at 50 concurrent clients (API process, sms_app under row-level security) over 1,000,000 subscribers, 1,000,000 messages and 10,000,000 delivery reports",
   async run(ctx) {
+    // CONSOLE_READS_SCALE=0.1 builds a tenth of the full data: quicker to load while tuning a read.
+    const scale = Number(process.env.CONSOLE_READS_SCALE ?? 1);
     const size = ctx.quick
       ? { subscribers: 10_000, messages: 10_000, deliveryReports: 100_000, largeSend: 5_000 }
-      : { subscribers: 1_000_000, messages: 1_000_000, deliveryReports: 10_000_000, largeSend: 100_000 };
+      : {
+          subscribers: Math.round(1_000_000 * scale),
+          messages: Math.round(1_000_000 * scale),
+          deliveryReports: Math.round(10_000_000 * scale),
+          largeSend: Math.round(100_000 * scale),
+        };
     const fixture = await loadConsoleReads(ctx.databaseUrl, size, ctx.log);
     ctx.log(
       `${fixture.counts.subscribers.toLocaleString('en-US')} subscribers, ${fixture.counts.messages.toLocaleString('en-US')} messages, ` +
@@ -192,7 +199,7 @@ export async function measureConsoleReads(
         baseUrl: url,
         token: tokens[read.who],
         clients: CLIENTS,
-        seconds: ctx.quick ? 0.2 : 4,
+        seconds: ctx.quick ? 0.2 : Number(process.env.CONSOLE_READS_SECONDS ?? 4),
         warmUpSeconds: ctx.quick ? 0.05 : 1,
         pathOf: read.pathOf,
         cpuPids,
