@@ -75,7 +75,8 @@ export async function startServerProcess(options: ServerProcessOptions): Promise
       output += chunk.toString();
       if (output.length > 20_000) output = output.slice(-10_000);
     });
-    child.once('exit', (code) => {
+    // 'close', not 'exit': a child's last words can still be in its pipes when it has exited.
+    child.once('close', (code) => {
       clearTimeout(timer);
       reject(new Error(`server exited with ${code} before it was ready:\n${output}`));
     });
