@@ -1,5 +1,5 @@
 import { CompiledQuery } from 'kysely';
-import type pg from 'pg';
+import pg from 'pg';
 import { type Db, fromKysely, type JobWithMetadata, PgBoss } from 'pg-boss';
 import type { Executor } from '../../db/database.ts';
 import { JOB_DEFINITIONS, type JobDefinition, jobIdOf } from './jobs.ts';
@@ -33,6 +33,22 @@ function transactionAdapter(trx: Executor): Db {
  * application's pools exist.
  */
 export async function installJobQueue(ownerPool: pg.Pool) {
+  // Processes that start together (an API and its workers) would otherwise install at once, and
+  // PostgreSQL refuses concurrent GRANTs on one object ("tuple concurrently updated"): one at a time.
+  // The lock is held on a connection of its own, so a pool of one can still do the work.
+  const lockHolder = new pg.Client(ownerPool.options);
+  await lockHolder.connect();
+  try {
+    await lockHolder.query('select pg_advisory_lock($1)', [QUEUE_INSTALL_LOCK_KEY]);
+    await installJobQueueAlone(ownerPool);
+  } finally {
+    await lockHolder.end();
+  }
+}
+
+const QUEUE_INSTALL_LOCK_KEY = 7_201_554_914;
+
+async function installJobQueueAlone(ownerPool: pg.Pool) {
   const boss = new PgBoss({
     db: poolAdapter(ownerPool),
     schema: QUEUE_SCHEMA,

@@ -1,0 +1,48 @@
+import pg from 'pg';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { runMigrations } from '../src/db/migrate.ts';
+import { installJobQueue } from '../src/messaging/queue/job-queue.ts';
+import { databaseUrl } from './support/database-url.ts';
+
+const { adminUrl } = inject('database');
+const created: string[] = [];
+
+async function withAdmin<T>(work: (admin: pg.Client) => Promise<T>) {
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    return await work(admin);
+  } finally {
+    await admin.end();
+  }
+}
+
+afterAll(async () => {
+  await withAdmin(async (admin) => {
+    for (const name of created) await admin.query(`drop database if exists ${name} with (force)`);
+  });
+});
+
+describe('installJobQueue', () => {
+  // Several processes (API and workers) start at once on one database and each installs the queue:
+  // pg-boss's schema, our queues and the grants must come out right whoever comes first.
+  it('installs the queue from several processes starting at once on an empty database', async () => {
+    const name = `sms_q_${process.pid}_${Date.now().toString(36)}`;
+    created.push(name);
+    await withAdmin((admin) => admin.query(`create database ${name}`));
+    const url = databaseUrl(adminUrl, name);
+    const migrator = new pg.Pool({ connectionString: url, max: 1 });
+    await runMigrations(migrator);
+    await migrator.end();
+    // Each start-up has its own owner pool of two connections, as open-database.ts gives it.
+    const pools = Array.from({ length: 4 }, () => new pg.Pool({ connectionString: url, max: 2 }));
+    try {
+      const results = await Promise.allSettled(pools.map((pool) => installJobQueue(pool)));
+      expect(results.filter((result) => result.status === 'rejected')).toEqual([]);
+      const { rows } = await pools[0].query<{ count: string }>('select count(*) from pgboss.queue');
+      expect(Number(rows[0].count)).toBeGreaterThan(0);
+    } finally {
+      await Promise.all(pools.map((pool) => pool.end()));
+    }
+  });
+});
