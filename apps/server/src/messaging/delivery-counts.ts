@@ -2,12 +2,6 @@ import type { TDeliveryStatus } from '@sms/contracts/messages/message';
 import { sql } from 'kysely';
 import type { Executor } from '../db/database.ts';
 
-/**
- * Counter shards per message: each database session writes its own (pid modulo this), so
- * concurrent batches of one send rarely wait on the same counter row; readers sum them.
- */
-export const COUNT_SHARDS = 8;
-
 /** n recipients of a message moved from one status to another (from null: new recipients). */
 export type CountChange = {
   messageId: number;
@@ -17,33 +11,20 @@ export type CountChange = {
 };
 
 /**
- * The counts upsert over a relation of (message_id, status, delta) rows, as SQL: one statement
- * per batch, one row per message and shard, messages in id order (no deadlocks between batches).
+ * The counters' upsert over a relation of (message_id, status, delta) rows, as one SQL statement
+ * (it may follow a data-modifying CTE): the rows go to record_count_changes, the one rule.
  */
 export const upsertCountDeltas = (companyId: number, deltas: ReturnType<typeof sql>) => sql`
-  insert into message_delivery_counts as c
-         (company_id, message_id, shard, pending, submitted, sent, delivered, failed, rejected, expired)
-  select ${companyId}::bigint, x.message_id, (pg_backend_pid() % ${COUNT_SHARDS})::smallint,
-         coalesce(sum(x.delta) filter (where x.status = 'pending'), 0),
-         coalesce(sum(x.delta) filter (where x.status = 'submitted'), 0),
-         coalesce(sum(x.delta) filter (where x.status = 'sent'), 0),
-         coalesce(sum(x.delta) filter (where x.status = 'delivered'), 0),
-         coalesce(sum(x.delta) filter (where x.status = 'failed'), 0),
-         coalesce(sum(x.delta) filter (where x.status = 'rejected'), 0),
-         coalesce(sum(x.delta) filter (where x.status = 'expired'), 0)
-    from (${deltas}) as x(message_id, status, delta)
-   group by x.message_id
-   order by x.message_id
-  on conflict (company_id, message_id, shard) do update set
-    pending = c.pending + excluded.pending,
-    submitted = c.submitted + excluded.submitted,
-    sent = c.sent + excluded.sent,
-    delivered = c.delivered + excluded.delivered,
-    failed = c.failed + excluded.failed,
-    rejected = c.rejected + excluded.rejected,
-    expired = c.expired + excluded.expired`;
+  select record_count_changes(${companyId}::bigint, array_agg(x.message_id)::bigint[], array_agg(x.status)::text[],
+                              array_agg(x.delta)::int[])
+    from (${deltas}) as x(message_id, status, delta)`;
 
-/** Records status moves counted in the application (hand-over outcomes, fan-out inserts). */
+/**
+ * Records status moves counted in the application (hand-over outcomes, fan-out inserts) through
+ * the counters' one rule, the database function record_count_changes (migration 0021): one upsert
+ * per batch into this session's counter shard of each message, messages in id order. Delivery-report
+ * batches call the same function from take_delivery_reports.
+ */
 export async function recordCountChanges(trx: Executor, companyId: number, changes: CountChange[]) {
   const messageIds: number[] = [];
   const statuses: string[] = [];
@@ -60,8 +41,8 @@ export async function recordCountChanges(trx: Executor, companyId: number, chang
     deltas.push(change.count);
   }
   if (messageIds.length === 0) return;
-  await upsertCountDeltas(
-    companyId,
-    sql`select * from unnest(${messageIds}::bigint[], ${statuses}::text[], ${deltas}::int[])`,
-  ).execute(trx);
+  await sql`
+    select record_count_changes(${companyId}::bigint, ${messageIds}::bigint[], ${statuses}::text[], ${deltas}::int[])`.execute(
+    trx,
+  );
 }

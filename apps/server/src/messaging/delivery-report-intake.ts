@@ -2,8 +2,9 @@ import { CALLBACK_MESSAGES } from '@sms/contracts/callbacks/callback-urls';
 import type { Database } from '../db/database.ts';
 import { companyScope, inTenantTransaction } from '../db/tenant-scope.ts';
 import { AppError } from '../errors.ts';
-import { isCallbackTokenValid } from '../modules/callbacks/callback-tokens.ts';
-import { applyDeliveryUpdates, type DeliveryOutcome } from './delivery-reports.ts';
+import { sha256 } from '../lib/crypto.ts';
+import { isWellFormedCallbackUrl } from '../modules/callbacks/callback-tokens.ts';
+import { type DeliveryOutcome, takeDeliveryReports } from './delivery-reports.ts';
 import type { DeliveryUpdate } from './providers/provider.ts';
 
 export type DeliveryReportIntake = {
@@ -43,9 +44,9 @@ type Pending = {
 };
 
 /**
- * Group commit for delivery reports: requests are queued, applied together (one transaction and
- * one UPDATE ... FROM unnest per company per batch), and each request is answered only after its
- * batch committed, so nothing acknowledged is lost. Under load the batches grow by themselves:
+ * Group commit for delivery reports: requests are queued, applied together (one statement, its own
+ * transaction, per company per batch: takeDeliveryReports), and each request is answered only after
+ * its batch committed, so nothing acknowledged is lost. Under load the batches grow by themselves:
  * reports that arrive while batches are being applied form the next one.
  */
 export function createDeliveryReportIntake(db: Database, options: IntakeOptions = {}): DeliveryReportIntake {
@@ -62,32 +63,44 @@ export function createDeliveryReportIntake(db: Database, options: IntakeOptions 
   const applyBatch = async (batch: Pending[]) => {
     const byCompany = new Map<number, Pending[]>();
     for (const item of batch) {
-      const list = byCompany.get(item.companyId) ?? [];
-      list.push(item);
-      byCompany.set(item.companyId, list);
+      if (!isWellFormedCallbackUrl(item.companyId, item.token)) {
+        item.reject(new AppError('not_found', CALLBACK_MESSAGES.invalidCallback));
+        continue;
+      }
+      const list = byCompany.get(item.companyId);
+      if (list) list.push(item);
+      else byCompany.set(item.companyId, [item]);
     }
+    const hashes = new Map<string, Buffer>();
+    const hashOf = (token: string) => {
+      const known = hashes.get(token);
+      if (known) return known;
+      const hash = sha256(token);
+      hashes.set(token, hash);
+      return hash;
+    };
     for (const [companyId, items] of byCompany) {
       try {
-        const accepted = await inTenantTransaction(db, companyScope(companyId), async (trx) => {
-          const valid = new Map<string, boolean>();
-          for (const token of new Set(
-            items.flatMap((item) => (item.token === undefined ? [] : [item.token])),
-          ))
-            valid.set(token, await isCallbackTokenValid(trx, 'dlr', companyId, token));
-          const passed = items.filter((item) => item.token === undefined || valid.get(item.token));
-          const outcomes = await applyDeliveryUpdates(
-            trx,
-            companyId,
-            passed.map((item) => item.update),
-          );
-          return passed.map((item, index) => ({ item, outcome: outcomes[index] }));
-        });
-        counted.reports += accepted.length;
+        const updates = items.map((item) => item.update);
+        const tokenHashes = items.map((item) => (item.token === undefined ? null : hashOf(item.token)));
+        // Reports that all came through a URL: one statement, its own transaction, which binds the
+        // company only when their token is its current one. Reports without one (an SMPP receipt)
+        // are applied in a transaction bound to their company first.
+        const outcomes = tokenHashes.includes(null)
+          ? await inTenantTransaction(db, companyScope(companyId), (trx) =>
+              takeDeliveryReports(trx, companyId, updates, tokenHashes),
+            )
+          : await takeDeliveryReports(db, companyId, updates, tokenHashes);
         counted.batches++;
-        const applied = new Set(accepted.map(({ item }) => item));
-        for (const { item, outcome } of accepted) item.resolve(outcome);
-        for (const item of items)
-          if (!applied.has(item)) item.reject(new AppError('not_found', CALLBACK_MESSAGES.invalidCallback));
+        items.forEach((item, index) => {
+          const outcome = outcomes[index];
+          if (outcome === 'refused')
+            item.reject(new AppError('not_found', CALLBACK_MESSAGES.invalidCallback));
+          else {
+            counted.reports++;
+            item.resolve(outcome);
+          }
+        });
       } catch (error) {
         for (const item of items) item.reject(error as Error);
       }

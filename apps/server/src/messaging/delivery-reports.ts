@@ -1,9 +1,6 @@
-import type { TDeliveryStatus } from '@sms/contracts/messages/message';
 import { sql } from 'kysely';
 import type { Executor } from '../db/database.ts';
-import { type CountChange, recordCountChanges } from './delivery-counts.ts';
 import type { DeliveryUpdate } from './providers/provider.ts';
-import { settleSends } from './send-progress.ts';
 
 /**
  * What became of one delivery report: applied (the recipient moved on), unchanged (a repeat, or
@@ -15,14 +12,54 @@ export type DeliveryOutcome = 'applied' | 'unchanged' | 'unknown';
 /** Reports name recipients handed over at most this long ago (the partitions they may live in). */
 const REPORT_WINDOW = '62 days';
 
+/** A batch's report whose URL token was not the company's current one (the callback's 404). */
+export type BatchOutcome = DeliveryOutcome | 'refused';
+
 /**
- * Applies a batch of one company's delivery reports with one statement (the database function
- * apply_delivery_reports, migration 0014, planned once per session): each provider id takes its
- * most advanced report of the batch; a recipient's status only moves forward (pending < submitted
- * < sent < final, and a final status is never replaced), so repeats and late intermediate reports
- * change nothing. The counters move in the same transaction, messages follow (settleSends).
- * Reports for ids no recipient carries are kept in unmatched_delivery_reports when `keepUnknown`
- * (the sweep re-applies them). Returns one outcome per input, in order.
+ * Everything one batch of one company's delivery reports does, as one statement (the database
+ * function take_delivery_reports, migration 0021, planned once per session): the URL tokens checked
+ * (`tokenHashes`: each report's SHA-256 of its URL token, or null for a report that did not come
+ * through a URL), then apply_delivery_reports (migration 0014: each provider id takes its most
+ * advanced report of the batch; a recipient's status only moves forward, pending < submitted <
+ * sent < final, and a final status is never replaced, so repeats and late intermediate reports
+ * change nothing; ids no recipient carries are kept in unmatched_delivery_reports when
+ * `keepUnknown`, for the sweep), the counters (record_count_changes) and the sends (settle_sends).
+ *
+ * Run on the pool outside a transaction, the statement is its own transaction: it binds itself to
+ * the company only once a report's token is that company's, and its answer comes after its commit.
+ * Inside a bound transaction it keeps that binding. Returns one outcome per input, in order.
+ */
+export async function takeDeliveryReports(
+  executor: Executor,
+  companyId: number,
+  updates: readonly DeliveryUpdate[],
+  tokenHashes: readonly (Buffer | null)[],
+  options: { keepUnknown: boolean } = { keepUnknown: true },
+): Promise<BatchOutcome[]> {
+  if (updates.length === 0) return [];
+  const ids: string[] = [];
+  const statuses: string[] = [];
+  const providerStatuses: string[] = [];
+  const errors: (string | null)[] = [];
+  const ats: Date[] = [];
+  for (const update of updates) {
+    ids.push(update.providerMessageId);
+    statuses.push(update.status);
+    providerStatuses.push(update.providerStatus);
+    errors.push(update.error);
+    ats.push(update.at);
+  }
+  const { rows } = await sql<{ outcomes: BatchOutcome[] }>`
+    select take_delivery_reports(${companyId}::bigint, ${tokenHashes}::bytea[], ${ids}::text[], ${statuses}::text[],
+             ${providerStatuses}::text[], ${errors}::text[], ${ats}::timestamptz[], ${REPORT_WINDOW}::interval,
+             ${options.keepUnknown}) as outcomes`.execute(executor);
+  return rows[0].outcomes;
+}
+
+/**
+ * Applies a batch of one company's delivery reports inside the caller's transaction, already bound
+ * to the company (the sweep of kept reports, tests): takeDeliveryReports without URL tokens.
+ * Returns one outcome per input, in order.
  */
 export async function applyDeliveryUpdates(
   trx: Executor,
@@ -30,46 +67,14 @@ export async function applyDeliveryUpdates(
   updates: readonly DeliveryUpdate[],
   options: { keepUnknown: boolean } = { keepUnknown: true },
 ): Promise<DeliveryOutcome[]> {
-  if (updates.length === 0) return [];
-  const ids = updates.map((update) => update.providerMessageId);
-  // Every join goes by index from the batch's few hundred ids (no statement may read a whole
-  // partition): the function carries the index-only join preferences (migration 0017, as
-  // preferIndexLookups sets them). The outcomes are matched up below rather than by joins.
-  const { rows } = await sql<{
-    gid: string;
-    message_id: number;
-    old_status: TDeliveryStatus;
-    new_status: TDeliveryStatus | null;
-  }>`
-    select gid, message_id, old_status, new_status
-      from apply_delivery_reports(${companyId}::bigint, ${ids}::text[], ${updates.map((u) => u.status)}::text[],
-             ${updates.map((u) => u.providerStatus)}::text[], ${updates.map((u) => u.error)}::text[],
-             ${updates.map((u) => u.at)}::timestamptz[], ${REPORT_WINDOW}::interval, ${options.keepUnknown})`.execute(
+  const outcomes = await takeDeliveryReports(
     trx,
+    companyId,
+    updates,
+    updates.map(() => null),
+    options,
   );
-
-  const moves = new Map<string, CountChange>();
-  for (const row of rows) {
-    if (row.new_status === null) continue;
-    const key = `${row.message_id}:${row.old_status}:${row.new_status}`;
-    const move = moves.get(key);
-    if (move) move.count++;
-    else moves.set(key, { messageId: row.message_id, from: row.old_status, to: row.new_status, count: 1 });
-  }
-  await recordCountChanges(trx, companyId, [...moves.values()]);
-  await settleSends(trx, companyId, [...new Set([...moves.values()].map((move) => move.messageId))]);
-
-  const applied = new Set(rows.filter((row) => row.new_status !== null).map((row) => row.gid));
-  const known = new Set(rows.map((row) => row.gid));
-  const byId = new Map<string, DeliveryOutcome>(
-    ids.map((id) => [id, applied.has(id) ? 'applied' : known.has(id) ? 'unchanged' : 'unknown']),
-  );
-  // A provider id reported twice in one batch: the first copy carried its news, the rest are repeats.
-  const seen = new Set<string>();
-  return ids.map((id) => {
-    const outcome = byId.get(id) ?? 'unknown';
-    if (seen.has(id) && outcome === 'applied') return 'unchanged';
-    seen.add(id);
-    return outcome;
-  });
+  if (outcomes.includes('refused'))
+    throw new Error('Delivery reports without a URL token need a bound transaction');
+  return outcomes as DeliveryOutcome[];
 }

@@ -1,4 +1,5 @@
 import type { TCallbackType } from '@sms/contracts/callbacks/callback-urls';
+import { sql } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 import { decryptSecret, encryptSecret, generateToken, hashesEqual, sha256 } from '../../lib/crypto.ts';
 
@@ -51,9 +52,19 @@ export async function readCallbackTokens(db: Executor, companyId: number, encryp
 }
 
 /**
+ * Whether a company id and token can be a callback URL's at all (ours are 43 characters); anything
+ * else is refused before a query, the same way as a wrong token.
+ */
+export function isWellFormedCallbackUrl(companyId: number, token: string | undefined) {
+  if (!Number.isSafeInteger(companyId) || companyId <= 0) return false;
+  return token === undefined || (token.length >= 20 && token.length <= 200);
+}
+
+/**
  * True only for the company's current token of that type (a delivery-report token never passes
  * for a subscription callback, nor the reverse), and only while the company is active: an unknown,
- * suspended, pending or inactive company answers false the same way.
+ * suspended, pending or inactive company answers false the same way. The rule is the database
+ * function current_callback_token_hash (migration 0021), which the delivery-report batches use too.
  */
 export async function isCallbackTokenValid(
   db: Executor,
@@ -61,17 +72,11 @@ export async function isCallbackTokenValid(
   companyId: number,
   token: string,
 ) {
-  if (!Number.isSafeInteger(companyId) || companyId <= 0 || token.length < 20 || token.length > 200)
-    return false;
-  const row = await db
-    .selectFrom('company_callback_tokens as t')
-    .innerJoin('companies as c', 'c.id', 't.company_id')
-    .select('t.token_hash')
-    .where('t.company_id', '=', companyId)
-    .where('t.callback_type', '=', type)
-    .where('c.status', '=', 'active')
-    .executeTakeFirst();
+  if (!isWellFormedCallbackUrl(companyId, token)) return false;
+  const { rows } = await sql<{ hash: Buffer | null }>`
+    select current_callback_token_hash(${companyId}::bigint, ${type}) as hash`.execute(db);
+  const stored = rows[0]?.hash ?? null;
   const presented = sha256(token);
   // Compare against something even when there is no row, so timing does not reveal which companies exist.
-  return hashesEqual(row?.token_hash ?? sha256(''), presented) && row !== undefined;
+  return hashesEqual(stored ?? sha256(''), presented) && stored !== null;
 }

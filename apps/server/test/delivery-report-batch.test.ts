@@ -1,0 +1,211 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { companyScope, inTenantTransaction } from '../src/db/tenant-scope.ts';
+import { sha256 } from '../src/lib/crypto.ts';
+import { takeDeliveryReports } from '../src/messaging/delivery-reports.ts';
+import type { DeliveryUpdate } from '../src/messaging/providers/provider.ts';
+import { createCompany } from './support/factories.ts';
+import { createTestContext, type TestContext } from './support/test-app.ts';
+
+/**
+ * A delivery-report batch is one statement (take_delivery_reports, migration 0021) sent outside
+ * any transaction: the function checks the URL token and binds the company itself. Nothing but a
+ * company's current dlr token, while the company is active, may bind it or apply anything.
+ */
+let ctx: TestContext;
+type Tenant = { id: number; dlr: string; subscription: string };
+let mine: Tenant;
+let theirs: Tenant;
+let suspended: Tenant;
+
+const report = (id: string, status: DeliveryUpdate['status'] = 'delivered'): DeliveryUpdate => ({
+  providerMessageId: id,
+  status,
+  providerStatus: status === 'delivered' ? 'Success' : status === 'failed' ? 'Failed' : 'Sent',
+  error: status === 'failed' ? 'DeliveryFailure' : null,
+  at: new Date(),
+});
+
+/** An active company (or in `status`) with its two callback tokens. */
+async function tenant(status = 'active'): Promise<Tenant> {
+  const company = await createCompany(ctx.ownerDb, { status });
+  const tokens = {
+    dlr: `dlr-${company.id}-${'d'.repeat(32)}`,
+    subscription: `sub-${company.id}-${'s'.repeat(32)}`,
+  };
+  for (const [type, token] of Object.entries(tokens))
+    await sql`
+      insert into company_callback_tokens (company_id, callback_type, token_hash, token_encrypted)
+      values (${company.id}, ${type}, ${sha256(token)}, 'not used here')`.execute(ctx.ownerDb);
+  return { id: company.id, ...tokens };
+}
+
+/** A sent message whose one send is handed over, with `gids.length` recipients waiting (submitted). */
+async function handedOverMessage(companyId: number, gids: string[]) {
+  const message = await ctx.ownerDb
+    .insertInto('messages')
+    .values({ company_id: companyId, content: 'Hello', status: 'sent', encoding: 'GSM-7', parts: 1 })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await sql`
+    insert into delivery_reports (company_id, created_at, message_id, recipient_phone, status, gateway_message_id, attempts, submitted_at)
+    select ${companyId}, date_trunc('milliseconds', now()), ${message.id}, '+254700000001', 'submitted', gid, 1, now()
+      from unnest(${gids}::text[]) gid`.execute(ctx.ownerDb);
+  await sql`
+    insert into message_delivery_counts (company_id, message_id, shard, submitted)
+    values (${companyId}, ${message.id}, 0, ${gids.length})`.execute(ctx.ownerDb);
+  await sql`
+    insert into message_sends (company_id, message_id, state, recipients)
+    values (${companyId}, ${message.id}, 'done', ${gids.length})`.execute(ctx.ownerDb);
+  return message.id;
+}
+
+const statusesOf = async (gids: string[]) =>
+  (
+    await sql<{ status: string }>`
+      select d.status from unnest(${gids}::text[]) with ordinality g(gid, ord)
+      left join delivery_reports d on d.gateway_message_id = g.gid order by g.ord`.execute(ctx.ownerDb)
+  ).rows.map((row) => row.status);
+
+const totalsOf = async (messageId: number) =>
+  (
+    await sql<{ submitted: number; delivered: number; failed: number; total: number }>`
+      select submitted::int, delivered::int, failed::int, total::int from message_delivery_totals
+       where message_id = ${messageId}`.execute(ctx.ownerDb)
+  ).rows[0];
+
+const messageStatus = async (messageId: number) =>
+  (
+    await ctx.ownerDb
+      .selectFrom('messages')
+      .select('status')
+      .where('id', '=', messageId)
+      .executeTakeFirstOrThrow()
+  ).status;
+
+const keptFor = async (companyId: number) =>
+  (
+    await sql<{ gid: string }>`
+      select gateway_message_id as gid from unmatched_delivery_reports where company_id = ${companyId}
+       order by gateway_message_id`.execute(ctx.ownerDb)
+  ).rows.map((row) => row.gid);
+
+/** The batch as the intake sends it: on the pool, no transaction, every report with its URL token. */
+const take = (companyId: number, updates: DeliveryUpdate[], tokens: (string | null)[]) =>
+  takeDeliveryReports(
+    ctx.db,
+    companyId,
+    updates,
+    tokens.map((token) => (token === null ? null : sha256(token))),
+  );
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+  mine = await tenant();
+  theirs = await tenant();
+  suspended = await tenant('suspended');
+});
+afterAll(async () => ctx?.close());
+
+describe('take_delivery_reports: one statement per batch, its URL token checked inside', () => {
+  it('with the company’s token: applies, counts, settles the message, and answers per report in order', async () => {
+    const messageId = await handedOverMessage(mine.id, ['TAKE-1', 'TAKE-2', 'TAKE-3']);
+    const outcomes = await take(
+      mine.id,
+      [
+        report('TAKE-2'),
+        report('TAKE-1', 'failed'),
+        report('TAKE-unknown'),
+        report('TAKE-2', 'sent'),
+        report('TAKE-3'),
+      ],
+      Array(5).fill(mine.dlr),
+    );
+    // TAKE-2 twice: its first copy carried the news, the second is a repeat (and older news).
+    expect(outcomes).toEqual(['applied', 'applied', 'unknown', 'unchanged', 'applied']);
+    expect(await statusesOf(['TAKE-1', 'TAKE-2', 'TAKE-3'])).toEqual(['failed', 'delivered', 'delivered']);
+    expect(await totalsOf(messageId)).toEqual({ submitted: 0, delivered: 2, failed: 1, total: 3 });
+    expect(await messageStatus(messageId)).toBe('delivered');
+    expect(await keptFor(mine.id)).toEqual(['TAKE-unknown']);
+
+    // A repeat of the whole batch changes nothing, the counters included.
+    const again = await take(
+      mine.id,
+      [report('TAKE-1'), report('TAKE-2'), report('TAKE-3')],
+      Array(3).fill(mine.dlr),
+    );
+    expect(again).toEqual(['unchanged', 'unchanged', 'unchanged']);
+    expect(await totalsOf(messageId)).toEqual({ submitted: 0, delivered: 2, failed: 1, total: 3 });
+  });
+
+  it('refuses a wrong token, the subscription token, another company’s token and a suspended company: nothing applied, nothing kept', async () => {
+    await handedOverMessage(mine.id, ['WRONG-1']);
+    await handedOverMessage(suspended.id, ['WRONG-S']);
+    const attempts: [number, string, string][] = [
+      [mine.id, 'x'.repeat(43), 'WRONG-1'],
+      [mine.id, mine.subscription, 'WRONG-1'],
+      [mine.id, theirs.dlr, 'WRONG-1'],
+      [theirs.id, mine.dlr, 'WRONG-1'],
+      [suspended.id, suspended.dlr, 'WRONG-S'],
+      [987_654_321, mine.dlr, 'WRONG-1'],
+    ];
+    for (const [companyId, token, gid] of attempts)
+      expect(await take(companyId, [report(gid), report(`${gid}-unknown`)], [token, token])).toEqual([
+        'refused',
+        'refused',
+      ]);
+    expect(await statusesOf(['WRONG-1', 'WRONG-S'])).toEqual(['submitted', 'submitted']);
+    for (const companyId of [mine.id, theirs.id, suspended.id])
+      expect((await keptFor(companyId)).filter((gid) => gid.startsWith('WRONG'))).toEqual([]);
+  });
+
+  it('in one batch, applies the reports whose token is right and refuses the others', async () => {
+    await handedOverMessage(mine.id, ['MIXED-1', 'MIXED-2']);
+    const outcomes = await take(mine.id, [report('MIXED-1'), report('MIXED-2')], ['y'.repeat(43), mine.dlr]);
+    expect(outcomes).toEqual(['refused', 'applied']);
+    expect(await statusesOf(['MIXED-1', 'MIXED-2'])).toEqual(['submitted', 'delivered']);
+  });
+
+  it('never applies a report without a URL token outside a bound transaction', async () => {
+    await handedOverMessage(mine.id, ['BARE-1']);
+    expect(await take(mine.id, [report('BARE-1')], [null])).toEqual(['refused']);
+    // Next to a report whose token passed, the bare one is still refused.
+    expect(await take(mine.id, [report('BARE-1'), report('BARE-unknown')], [null, mine.dlr])).toEqual([
+      'refused',
+      'unknown',
+    ]);
+    expect(await statusesOf(['BARE-1'])).toEqual(['submitted']);
+    // Bound to its company (an SMPP receipt, the sweep), it applies.
+    const bound = await inTenantTransaction(ctx.db, companyScope(mine.id), (trx) =>
+      takeDeliveryReports(trx, mine.id, [report('BARE-1')], [null]),
+    );
+    expect(bound).toEqual(['applied']);
+  });
+
+  it('inside a transaction bound to another company, keeps that binding: a valid token reaches nothing else', async () => {
+    await handedOverMessage(theirs.id, ['BOUND-theirs']);
+    const outcomes = await inTenantTransaction(ctx.db, companyScope(mine.id), (trx) =>
+      takeDeliveryReports(trx, theirs.id, [report('BOUND-theirs')], [sha256(theirs.dlr)], {
+        keepUnknown: false,
+      }),
+    );
+    // Row-level security, under my binding, hides their token and their recipients alike.
+    expect(outcomes).toEqual(['refused']);
+    expect(await statusesOf(['BOUND-theirs'])).toEqual(['submitted']);
+  });
+
+  it('runs as the caller (security invoker), like the functions it calls', async () => {
+    const { rows } = await sql<{ name: string; definer: boolean }>`
+      select proname as name, prosecdef as definer from pg_proc
+       where proname in ('take_delivery_reports', 'record_count_changes', 'current_callback_token_hash',
+                         'apply_delivery_reports', 'settle_sends')
+       order by proname`.execute(ctx.ownerDb);
+    expect(rows).toEqual([
+      { name: 'apply_delivery_reports', definer: false },
+      { name: 'current_callback_token_hash', definer: false },
+      { name: 'record_count_changes', definer: false },
+      { name: 'settle_sends', definer: false },
+      { name: 'take_delivery_reports', definer: false },
+    ]);
+  });
+});
