@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { sql } from 'kysely';
 import {
   countDoubleSends,
   prepareBulkSend,
@@ -15,12 +17,41 @@ export const SIMULATOR_ENV = {
   SIMULATOR_FAIL_RATE: '0.02',
 };
 
+/** utime + stime of /proc/<pid>/stat in ms (USER_HZ 100), and the parent pid. */
+function procStat(pid: number) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { parent: Number(fields[1]), ms: (Number(fields[11]) + Number(fields[12])) * 10 };
+  } catch {
+    return null;
+  }
+}
+
+/** CPU ms of every child of the postmaster (backends and background workers), by pid. */
+function postgresCpuMs(postmasterPid: number) {
+  const byPid = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = procStat(Number(entry));
+    if (stat?.parent === postmasterPid) byPid.set(Number(entry), stat.ms);
+  }
+  return byPid;
+}
+
+const cpuSpent = (before: Map<number, number>, after: Map<number, number>) => {
+  let spent = 0;
+  for (const [pid, ms] of after) spent += ms - (before.get(pid) ?? 0);
+  return spent;
+};
+
 export const scenario: BenchScenario = {
   name: 'fan-out',
   description:
     'a bulk send to every subscriber of 3 overlapping services, through the real server (role both) and the simulator',
   async run(ctx) {
-    const size = ctx.quick ? 30_000 : 1_000_000;
+    // FAN_OUT_SIZE: a smaller send, for comparing CPU per recipient while tuning.
+    const size = Number(process.env.FAN_OUT_SIZE) || (ctx.quick ? 30_000 : 1_000_000);
     const fixture = await prepareBulkSend(ctx.databaseUrl, size);
     ctx.log(
       `${size.toLocaleString('en-US')} subscribers, ${fixture.subscriptions.toLocaleString('en-US')} subscriptions`,
@@ -28,14 +59,32 @@ export const scenario: BenchScenario = {
     const server = await startServerProcess({
       databaseUrl: ctx.databaseUrl,
       role: 'both',
-      env: SIMULATOR_ENV,
+      env: {
+        ...SIMULATOR_ENV,
+        ...(process.env.FAN_OUT_PROFILE_DIR
+          ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.FAN_OUT_PROFILE_DIR}` }
+          : {}),
+      },
     });
     try {
       const url = server.url as string;
       const token = await signIn(url, fixture.adminEmail);
+      const { rows: backend } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(
+        fixture.owner.db,
+      );
+      const postmaster = procStat(backend[0].pid)?.parent ?? 0;
+      const cpuBefore = { server: procStat(server.pid)?.ms ?? 0, postgres: postgresCpuMs(postmaster) };
       const startedAt = performance.now();
       const { messageId, apiMs } = await sendToEveryone(url, token, fixture.serviceIds);
       const timings = await waitForHandOver(fixture.owner, messageId, startedAt, 20 * 60_000);
+      const perThousand = (ms: number) => (ms * 1000) / size;
+      const cpu = {
+        server: perThousand((procStat(server.pid)?.ms ?? 0) - cpuBefore.server),
+        postgres: perThousand(cpuSpent(cpuBefore.postgres, postgresCpuMs(postmaster))),
+      };
+      ctx.log(
+        `CPU per 1,000 recipients: server ${cpu.server.toFixed(1)} ms, PostgreSQL ${cpu.postgres.toFixed(1)} ms`,
+      );
       const doubles = await countDoubleSends(fixture.owner, messageId);
       if (timings.recipients !== size || doubles.duplicate_phones > 0)
         throw new Error(
@@ -80,6 +129,13 @@ export const scenario: BenchScenario = {
         baseline: { name: 'target', figure: 30 * (size / 1_000_000) },
         target: `<= ${30 * (size / 1_000_000)} s`,
         met: timings.handedOverMs / 1000 <= 30 * (size / 1_000_000),
+      });
+      ctx.report({
+        scenario: 'fan-out',
+        measure: 'CPU per 1,000 recipients: server process + PostgreSQL',
+        work,
+        figure: cpu.server + cpu.postgres,
+        unit: 'ms',
       });
       ctx.report({
         scenario: 'fan-out',

