@@ -174,4 +174,49 @@ describe('the keys at work', () => {
     ]);
     expect(rows).toEqual([{ company_id: a, service_id: null }]);
   });
+
+  it("moves a service's counters through the company key, not by reading every company's services", async () => {
+    const a = (await createCompany(ctx.ownerDb)).id;
+    const service = await createService(ctx.ownerDb, a);
+    const client = await ctx.ownerPool.connect();
+    const plans: string[] = [];
+    const onNotice = (notice: { message?: string }) => {
+      if (notice.message?.includes('Update on services')) plans.push(notice.message);
+    };
+    client.on('notice', onNotice);
+    try {
+      await client.query('begin');
+      // The plans of the counter triggers' statements come back as notices (auto_explain, nested).
+      await client.query(`load 'auto_explain'`);
+      await client.query(`set local auto_explain.log_min_duration = 0;
+                          set local auto_explain.log_nested_statements = on;
+                          set local client_min_messages = log`);
+      const subscriber = (
+        await client.query(
+          `insert into subscribers (company_id, msisdn) values ($1, '+254711000002') returning id`,
+          [a],
+        )
+      ).rows[0].id;
+      await client.query(
+        'insert into subscriptions (company_id, service_id, subscriber_id) values ($1, $2, $3)',
+        [a, service.id, subscriber],
+      );
+      await client.query(
+        `insert into messages (company_id, service_id, content, status) values ($1, $2, 'hello', 'sent')`,
+        [a, service.id],
+      );
+      const counters = await client.query(
+        'select subscriber_count, message_count from services where company_id = $1 and id = $2',
+        [a, service.id],
+      );
+      await client.query('rollback');
+      expect(counters.rows).toEqual([{ subscriber_count: 1, message_count: 1 }]);
+      // The subscription's counter and the message's: each finds its service by company and id (the key).
+      expect(plans).toHaveLength(2);
+      for (const plan of plans) expect(plan).toMatch(/(Index|Hash) Cond: .*company_id = d\.company_id/);
+    } finally {
+      client.off('notice', onNotice);
+      client.release();
+    }
+  });
 });
