@@ -1,5 +1,5 @@
 import type { TRole } from '@sms/contracts/auth/roles';
-import { MESSAGE_CHIP_COUNT_CAP, MESSAGE_COUNT_CAP } from '@sms/contracts/messages/list-messages';
+import { MESSAGE_COUNT_CAP } from '@sms/contracts/messages/list-messages';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enqueueSend } from '../src/messaging/send-jobs.ts';
@@ -182,6 +182,12 @@ describe('GET /messages', () => {
     expect(await listIds('?direction=inbound')).toEqual([ids.inbound]);
     expect(await listIds('?direction=outbound&chip=sent')).toEqual([ids.promo, ids.delivered]);
     expect(await listIds('?direction=&status=&chip=all')).toHaveLength(7);
+    // Each filtered list's total is exact and its own, whatever the chips say.
+    const totalOf = async (query: string) => (await get(`/messages${query}`, 'company_admin')).json().data;
+    expect(await totalOf('?direction=outbound')).toMatchObject({ totalItems: 6, totalIsExact: true });
+    expect(await totalOf('?direction=inbound')).toMatchObject({ totalItems: 1, totalIsExact: true });
+    expect(await totalOf('?chip=pending&direction=outbound')).toMatchObject({ totalItems: 2 });
+    expect(await totalOf('?status=failed&chip=sent')).toMatchObject({ totalItems: 0, totalPages: 1 });
   });
 
   it('searches content and msisdn ignoring case, with % and _ taken literally', async () => {
@@ -242,16 +248,31 @@ describe('GET /messages', () => {
   });
 });
 
-describe('capped counts', () => {
-  it('stops counting at the cap and says the total is not exact', async () => {
+describe('counts past the search window', () => {
+  it('counts chips and filtered totals exactly however many messages; a search looks at its newest 10,001 matches', async () => {
     const big = await createTenantWithStaff(ctx.app, ctx.ownerDb);
     await insertManyMessages(ctx.ownerDb, big.company.id, MESSAGE_COUNT_CAP + 5, new Date());
     await insertMessage(ctx.ownerDb, { companyId: big.company.id, status: 'scheduled', content: 'later' });
     const data = (await get('/messages?limit=50', 'company_admin', big)).json().data;
-    expect(data.counts.all).toEqual({ total: MESSAGE_CHIP_COUNT_CAP, exact: false });
-    expect(data.counts.sent).toEqual({ total: MESSAGE_CHIP_COUNT_CAP, exact: false });
-    expect(data.counts.scheduled).toEqual({ total: 1, exact: true });
-    expect(data).toMatchObject({ totalItems: MESSAGE_COUNT_CAP, totalIsExact: false, totalPages: 200 });
+    expect(data.counts).toEqual({
+      scheduled: { total: 1, exact: true },
+      pending: { total: 0, exact: true },
+      sent: { total: MESSAGE_COUNT_CAP + 5, exact: true },
+      all: { total: MESSAGE_COUNT_CAP + 6, exact: true },
+    });
+    expect(data).toMatchObject({ totalItems: MESSAGE_COUNT_CAP + 6, totalIsExact: true, totalPages: 201 });
+    const sentOnly = (await get('/messages?status=sent&direction=outbound', 'company_admin', big)).json()
+      .data;
+    expect(sentOnly).toMatchObject({ totalItems: MESSAGE_COUNT_CAP + 5, totalIsExact: true });
+    expect((await get('/messages?direction=inbound', 'company_admin', big)).json().data).toMatchObject({
+      totalItems: 0,
+      totalIsExact: true,
+      messages: [],
+    });
+    // The last page of an exact total, and one past it.
+    const last = (await get('/messages?limit=50&page=201', 'company_admin', big)).json().data;
+    expect(last.messages).toHaveLength(6);
+    expect((await get('/messages?limit=50&page=202', 'company_admin', big)).json().data.messages).toEqual([]);
     const searched = (await get('/messages?search=bulk%201', 'company_admin', big)).json().data;
     expect(searched).toMatchObject({ totalItems: 1117, totalIsExact: true });
     // A search looks at its newest 10,001 matches: past them, a count narrowed further is a floor.
@@ -265,9 +286,22 @@ describe('capped counts', () => {
       await get('/messages?search=bulk&status=sent&limit=100&page=100', 'company_admin', big)
     ).json().data;
     expect(deep.messages).toHaveLength(100);
+    const everyone = await sql<{ status: string; n: number }>`
+      select status, count(*)::int as n from messages group by status`.execute(ctx.ownerDb);
+    const direct = (statuses: string[] | null) =>
+      everyone.rows
+        .filter((row) => statuses === null || statuses.includes(row.status))
+        .reduce((sum, row) => sum + row.n, 0);
     const platform = (await get('/messages', 'system_admin', big)).json().data;
-    expect(platform.counts.all).toEqual({ total: MESSAGE_CHIP_COUNT_CAP, exact: false });
-    expect(platform).toMatchObject({ totalItems: MESSAGE_COUNT_CAP, totalIsExact: false });
+    expect(platform.counts).toEqual({
+      scheduled: { total: direct(['scheduled']), exact: true },
+      pending: { total: direct(['pending', 'queued', 'processing']), exact: true },
+      sent: { total: direct(['sent', 'delivered']), exact: true },
+      all: { total: direct(null), exact: true },
+    });
+    expect(platform).toMatchObject({ totalItems: direct(null), totalIsExact: true });
+    const oneCompany = (await get(`/messages?companyId=${big.company.id}`, 'system_admin', big)).json().data;
+    expect(oneCompany.counts.all).toEqual({ total: MESSAGE_COUNT_CAP + 6, exact: true });
   });
 });
 

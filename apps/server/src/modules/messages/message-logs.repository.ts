@@ -80,7 +80,8 @@ const searchedMessages = (filter: MessageFilter & { search: string }, limit: num
   join messages m on m.company_id = s.company_id and m.id = s.message_id
   where ${whereAll(conditions(filter))}`;
 
-const hasSearch = (filter: MessageFilter): filter is MessageFilter & { search: string } => !!filter.search;
+export const hasSearch = (filter: MessageFilter): filter is MessageFilter & { search: string } =>
+  !!filter.search;
 
 const whereAll = (parts: RawBuilder<unknown>[]) =>
   parts.length === 0 ? sql`true` : sql.join(parts, sql` and `);
@@ -159,63 +160,79 @@ export async function findMessage(db: Executor, id: number, companyId: number | 
 }
 
 /**
- * The rows a capped count walks: at most cap + 1. Across every company the walk goes company by
- * company and stops as soon as it has seen enough.
+ * A search's matches counted as (n, more): n counted up to cap + 1 of its newest matches; more
+ * when that window was full, so that matches older than it were not looked at (only then can
+ * n <= cap be short of the total).
  */
-function countedRows(filter: MessageFilter, cap: number) {
-  const where = whereAll(conditions(filter));
-  if (filter.companyId !== null)
-    return sql`select 1 from messages m where m.company_id = ${filter.companyId} and ${where} limit ${cap + 1}`;
-  return sql`select 1 from companies c
-              cross join lateral (select 1 from messages m where m.company_id = c.id and ${where} limit ${cap + 1}) x
-              limit ${cap + 1}`;
-}
-
-/**
- * One count as (n, more): n rows counted up to cap + 1; more when a search's window was full, so
- * that matches older than it were not looked at (only then can n <= cap be short of the total).
- */
-function countColumns(filter: MessageFilter, cap: number) {
-  if (hasSearch(filter)) {
-    const window = Math.max(cap + 1, SEARCH_WINDOW);
-    // The function's ids are the caller's already: only other conditions need the messages.
-    if (conditions(filter).length === 0)
-      return sql`select count(*)::int as n, count(*) >= ${window} as more from ${searchMatches(filter, window)}`;
-    // Every match joined to its message: one that fails the other conditions is not counted.
-    return sql`select count(m.id)::int as n, count(*) >= ${window} as more
-                 from ${searchMatches(filter, window)}
-                 left join messages m on m.company_id = s.company_id and m.id = s.message_id
-                  and ${whereAll(conditions(filter))}`;
-  }
-  return sql`select count(*)::int as n, false as more from (${countedRows(filter, cap)}) counted`;
+function searchCountColumns(filter: MessageFilter & { search: string }, cap: number) {
+  const window = Math.max(cap + 1, SEARCH_WINDOW);
+  // The function's ids are the caller's already: only other conditions need the messages.
+  if (conditions(filter).length === 0)
+    return sql`select count(*)::int as n, count(*) >= ${window} as more from ${searchMatches(filter, window)}`;
+  // Every match joined to its message: one that fails the other conditions is not counted.
+  return sql`select count(m.id)::int as n, count(*) >= ${window} as more
+               from ${searchMatches(filter, window)}
+               left join messages m on m.company_id = s.company_id and m.id = s.message_id
+                and ${whereAll(conditions(filter))}`;
 }
 
 export type CappedCount = { total: number; exact: boolean };
 
+/** How many of the caller's messages have one direction and status (exact). */
+export type StatusCount = { direction: string; status: string; messages: number };
+
 /**
- * How many messages match each filter, counting no further than its cap + 1: exact below the
- * cap, "at least cap" above it. All in one statement (the chips and the list's total are asked
- * together on every page view).
+ * Whether the messages counted under (direction, status) are the ones the filter's conditions
+ * (other than the company and the search) select: the same rule as `conditions`, for the counters.
  */
-export async function countMessagesUpToEach(
+export function filterCounts(filter: MessageFilter, count: { direction: string; status: string }) {
+  if (filter.direction && count.direction !== filter.direction) return false;
+  if (filter.direction === 'inbound' && count.status !== 'received') return false;
+  return filter.statuses === null || filter.statuses.includes(count.status);
+}
+
+export type MessageCounts = { byStatus: StatusCount[]; searched: CappedCount | null };
+
+/**
+ * The messages of a company (null: every company the binding sees) per direction and status,
+ * exact, from migration 0020's counters: a few rows, whatever the number of messages. With a
+ * search, its own count too (capped, see searchCountColumns), in the same statement.
+ */
+export async function countMessages(
   db: Executor,
-  counts: readonly { filter: MessageFilter; cap: number }[],
-): Promise<CappedCount[]> {
-  if (counts.length === 0) return [];
-  const columns = counts.flatMap((_, i) => [
-    sql`${sql.ref(`c${i}.n`)} as ${sql.ref(`n${i}`)}`,
-    sql`${sql.ref(`c${i}.more`)} as ${sql.ref(`more${i}`)}`,
-  ]);
-  const sources = counts.map(
-    ({ filter, cap }, i) => sql`(${countColumns(filter, cap)}) as ${sql.ref(`c${i}`)}`,
+  companyId: number | null,
+  search: { filter: MessageFilter & { search: string }; cap: number } | null,
+): Promise<MessageCounts> {
+  const ofCompany = companyId === null ? sql`true` : sql`company_id = ${companyId}`;
+  const byStatus = sql`
+    select direction, status, sum(messages)::bigint as n, null::boolean as more
+      from message_status_counts where ${ofCompany}
+     group by direction, status having sum(messages) <> 0`;
+  const { rows } = await sql<{
+    direction: string | null;
+    status: string | null;
+    n: string | number;
+    more: boolean | null;
+  }>`
+    ${byStatus}
+    ${search ? sql`union all select null, null, s.n, s.more from (${searchCountColumns(search.filter, search.cap)}) s` : sql``}`.execute(
+    db,
   );
-  const { rows } = await sql<Record<string, number | boolean>>`
-    select ${sql.join(columns)} from ${sql.join(sources, sql` cross join `)}`.execute(db);
-  return counts.map(({ cap }, i) => {
-    const n = Number(rows[0]?.[`n${i}`] ?? 0);
-    if (n > cap) return { total: cap, exact: false };
-    return { total: n, exact: rows[0]?.[`more${i}`] !== true };
-  });
+  const byStatusRows = rows.flatMap((row) =>
+    row.direction !== null && row.status !== null
+      ? [{ direction: row.direction, status: row.status, messages: Number(row.n) }]
+      : [],
+  );
+  const searchRow = rows.find((row) => row.direction === null);
+  return {
+    byStatus: byStatusRows,
+    searched: search && searchRow ? cappedCount(searchRow, search.cap) : null,
+  };
+}
+
+function cappedCount(row: { n: string | number; more: boolean | null }, cap: number): CappedCount {
+  const n = Number(row.n);
+  return n > cap ? { total: cap, exact: false } : { total: n, exact: row.more !== true };
 }
 
 export type MessageSendRow = {

@@ -2,7 +2,6 @@ import { totalPages } from '@sms/contracts/common/pagination';
 import { jobStateOfMessage, toJobState } from '@sms/contracts/messages/job-status';
 import {
   chipStatuses,
-  MESSAGE_CHIP_COUNT_CAP,
   MESSAGE_CHIPS,
   MESSAGE_COUNT_CAP,
   type TListMessagesData,
@@ -98,23 +97,30 @@ export async function listMessages(
     search: query.search?.toLowerCase(),
   };
 
-  // The chips are counted over the caller's messages, and the list's own total with them (up to a
-  // higher cap): one statement. Where a chip's count under its cap already is the total, the
-  // second count walks no further than it did.
-  const chipCounts = MESSAGE_CHIPS.map((chip) => ({
-    filter: { companyId, statuses: chip.statuses },
-    cap: MESSAGE_CHIP_COUNT_CAP,
-  }));
   return inActorTransaction(deps.db, ctx, async (trx) => {
-    const counted = await repo.countMessagesUpToEach(trx, [
-      ...chipCounts,
-      { filter, cap: MESSAGE_COUNT_CAP },
-    ]);
+    // The chips and the list's total come from the per-status counters (exact, a few rows); a
+    // search's total is counted over its newest matches, in the same statement.
+    const counted = await repo.countMessages(
+      trx,
+      companyId,
+      repo.hasSearch(filter) ? { filter, cap: MESSAGE_COUNT_CAP } : null,
+    );
+    const sumOf = (wanted: repo.MessageFilter): repo.CappedCount => ({
+      total: counted.byStatus
+        .filter((count) => repo.filterCounts(wanted, count))
+        .reduce((sum, count) => sum + count.messages, 0),
+      exact: true,
+    });
     const counts = Object.fromEntries(
-      MESSAGE_CHIPS.map((chip, i) => [chip.id, counted[i]]),
+      MESSAGE_CHIPS.map((chip) => [chip.id, sumOf({ companyId, statuses: chip.statuses })]),
     ) as TListMessagesData['counts'];
-    const total = counted[chipCounts.length];
-    const rows = await repo.listMessagePage(trx, filter, (query.page - 1) * query.limit, query.limit);
+    const total = counted.searched ?? sumOf(filter);
+    const offset = (query.page - 1) * query.limit;
+    // An exact total says when a page has nothing on it: no need to look.
+    const rows =
+      total.exact && offset >= total.total
+        ? []
+        : await repo.listMessagePage(trx, filter, offset, query.limit);
     return {
       messages: rows.map(presentMessage),
       currentPage: query.page,

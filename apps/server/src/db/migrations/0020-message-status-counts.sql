@@ -1,0 +1,75 @@
+-- Exact message counts per company, direction and status, kept by statement triggers
+-- (docs/decisions/0012-console-reads-at-scale.md, "The message list's counts from counters").
+--
+-- Every view of the message list shows four chip counts (Scheduled, Pending, Sent, All) and the
+-- list's own total. They were counted from messages on every request, stopping at a cap (1,001
+-- index entries per chip, 10,001 for the total): the largest part of the list's database time, and
+-- still only "1,000+". These rows make them exact and a read of a few rows.
+--
+-- A company's count of one (direction, status) is the sum over its shards. A statement adds to the
+-- shard of its backend (pg_backend_pid() % 8), so concurrent writers of one company (inbound
+-- callbacks, sends, status changes) mostly lock different rows; the sum stays exact whatever shard
+-- a change lands in, because rows are only ever added to, never overwritten.
+create table message_status_counts (
+  company_id bigint not null references companies (id) on delete cascade,
+  direction text not null,
+  status text not null,
+  shard smallint not null,
+  messages bigint not null default 0,
+  primary key (company_id, direction, status, shard)
+);
+alter table message_status_counts enable row level security, force row level security;
+create policy tenant_isolation on message_status_counts
+  using ((select app_platform_scope()) or company_id = (select app_company_id()))
+  with check ((select app_platform_scope()) or company_id = (select app_company_id()));
+
+-- One statement's change: +1 for each new row, -1 for each old row, per (company, direction,
+-- status), only where it is not zero (an update that leaves the status alone writes nothing).
+-- Upserts in key order: two statements never wait on each other's rows in opposite orders. A
+-- company being deleted (its messages go by cascade) gets no rows back. Three static statements
+-- (plpgsql prepares each once per connection), one per kind of change.
+create function messages_status_counts() returns trigger language plpgsql as $$
+begin
+  if tg_op = 'INSERT' then
+    insert into message_status_counts as c (company_id, direction, status, shard, messages)
+    select n.company_id, n.direction, n.status, pg_backend_pid() % 8, count(*)
+      from new_rows n
+     where exists (select 1 from companies co where co.id = n.company_id)
+     group by 1, 2, 3
+     order by 1, 2, 3
+    on conflict (company_id, direction, status, shard) do update set messages = c.messages + excluded.messages;
+  elsif tg_op = 'DELETE' then
+    insert into message_status_counts as c (company_id, direction, status, shard, messages)
+    select o.company_id, o.direction, o.status, pg_backend_pid() % 8, -count(*)
+      from old_rows o
+     where exists (select 1 from companies co where co.id = o.company_id)
+     group by 1, 2, 3
+     order by 1, 2, 3
+    on conflict (company_id, direction, status, shard) do update set messages = c.messages + excluded.messages;
+  else
+    insert into message_status_counts as c (company_id, direction, status, shard, messages)
+    select d.company_id, d.direction, d.status, pg_backend_pid() % 8, d.n
+      from (select x.company_id, x.direction, x.status, sum(x.n) as n
+              from (select company_id, direction, status, 1 as n from new_rows
+                    union all
+                    select company_id, direction, status, -1 from old_rows) x
+             group by 1, 2, 3
+            having sum(x.n) <> 0) d
+     where exists (select 1 from companies co where co.id = d.company_id)
+     order by 1, 2, 3
+    on conflict (company_id, direction, status, shard) do update set messages = c.messages + excluded.messages;
+  end if;
+  return null;
+end $$;
+create trigger messages_status_counts_insert after insert on messages
+  referencing new table as new_rows for each statement execute function messages_status_counts();
+create trigger messages_status_counts_update after update on messages
+  referencing new table as new_rows old table as old_rows for each statement execute function messages_status_counts();
+create trigger messages_status_counts_delete after delete on messages
+  referencing old table as old_rows for each statement execute function messages_status_counts();
+
+-- Filled from the messages there are. The triggers above already hold messages against writers
+-- (creating a trigger takes a lock that conflicts with every write) until this migration commits,
+-- so no change is counted twice or missed.
+insert into message_status_counts (company_id, direction, status, shard, messages)
+select company_id, direction, status, 0, count(*) from messages group by 1, 2, 3;
