@@ -26,7 +26,22 @@ export type RetryPolicy = { maxAttempts: number; baseDelayMs: number; maxDelayMs
  * `revisitFrom`: just before the first block the lane stepped over because another lane held it
  * (null when none): those rows may still be pending if that lane's batch rolled back.
  */
-export type LaneCursor = { cursor: number; revisitFrom?: number | null };
+export type LaneCursor = {
+  cursor: number;
+  revisitFrom?: number | null;
+  /** Set while the lane goes back over rows behind it (up to where it was): no jump to the frontier. */
+  revisitUntil?: number | null;
+  shared?: SharedLanes;
+};
+
+/**
+ * What the lanes of one process know together about one send. `frontier`: the furthest any of them
+ * got; a lane going forward starts there instead of walking, row by row, the blocks its siblings
+ * handed over meanwhile (each a heap check of two row versions). `held`: the blocks they hold now;
+ * a lane steps over those without going back to them later (their holder does, should its batch
+ * roll back). Blocks held elsewhere (another process) are still gone back to.
+ */
+export type SharedLanes = { frontier: number; held: Set<number>; rescannedAt: number };
 
 export type DispatchResult = {
   /** Recipients claimed (locked) in this batch. */
@@ -79,7 +94,13 @@ export async function readSendPlan(
  * Up to `limit` recipients due for a hand-over: retries whose time has come first (row locks, SKIP
  * LOCKED: they are few), then fresh ones after the lane's cursor, a block at a time.
  */
-async function claimRecipients(trx: Executor, plan: SendPlan, lane: LaneCursor, limit: number) {
+async function claimRecipients(
+  trx: Executor,
+  plan: SendPlan,
+  lane: LaneCursor,
+  limit: number,
+  holding: number[],
+) {
   const due = await sql<ClaimedRow>`
     select id, recipient_phone, service_id, attempts
       from delivery_reports
@@ -89,7 +110,7 @@ async function claimRecipients(trx: Executor, plan: SendPlan, lane: LaneCursor, 
      limit ${limit}
        for update skip locked`.execute(trx);
   if (due.rows.length >= limit) return due.rows;
-  return [...due.rows, ...(await claimFreshBlock(trx, plan, lane, limit - due.rows.length, limit))];
+  return [...due.rows, ...(await claimFreshBlock(trx, plan, lane, limit - due.rows.length, limit, holding))];
 }
 
 /** Blocks another lane holds are stepped over; the next attempts look further on. */
@@ -110,7 +131,13 @@ async function claimFreshBlock(
   lane: LaneCursor,
   limit: number,
   blockSize: number,
+  holding: number[],
 ) {
+  const shared = lane.shared;
+  if (shared) {
+    if (lane.revisitUntil != null && lane.cursor >= lane.revisitUntil) lane.revisitUntil = null;
+    if (lane.revisitUntil == null && shared.frontier > lane.cursor) lane.cursor = shared.frontier;
+  }
   for (let attempt = 0; attempt < BLOCK_ATTEMPTS; attempt++) {
     const { rows } = await sql<{ block: string; locked: boolean }>`
       select b.block, pg_try_advisory_xact_lock(${plan.messageId % 2_147_483_647}::int,
@@ -127,9 +154,15 @@ async function claimFreshBlock(
     const blockStart = Number(next.block) * blockSize;
     const blockEnd = blockStart + blockSize;
     if (!next.locked) {
-      lane.revisitFrom = Math.min(lane.revisitFrom ?? blockStart - 1, blockStart - 1);
+      if (!shared?.held.has(Number(next.block)))
+        lane.revisitFrom = Math.min(lane.revisitFrom ?? blockStart - 1, blockStart - 1);
       lane.cursor = blockEnd - 1;
+      if (shared) shared.frontier = Math.max(shared.frontier, lane.cursor);
       continue;
+    }
+    if (shared) {
+      shared.held.add(Number(next.block));
+      holding.push(Number(next.block));
     }
     const fresh = await sql<ClaimedRow>`
       select id, recipient_phone, service_id, attempts
@@ -264,8 +297,9 @@ export async function dispatchBatch(
   takeTokens: (wanted: number) => Promise<{ granted: number; nextWindowInMs: number }>,
 ): Promise<DispatchResult> {
   const startedAt = lane.cursor;
+  const holding: number[] = [];
   return inTenantTransaction(db, companyScope(plan.companyId), async (trx) => {
-    const claimed = await claimRecipients(trx, plan, lane, companyProvider.batchSize);
+    const claimed = await claimRecipients(trx, plan, lane, companyProvider.batchSize, holding);
     if (claimed.length === 0) return { claimed: 0, offered: 0, throttledForMs: null };
     const { granted, nextWindowInMs } = await takeTokens(claimed.length);
     if (granted === 0) return { claimed: claimed.length, offered: 0, throttledForMs: nextWindowInMs || 1 };
@@ -296,10 +330,16 @@ export async function dispatchBatch(
     await recordOutcomes(trx, plan, records);
     // Fresh recipients only move the cursor forward; retried ones come back through next_attempt_at.
     for (const row of batch) if (row.attempts === 0 && row.id > lane.cursor) lane.cursor = row.id;
+    if (lane.shared) lane.shared.frontier = Math.max(lane.shared.frontier, lane.cursor);
     return { claimed: claimed.length, offered: batch.length, throttledForMs: null };
-  }).catch((error) => {
-    // The batch rolled back: its rows are pending again behind the cursor.
-    lane.revisitFrom = Math.min(lane.revisitFrom ?? startedAt, startedAt);
-    throw error;
-  });
+  })
+    .catch((error) => {
+      // The batch rolled back: its rows are pending again behind the cursor.
+      lane.revisitFrom = Math.min(lane.revisitFrom ?? startedAt, startedAt);
+      throw error;
+    })
+    .finally(() => {
+      // After the commit (or rollback): the advisory locks are gone with the transaction.
+      for (const block of holding) lane.shared?.held.delete(block);
+    });
 }

@@ -2,7 +2,14 @@ import { sql } from 'kysely';
 import type { MessagingConfig } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import { companyScope, inTenantTransaction, platformScope } from '../db/tenant-scope.ts';
-import { dispatchBatch, type LaneCursor, type RetryPolicy, readSendPlan, type SendPlan } from './dispatch.ts';
+import {
+  dispatchBatch,
+  type LaneCursor,
+  type RetryPolicy,
+  readSendPlan,
+  type SendPlan,
+  type SharedLanes,
+} from './dispatch.ts';
 import { fanOutBatch } from './fan-out.ts';
 import {
   adoptSendsWithoutJobs,
@@ -38,7 +45,7 @@ export type MessagingEngineOptions = {
   unmatchedSweepIntervalMs?: number;
 };
 
-type LaneState = LaneCursor & { resetAt: number; rescannedAt: number };
+type LaneState = LaneCursor & { resetAt: number; shared: SharedLanes };
 
 type ActiveSend = { companyId: number; messageId: number; state: 'fanout' | 'dispatch' };
 
@@ -77,6 +84,7 @@ export function createMessagingEngine(options: MessagingEngineOptions): Messagin
   const throttledUntil = new Map<number, number>();
   const fanningOut = new Set<number>();
   const lastSettle = new Map<number, number>();
+  const sharedLanes = new Map<number, SharedLanes>();
 
   const activeSends = () => {
     if (Date.now() - activeCache.at < ACTIVE_SENDS_TTL_MS) return Promise.resolve(activeCache.sends);
@@ -90,6 +98,7 @@ export function createMessagingEngine(options: MessagingEngineOptions): Messagin
         activeCache = { at: Date.now(), sends };
         const live = new Set(sends.map((send) => send.messageId));
         for (const messageId of plans.keys()) if (!live.has(messageId)) plans.delete(messageId);
+        for (const messageId of sharedLanes.keys()) if (!live.has(messageId)) sharedLanes.delete(messageId);
         return sends;
       })
       .finally(() => {
@@ -158,7 +167,12 @@ export function createMessagingEngine(options: MessagingEngineOptions): Messagin
     const companyProvider = await providers.forCompany(send.companyId);
     let cursor = cursors.get(send.messageId);
     if (!cursor) {
-      cursor = { cursor: 0, revisitFrom: null, resetAt: Date.now(), rescannedAt: Date.now() };
+      let shared = sharedLanes.get(send.messageId);
+      if (!shared) {
+        shared = { frontier: 0, held: new Set(), rescannedAt: Date.now() };
+        sharedLanes.set(send.messageId, shared);
+      }
+      cursor = { cursor: 0, revisitFrom: null, revisitUntil: null, resetAt: Date.now(), shared };
       cursors.set(send.messageId, cursor);
     }
     const result = await dispatchBatch(db, plan, companyProvider, cursor, policy, (wanted) =>
@@ -171,12 +185,14 @@ export function createMessagingEngine(options: MessagingEngineOptions): Messagin
     if (result.offered > 0) worked = true;
     if (result.claimed === 0 && cursor.cursor > 0 && Date.now() - cursor.resetAt > CURSOR_RESET_EVERY_MS) {
       // Rows behind the cursor may have been released by others (a rolled-back batch): look again.
-      const rescan = Date.now() - cursor.rescannedAt > FULL_RESCAN_EVERY_MS;
+      // One lane of the process does the full look back, for all of them.
+      const rescan = Date.now() - cursor.shared.rescannedAt > FULL_RESCAN_EVERY_MS;
       const back = rescan ? 0 : cursor.revisitFrom;
       cursor.resetAt = Date.now();
-      if (rescan) cursor.rescannedAt = Date.now();
+      if (rescan) cursor.shared.rescannedAt = Date.now();
       cursor.revisitFrom = null;
       if (back !== null && back !== undefined && back < cursor.cursor) {
+        cursor.revisitUntil = Math.max(cursor.revisitUntil ?? 0, cursor.cursor);
         cursor.cursor = back;
         return true;
       }
