@@ -9,7 +9,8 @@ import { createTestContext, type TestContext } from './support/test-app.ts';
  * The message list's counters (migration 0020) against a direct count of messages, after a random
  * run of every change that moves them, made by several connections at once: batches of new
  * messages, status changes (some to the status they already have), text edits, deletes, messages
- * moved to another company, transactions rolled back, and a whole company deleted. Most of it runs
+ * moved to another company, transactions rolled back, and a whole company deleted. The messages'
+ * search rows (the top bar's words, the message list's text) are checked after the same run. Most of it runs
  * as the application does (its role, bound to the company, row-level security inside the triggers).
  */
 let ctx: TestContext;
@@ -40,6 +41,27 @@ async function countDifferences(db: Database) {
     union all
     (select 'extra', * from counted except select 'extra', * from direct)
     order by 2, 3, 4, 1`.execute(db);
+  return rows;
+}
+
+/** Every message whose search rows (0009's words, 0018's text) differ from its own text (empty when exact). */
+async function searchDifferences(db: Database) {
+  const { rows } = await sql<Record<string, unknown>>`
+    with direct_text as (
+      select company_id, id as message_id, created_at, lower(content) as content, msisdn from messages),
+    kept_text as (select company_id, message_id, created_at, content, msisdn from message_search_text),
+    direct_words as (
+      select m.company_id, w.word, m.created_at, m.id as message_id
+        from messages m cross join lateral search_words(m.content) as w(word)),
+    kept_words as (select company_id, word, created_at, message_id from message_search_words)
+    (select 'text missing' as problem, company_id, message_id from (select * from direct_text except select * from kept_text) x)
+    union all
+    (select 'text extra', company_id, message_id from (select * from kept_text except select * from direct_text) x)
+    union all
+    (select 'words missing', company_id, message_id from (select * from direct_words except select * from kept_words) x)
+    union all
+    (select 'words extra', company_id, message_id from (select * from kept_words except select * from direct_words) x)
+    order by 2, 3, 1`.execute(db);
   return rows;
 }
 
@@ -122,6 +144,8 @@ describe('message status counters', () => {
     const { rows } = await sql<{ n: number }>`select count(*)::int as n from messages`.execute(ctx.ownerDb);
     expect(rows[0].n).toBeGreaterThan(100);
     expect(await countDifferences(ctx.ownerDb)).toEqual([]);
+    // The search rows follow the same changes (edits, deletes, moves to another company).
+    expect(await searchDifferences(ctx.ownerDb)).toEqual([]);
 
     // A whole company goes, its counters with it; the others stay exact.
     await ctx.ownerDb.deleteFrom('companies').where('id', '=', companies[2]).execute();
