@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { RequestContext } from '../request-context.ts';
-import type { Database } from './database.ts';
+import { type Database, withPreparedStatements } from './database.ts';
 import type { DB } from './schema.ts';
 import { companyScope, inTenantTransaction, platformScope, type TenantScope } from './tenant-scope.ts';
 
@@ -16,11 +16,14 @@ export function scopeOfRequest(ctx: RequestContext): TenantScope {
   return scopeOfUser(ctx.actor);
 }
 
-/** The one way request work reaches the database: one transaction bound to the actor's scope and user. */
+/**
+ * The one way request work reaches the database: one transaction bound to the actor's scope and
+ * user, its statements prepared on the connection (the console repeats the same ones).
+ */
 export function inActorTransaction<T>(
   db: Database,
   ctx: RequestContext,
   work: (trx: Transaction<DB>) => Promise<T>,
 ) {
-  return inTenantTransaction(db, scopeOfRequest(ctx), work, ctx.actor.userId);
+  return withPreparedStatements(() => inTenantTransaction(db, scopeOfRequest(ctx), work, ctx.actor.userId));
 }

@@ -1,3 +1,5 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { createHash } from 'node:crypto';
 import { REQUEST_LIMIT_MESSAGES } from '@sms/contracts/common/request-limits';
 import { Kysely, PostgresDialect, type PostgresPool, type Transaction } from 'kysely';
 import pg from 'pg';
@@ -36,7 +38,7 @@ export function connectDatabase(
   });
   // An idle client that loses its server emits here; without a listener the process would die.
   pool.on('error', (error) => console.error(`database connection error: ${error.message}`));
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: busyAware(pool) }) });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: preparing(busyAware(pool)) }) });
   return { db, pool, close: () => db.destroy() };
 }
 
@@ -92,4 +94,119 @@ function withStartupRole(connectionString: string, role: string) {
   const options = url.searchParams.get('options');
   url.searchParams.set('options', `${options ? `${options} ` : ''}-c role=${role}`);
   return url.toString();
+}
+
+/**
+ * Statements a connection keeps prepared at most. The application has a few hundred distinct
+ * parameterised statements; dynamic ones (an IN-list of any length) would otherwise grow each
+ * backend's memory without end. The least recently used is deallocated past this.
+ */
+export const PREPARED_PER_CONNECTION = 200;
+
+/** Statements with more values than this are bulk writes of varying shape: left unnamed. */
+const MAX_PREPARED_VALUES = 64;
+
+type PoolClient = Awaited<ReturnType<PostgresPool['connect']>>;
+type ParsedStatements = { connection?: { parsedStatements?: Record<string, string> } };
+
+const preparedScope = new AsyncLocalStorage<true>();
+
+/**
+ * Runs work whose parameterised statements are prepared by name on their connection (see
+ * `preparing`): the console's requests, which run the same few hundred statements over and over.
+ * Everything else (the engine, delivery reports, jobs, sign-in) keeps unnamed statements.
+ */
+export function withPreparedStatements<T>(work: () => Promise<T>) {
+  return preparedScope.run(true, work);
+}
+
+export function preparesStatements() {
+  return preparedScope.getStore() === true;
+}
+
+/**
+ * Kysely's connections, where inside withPreparedStatements every parameterised statement is
+ * prepared by name (a hash of its text) once per connection: PostgreSQL then parses, analyses and
+ * rewrites it (row security policies included) once instead of on every call. Statements
+ * without values (BEGIN with the binding, COMMIT, several statements in one string) keep the
+ * simple protocol. Only Kysely's clients are named; code using the pool directly is unchanged.
+ */
+function preparing(pool: PostgresPool): PostgresPool {
+  const clients = new WeakMap<PoolClient, PoolClient>();
+  return {
+    ...pool,
+    connect: async () => {
+      const client = await pool.connect();
+      let named = clients.get(client);
+      if (!named) {
+        named = namingClient(client);
+        clients.set(client, named);
+      }
+      return named;
+    },
+  };
+}
+
+function namingClient(client: PoolClient): PoolClient {
+  // Names in least-recently-used order (a Map keeps insertion order; a hit moves to the end).
+  const prepared = new Map<string, true>();
+  const parsed = () => (client as unknown as ParsedStatements).connection?.parsedStatements ?? {};
+  const query = async (text: string, values?: readonly unknown[]) => {
+    if (
+      values === undefined ||
+      values.length === 0 ||
+      values.length > MAX_PREPARED_VALUES ||
+      !preparesStatements()
+    )
+      return client.query(text, values ?? []);
+    const name = statementName(text);
+    if (prepared.delete(name)) prepared.set(name, true);
+    else {
+      if (prepared.size >= PREPARED_PER_CONNECTION) await deallocateOldest(client, prepared, parsed());
+      prepared.set(name, true);
+    }
+    return client.query({ name, text, values: values as unknown[] } as never);
+  };
+  return {
+    query: ((textOrConfig: unknown, values?: readonly unknown[]) =>
+      typeof textOrConfig === 'string'
+        ? query(textOrConfig, values)
+        : client.query(textOrConfig as never)) as PoolClient['query'],
+    release: (destroy?: boolean) => client.release(destroy),
+    get processID() {
+      return (client as unknown as { processID?: number }).processID;
+    },
+  } as PoolClient;
+}
+
+async function deallocateOldest(
+  client: PoolClient,
+  prepared: Map<string, true>,
+  parsed: Record<string, string>,
+) {
+  const oldest = prepared.keys().next().value as string;
+  prepared.delete(oldest);
+  // A statement whose Parse failed never existed on the server.
+  if (parsed[oldest] === undefined) return;
+  try {
+    await client.query(`deallocate "${oldest}"`, []);
+    delete parsed[oldest];
+  } catch {
+    // In a failed transaction the next statement fails anyway; the statement stays prepared.
+    prepared.set(oldest, true);
+  }
+}
+
+// Statement texts seen recently and their names, so a text is hashed once, not on every call.
+const namesByText = new Map<string, string>();
+const NAMES_REMEMBERED = 5_000;
+
+function statementName(text: string) {
+  let name = namesByText.get(text);
+  if (name === undefined) {
+    name = `k${createHash('sha1').update(text).digest('base64url')}`;
+    if (namesByText.size >= NAMES_REMEMBERED) namesByText.clear();
+    namesByText.set(text, name);
+  }
+  return name;
 }

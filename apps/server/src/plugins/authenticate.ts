@@ -2,6 +2,7 @@ import { AUTH_MESSAGES } from '@sms/contracts/auth/login';
 import { effectiveRole } from '@sms/contracts/auth/roles';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../app-deps.ts';
+import { withPreparedStatements } from '../db/database.ts';
 import { AppError } from '../errors.ts';
 import { verifyAccessToken } from '../modules/auth/access-token.ts';
 import { findUserInLiveSession } from '../modules/auth/auth.repository.ts';
@@ -29,7 +30,9 @@ export async function resolveActor(deps: AppDeps, token: string): Promise<Actor>
   const claims = await verifyAccessToken(token, deps.keys.jwt);
   // The token names a user, not a company: this one lookup crosses tenants (explicitly, and
   // only for it, inside app_session_user); the request's own work is then bound to the company it finds.
-  const user = await findUserInLiveSession(deps.db, claims.userId, claims.sessionId);
+  const user = await withPreparedStatements(() =>
+    findUserInLiveSession(deps.db, claims.userId, claims.sessionId),
+  );
   if (!user) throw new AppError('unauthorized', AUTH_MESSAGES.invalidToken);
   const refusal = accessRefusal(user);
   if (refusal) throw new AppError('unauthorized', refusal);

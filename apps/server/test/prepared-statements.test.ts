@@ -1,0 +1,90 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { inActorTransaction } from '../src/db/actor-transaction.ts';
+import {
+  APP_ROLE,
+  connectDatabase,
+  type DatabaseHandle,
+  PREPARED_PER_CONNECTION,
+} from '../src/db/database.ts';
+import { inTenantTransaction, platformScope } from '../src/db/tenant-scope.ts';
+import type { RequestContext } from '../src/request-context.ts';
+import { createTestContext, type TestContext } from './support/test-app.ts';
+
+// One connection, so every statement below meets the same server session and its prepared statements.
+let ctx: TestContext;
+let single: DatabaseHandle;
+beforeAll(async () => {
+  ctx = await createTestContext();
+  single = connectDatabase(ctx.config.databaseUrl ?? '', 1, { role: APP_ROLE });
+});
+afterAll(async () => {
+  await single.close();
+  await ctx.close();
+});
+
+const systemAdmin: RequestContext = {
+  actor: { userId: 1, role: 'system_admin', companyId: null, name: 'A', email: 'a@b.test', sessionId: 's' },
+  ip: '127.0.0.1',
+  userAgent: null,
+};
+
+type Trx = Parameters<Parameters<typeof inActorTransaction>[2]>[0];
+
+const preparedNow = (trx: Trx) =>
+  sql<{ statement: string }>`select statement from pg_prepared_statements`
+    .execute(trx)
+    .then((result) => result.rows.map((row) => row.statement));
+
+const planCacheMode = (trx: Trx) =>
+  sql<{ mode: string }>`select current_setting('plan_cache_mode') as mode`
+    .execute(trx)
+    .then((result) => result.rows[0]?.mode);
+
+it("prepares a request's parameterised statements once on its connection, planned for each call's values", async () => {
+  const probe = (trx: Trx, n: number) => sql`select ${n}::int + 1 as probe_prepared`.execute(trx);
+  const { prepared, mode } = await inActorTransaction(single.db, systemAdmin, async (trx) => {
+    await probe(trx, 1);
+    await probe(trx, 2);
+    return { prepared: await preparedNow(trx), mode: await planCacheMode(trx) };
+  });
+  expect(prepared.filter((text) => text.includes('probe_prepared'))).toHaveLength(1);
+  // A generic plan made for an average company misjudges a big or a small one.
+  expect(mode).toBe('force_custom_plan');
+
+  // The next request on the connection reuses it; outside a request the session's default holds.
+  const again = await inActorTransaction(single.db, systemAdmin, async (trx) => {
+    await probe(trx, 3);
+    return preparedNow(trx);
+  });
+  expect(again.filter((text) => text.includes('probe_prepared'))).toHaveLength(1);
+  expect(await single.db.transaction().execute(planCacheMode)).toBe('auto');
+});
+
+it('leaves work outside a request (engine, jobs, sign-in) unprepared', async () => {
+  const prepared = await inTenantTransaction(single.db, platformScope, async (trx) => {
+    await sql`select ${5}::int as probe_unprepared`.execute(trx);
+    return preparedNow(trx);
+  });
+  expect(prepared.filter((text) => text.includes('probe_unprepared'))).toHaveLength(0);
+});
+
+it('keeps at most PREPARED_PER_CONNECTION statements on a connection, dropping the least recently used', async () => {
+  // Dynamic SQL (an IN-list of any length) must not grow the backend's memory without end.
+  const distinct = PREPARED_PER_CONNECTION + 30;
+  const prepared = await inActorTransaction(single.db, systemAdmin, async (trx) => {
+    for (let i = 0; i < distinct; i += 1)
+      await sql`select ${i}::int as ${sql.raw(`probe_bound_${i}`)}`.execute(trx);
+    return preparedNow(trx);
+  });
+  expect(prepared.length).toBeLessThanOrEqual(PREPARED_PER_CONNECTION);
+  const kept = prepared.filter((text) => text.includes('probe_bound_'));
+  expect(kept.some((text) => text.includes(`probe_bound_${distinct - 1}`))).toBe(true);
+  expect(kept.some((text) => /probe_bound_0\b/.test(text))).toBe(false);
+
+  // A statement dropped from the connection is prepared again when it comes back.
+  const rows = await inActorTransaction(single.db, systemAdmin, (trx) =>
+    sql<{ probe_bound_0: number }>`select ${42}::int as probe_bound_0`.execute(trx),
+  );
+  expect(rows.rows[0]?.probe_bound_0).toBe(42);
+});
