@@ -16,12 +16,32 @@ export async function signAccessToken(claims: AccessClaims, key: Uint8Array, ttl
     .sign(key);
 }
 
+/**
+ * Tokens whose signature was checked, per key, with their claims and expiry: every request of a
+ * signed-in console presents the same token for its whole life, and checking its HMAC again
+ * (WebCrypto, a job on the thread pool) was a tenth of the API's CPU for a cheap read. Only the
+ * signature and claims are remembered: whether the sign-in is still live is asked of the database
+ * on every request, and an expired token is checked afresh (and refused).
+ */
+const verifiedTokens = new WeakMap<Uint8Array, Map<string, AccessClaims & { expiresAtMs: number }>>();
+export const VERIFIED_TOKENS_REMEMBERED = 10_000;
+
 export async function verifyAccessToken(token: string, key: Uint8Array): Promise<AccessClaims> {
+  let verified = verifiedTokens.get(key);
+  if (!verified) {
+    verified = new Map();
+    verifiedTokens.set(key, verified);
+  }
+  const known = verified.get(token);
+  if (known && Date.now() < known.expiresAtMs) return { userId: known.userId, sessionId: known.sessionId };
+  if (known) verified.delete(token);
   try {
     const { payload } = await jwtVerify(token, key, { issuer: ISSUER, algorithms: ['HS256'] });
     const userId = Number(payload.sub);
-    if (!Number.isSafeInteger(userId) || typeof payload.sid !== 'string')
+    if (!Number.isSafeInteger(userId) || typeof payload.sid !== 'string' || typeof payload.exp !== 'number')
       throw new errors.JWTInvalid('bad claims');
+    if (verified.size >= VERIFIED_TOKENS_REMEMBERED) verified.delete(verified.keys().next().value as string);
+    verified.set(token, { userId, sessionId: payload.sid, expiresAtMs: payload.exp * 1000 });
     return { userId, sessionId: payload.sid };
   } catch (error) {
     if (error instanceof errors.JWTExpired) throw new AppError('token_expired', AUTH_MESSAGES.tokenExpired);
