@@ -166,9 +166,11 @@ export async function findMessage(db: Executor, id: number, companyId: number | 
  */
 function searchCountColumns(filter: MessageFilter & { search: string }, cap: number) {
   const window = Math.max(cap + 1, SEARCH_WINDOW);
-  // The function's ids are the caller's already: only other conditions need the messages.
+  // The function's ids are the caller's already: only other conditions need the messages. With
+  // none, any `window` matches count as well as the newest: counted unordered (migration 0020).
   if (conditions(filter).length === 0)
-    return sql`select count(*)::int as n, count(*) >= ${window} as more from ${searchMatches(filter, window)}`;
+    return sql`select c.n, c.n >= ${window} as more
+                 from count_message_matches(${filter.companyId}::bigint, ${likePattern(filter.search)}::text, ${window}::int) c(n)`;
   // Every match joined to its message: one that fails the other conditions is not counted.
   return sql`select count(m.id)::int as n, count(*) >= ${window} as more
                from ${searchMatches(filter, window)}

@@ -32,7 +32,8 @@ export function messageLogsRoutes(app: App, deps: AppDeps) {
           'Messages, newest first: the caller’s company (system_admin: every company, or one with companyId). ' +
           'search matches the content or the msisdn anywhere, ignoring case. chip narrows to a quick-filter ' +
           'group (scheduled; pending = pending, queued, processing; sent = sent, delivered). counts gives each ' +
-          'chip’s count over the same company; totals and counts stop at 10,000 (exact: false).',
+          'chip’s count over the same company. Counts and totals are exact, except a search’s total, which ' +
+          'counts its newest 10,001 matches and stops at 10,000 (exact: false).',
         querystring: ZListMessagesQuery,
         response: { 200: ZListMessagesResponse },
       },
