@@ -14,8 +14,11 @@ import { startServerProcess } from '../support/server-process.ts';
  * writes a CPU profile of the API process there.
  */
 
-/** Concurrent HTTP clients posting reports (a provider's callback senders). */
-const CONNECTIONS = 64;
+/**
+ * Concurrent HTTP clients posting reports (a provider's callback senders). DLR_CONNECTIONS=<n>
+ * measures another count (the batches grow with the reports in flight).
+ */
+const CONNECTIONS = Number(process.env.DLR_CONNECTIONS ?? 64);
 /** Every this-many-th report is a failure (with its reason), the rest deliveries. */
 const FAILED_EVERY = 50;
 
