@@ -58,6 +58,13 @@ const CURSOR_RESET_EVERY_MS = 1000;
  * handed over, and lanes that caught up with a running fan-out did it every second.
  */
 const FULL_RESCAN_EVERY_MS = 15_000;
+/**
+ * Lanes of a process that hand a send over while its fan-out is still writing (besides the one
+ * writing). The fan-out is one statement at a time on one connection: hand-over lanes running
+ * beside it took the cores it needed, and the rows were written at half their own speed. Held
+ * back, the rows are written sooner and the lanes catch up after, with the cores to themselves.
+ */
+const HANDOVER_LANES_WHILE_FANNING_OUT = 1;
 
 /**
  * The worker side of messaging: the send job's handler (a send starts at its time), lanes that
@@ -85,6 +92,7 @@ export function createMessagingEngine(options: MessagingEngineOptions): Messagin
   const fanningOut = new Set<number>();
   const lastSettle = new Map<number, number>();
   const sharedLanes = new Map<number, SharedLanes>();
+  const handingOverWhileFanningOut = new Map<number, number>();
 
   const activeSends = () => {
     if (Date.now() - activeCache.at < ACTIVE_SENDS_TTL_MS) return Promise.resolve(activeCache.sends);
@@ -154,7 +162,7 @@ export function createMessagingEngine(options: MessagingEngineOptions): Messagin
       try {
         const result = await fanOutBatch(db, send.companyId, send.messageId, config.fanoutBatchSize);
         if (result !== 'busy') worked = true;
-        if (result === 'finished') forgetActive();
+        if (result === 'finished') wake();
         // The lane that fans out keeps at it while other lanes hand the rows over.
         if (result === 'progress' && config.workerLanes > 1) return true;
       } finally {
@@ -162,6 +170,22 @@ export function createMessagingEngine(options: MessagingEngineOptions): Messagin
       }
     }
     if ((throttledUntil.get(send.companyId) ?? 0) > Date.now()) return worked;
+    if (send.state !== 'fanout') return (await handOver(send, cursors)) || worked;
+    const handing = handingOverWhileFanningOut.get(send.messageId) ?? 0;
+    if (handing >= HANDOVER_LANES_WHILE_FANNING_OUT) return worked;
+    handingOverWhileFanningOut.set(send.messageId, handing + 1);
+    try {
+      return (await handOver(send, cursors)) || worked;
+    } finally {
+      const left = (handingOverWhileFanningOut.get(send.messageId) ?? 1) - 1;
+      if (left > 0) handingOverWhileFanningOut.set(send.messageId, left);
+      else handingOverWhileFanningOut.delete(send.messageId);
+    }
+  };
+
+  /** One hand-over batch of a send; true when something moved. */
+  const handOver = async (send: ActiveSend, cursors: Map<number, LaneState>) => {
+    let worked = false;
     const plan = await planOf(send);
     if (!plan) return worked;
     const companyProvider = await providers.forCompany(send.companyId);
