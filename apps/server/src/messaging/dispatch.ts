@@ -334,8 +334,13 @@ export async function dispatchBatch(
     return { claimed: claimed.length, offered: batch.length, throttledForMs: null };
   })
     .catch((error) => {
-      // The batch rolled back: its rows are pending again behind the cursor.
+      // The batch rolled back: its rows are pending again behind the cursor. The lane goes back to
+      // its block at once (siblings stepped over it and will not), then on to where it was.
       lane.revisitFrom = Math.min(lane.revisitFrom ?? startedAt, startedAt);
+      if (holding.length > 0) {
+        lane.revisitUntil = Math.max(lane.revisitUntil ?? 0, lane.cursor, lane.shared?.frontier ?? 0);
+        lane.cursor = Math.min(lane.cursor, Math.min(...holding) * companyProvider.batchSize - 1);
+      }
       throw error;
     })
     .finally(() => {
