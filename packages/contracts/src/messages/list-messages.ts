@@ -4,10 +4,11 @@ import { ZOptionalQueryText, ZPage, ZPageSize } from '../common/pagination.ts';
 import { MESSAGE_DIRECTIONS, MESSAGE_STATUSES, type TMessageStatus, ZMessage } from './message.ts';
 
 export const MESSAGE_PAGE_SIZE = 20;
-/** Filtered totals stop here ("10,000 or more"): a page view never counts a whole big table. */
+/**
+ * A search's total stops here ("10,000+"): its matches are counted per request. Every other total
+ * and the chips' counts come from per-company counters and are exact at any size.
+ */
 export const MESSAGE_COUNT_CAP = 10_000;
-/** The chips' counts stop sooner ("1,000+"): four of them are counted on every page view. */
-export const MESSAGE_CHIP_COUNT_CAP = 1_000;
 
 /** Spec section 2: the status filter's options, in its order. */
 export const MESSAGE_STATUS_FILTERS = [
@@ -92,7 +93,7 @@ export type TListMessagesQuery = {
   companyId?: number;
 };
 
-/** A count that stopped at MESSAGE_COUNT_CAP says so: exact false means "at least total". */
+/** A count that stopped at MESSAGE_COUNT_CAP says so: exact false means "at least total" (a search's only). */
 export const ZCappedCount = z.object({ total: z.number().int(), exact: z.boolean() });
 export type TCappedCount = z.infer<typeof ZCappedCount>;
 
@@ -101,11 +102,11 @@ export const ZListMessagesData = z.object({
   currentPage: z.number().int(),
   totalPages: z.number().int(),
   totalItems: z.number().int(),
-  /** false when totalItems stopped at MESSAGE_COUNT_CAP. */
+  /** false only for a search whose newest 10,001 matches were all counted (totalItems stopped at MESSAGE_COUNT_CAP). */
   totalIsExact: z.boolean(),
   /**
    * Per chip, over the caller's messages (one company's for a system_admin who picked one); the
-   * other filters do not narrow them. Capped at MESSAGE_CHIP_COUNT_CAP.
+   * other filters do not narrow them. Exact.
    */
   counts: z.object({
     scheduled: ZCappedCount,
