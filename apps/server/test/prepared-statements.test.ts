@@ -88,3 +88,19 @@ it('keeps at most PREPARED_PER_CONNECTION statements on a connection, dropping t
   );
   expect(rows.rows[0]?.probe_bound_0).toBe(42);
 });
+
+it('prepares afresh when a migration changes a table under a prepared statement', async () => {
+  const readAll = () =>
+    inActorTransaction(single.db, systemAdmin, (trx) =>
+      trx.selectFrom('platform_secrets').selectAll().where('name', '<>', 'none').execute(),
+    );
+  await readAll();
+  await readAll();
+  // A deploy's migration while this process keeps serving.
+  await sql`alter table platform_secrets add column probe_added int`.execute(ctx.ownerDb);
+  // The statement prepared before fails once on this connection; from then on it is prepared again.
+  await expect(readAll()).rejects.toThrow('cached plan must not change result type');
+  const rows = await readAll();
+  expect(Array.isArray(rows)).toBe(true);
+  expect(await readAll()).toEqual(rows);
+});

@@ -150,6 +150,7 @@ function preparing(pool: PostgresPool): PostgresPool {
 function namingClient(client: PoolClient): PoolClient {
   // Names in least-recently-used order (a Map keeps insertion order; a hit moves to the end).
   const prepared = new Map<string, true>();
+  let generation = 0;
   const parsed = () => (client as unknown as ParsedStatements).connection?.parsedStatements ?? {};
   const query = async (text: string, values?: readonly unknown[]) => {
     if (
@@ -159,13 +160,21 @@ function namingClient(client: PoolClient): PoolClient {
       !preparesStatements()
     )
       return client.query(text, values ?? []);
-    const name = statementName(text);
+    const name = generation === 0 ? statementName(text) : `${statementName(text)}_${generation}`;
     if (prepared.delete(name)) prepared.set(name, true);
     else {
       if (prepared.size >= PREPARED_PER_CONNECTION) await deallocateOldest(client, prepared, parsed());
       prepared.set(name, true);
     }
-    return client.query({ name, text, values: values as unknown[] } as never);
+    try {
+      return await client.query({ name, text, values: values as unknown[] } as never);
+    } catch (error) {
+      // A migration changed a table under a prepared `select *` (a deploy while this process runs):
+      // PostgreSQL refuses the statement from then on. New names prepare every statement afresh;
+      // the old ones are deallocated as they age out.
+      if (isStalePlan(error)) generation += 1;
+      throw error;
+    }
   };
   return {
     query: ((textOrConfig: unknown, values?: readonly unknown[]) =>
@@ -177,6 +186,11 @@ function namingClient(client: PoolClient): PoolClient {
       return (client as unknown as { processID?: number }).processID;
     },
   } as PoolClient;
+}
+
+function isStalePlan(error: unknown) {
+  const { code, message } = error as { code?: string; message?: string };
+  return code === '0A000' && message === 'cached plan must not change result type';
 }
 
 async function deallocateOldest(
