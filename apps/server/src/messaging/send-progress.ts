@@ -7,7 +7,8 @@ import type { Executor } from '../db/database.ts';
  * recipient waits for its delivery report, delivered once all are final and any was delivered,
  * failed when all failed. Run after any batch that may have been a send's last; idempotent.
  * Returns the messages whose status changed. The statement is the database function settle_sends
- * (migration 0017), planned once per session rather than on every batch.
+ * (migration 0017), planned once per session rather than on every batch; since 0021 it reads its
+ * rule first and updates only when a send or message moves (no empty trigger runs per batch).
  */
 export async function settleSends(trx: Executor, companyId: number, messageIds: readonly number[]) {
   if (messageIds.length === 0) return [];
