@@ -6,6 +6,7 @@ import { companyScope, inTenantTransaction } from '../src/db/tenant-scope.ts';
 import { insertInbound, insertSend, insertService, insertSubscribers } from './support/activity-factories.ts';
 import { createCompany } from './support/factories.ts';
 import { rollupDifferences } from './support/rollup-differences.ts';
+import { seededRandom } from './support/seeded-random.ts';
 import { createTestContext, type TestContext } from './support/test-app.ts';
 
 /**
@@ -17,17 +18,6 @@ import { createTestContext, type TestContext } from './support/test-app.ts';
  */
 let ctx: TestContext;
 let companies: number[];
-
-/** A small deterministic generator (mulberry32): the same run every time, and a failing one can be replayed. */
-function random(seed: number) {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 beforeAll(async () => {
   ctx = await createTestContext();
@@ -75,7 +65,7 @@ const STATUSES = DELIVERY_STATUSES;
 describe('activity rollups and search words', () => {
   it('equal a direct count after a random run of every change that moves them', async () => {
     const db = ctx.ownerDb;
-    const next = random(20_260_315);
+    const next = seededRandom(20_260_315);
     const pick = <T>(list: readonly T[]) => list[Math.floor(next() * list.length)];
     const at = () =>
       new Date(

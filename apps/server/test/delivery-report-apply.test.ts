@@ -5,6 +5,7 @@ import { applyDeliveryUpdates } from '../src/messaging/delivery-reports.ts';
 import type { DeliveryUpdate } from '../src/messaging/providers/provider.ts';
 import { settleSends } from '../src/messaging/send-progress.ts';
 import { createCompany } from './support/factories.ts';
+import { insertHandedOverMessage } from './support/messaging-factories.ts';
 import { createTestContext, type TestContext } from './support/test-app.ts';
 
 /**
@@ -25,22 +26,8 @@ const report = (id: string, status: DeliveryUpdate['status'] = 'delivered'): Del
 });
 
 /** One handed-over recipient (status submitted, provider id `gid`) of a new message of the company. */
-async function handedOverRecipient(companyId: number, gid: string) {
-  const message = await ctx.ownerDb
-    .insertInto('messages')
-    .values({ company_id: companyId, content: 'Hello', status: 'sent', encoding: 'GSM-7', parts: 1 })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  await sql`
-    insert into delivery_reports (company_id, created_at, message_id, recipient_phone, status, gateway_message_id, attempts, submitted_at)
-    values (${companyId}, date_trunc('milliseconds', now()), ${message.id}, '+254700000001', 'submitted', ${gid}, 1, now())`.execute(
-    ctx.ownerDb,
-  );
-  await sql`
-    insert into message_delivery_counts (company_id, message_id, shard, submitted)
-    values (${companyId}, ${message.id}, 0, 1)`.execute(ctx.ownerDb);
-  return message.id;
-}
+const handedOverRecipient = (companyId: number, gid: string) =>
+  insertHandedOverMessage(ctx.ownerDb, companyId, [gid], { send: false });
 
 const statusOf = async (gid: string) =>
   (

@@ -5,6 +5,7 @@ import { sha256 } from '../src/lib/crypto.ts';
 import { takeDeliveryReports } from '../src/messaging/delivery-reports.ts';
 import type { DeliveryUpdate } from '../src/messaging/providers/provider.ts';
 import { createCompany } from './support/factories.ts';
+import { insertHandedOverMessage } from './support/messaging-factories.ts';
 import { createTestContext, type TestContext } from './support/test-app.ts';
 
 /**
@@ -41,24 +42,8 @@ async function tenant(status = 'active'): Promise<Tenant> {
 }
 
 /** A sent message whose one send is handed over, with `gids.length` recipients waiting (submitted). */
-async function handedOverMessage(companyId: number, gids: string[]) {
-  const message = await ctx.ownerDb
-    .insertInto('messages')
-    .values({ company_id: companyId, content: 'Hello', status: 'sent', encoding: 'GSM-7', parts: 1 })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  await sql`
-    insert into delivery_reports (company_id, created_at, message_id, recipient_phone, status, gateway_message_id, attempts, submitted_at)
-    select ${companyId}, date_trunc('milliseconds', now()), ${message.id}, '+254700000001', 'submitted', gid, 1, now()
-      from unnest(${gids}::text[]) gid`.execute(ctx.ownerDb);
-  await sql`
-    insert into message_delivery_counts (company_id, message_id, shard, submitted)
-    values (${companyId}, ${message.id}, 0, ${gids.length})`.execute(ctx.ownerDb);
-  await sql`
-    insert into message_sends (company_id, message_id, state, recipients)
-    values (${companyId}, ${message.id}, 'done', ${gids.length})`.execute(ctx.ownerDb);
-  return message.id;
-}
+const handedOverMessage = (companyId: number, gids: string[]) =>
+  insertHandedOverMessage(ctx.ownerDb, companyId, gids, { send: true });
 
 const statusesOf = async (gids: string[]) =>
   (

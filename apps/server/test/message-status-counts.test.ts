@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../src/db/database.ts';
 import { companyScope, inTenantTransaction, platformScope } from '../src/db/tenant-scope.ts';
 import { createCompany } from './support/factories.ts';
+import { seededRandom } from './support/seeded-random.ts';
 import { createTestContext, type TestContext } from './support/test-app.ts';
 
 /**
@@ -15,17 +16,6 @@ import { createTestContext, type TestContext } from './support/test-app.ts';
  */
 let ctx: TestContext;
 let companies: number[];
-
-/** A small deterministic generator (mulberry32): each writer's run is the same every time. */
-function random(seed: number) {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const STATUSES = ['pending', 'queued', 'scheduled', 'processing', 'sent', 'delivered', 'failed'] as const;
 
@@ -76,7 +66,7 @@ class RolledBack extends Error {}
 
 /** One writer: a random run of changes, each in its own transaction, some rolled back. */
 async function write(seed: number, steps: number) {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const pick = <T>(list: readonly T[]) => list[Math.floor(next() * list.length)];
   for (let step = 0; step < steps; step++) {
     const companyId = pick(companies);

@@ -178,3 +178,32 @@ export function scriptedProvider(script: (sms: OutboundSms, offer: number) => Su
   };
   return provider;
 }
+
+/**
+ * A sent message of the company with one recipient per provider id in `gids`, handed over and
+ * waiting (submitted), and its counters; with `send`, also its send, done (so reports settle it).
+ */
+export async function insertHandedOverMessage(
+  db: Database,
+  companyId: number,
+  gids: string[],
+  options: { send: boolean },
+) {
+  const message = await db
+    .insertInto('messages')
+    .values({ company_id: companyId, content: 'Hello', status: 'sent', encoding: 'GSM-7', parts: 1 })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await sql`
+    insert into delivery_reports (company_id, created_at, message_id, recipient_phone, status, gateway_message_id, attempts, submitted_at)
+    select ${companyId}, date_trunc('milliseconds', now()), ${message.id}, '+254700000001', 'submitted', gid, 1, now()
+      from unnest(${gids}::text[]) gid`.execute(db);
+  await sql`
+    insert into message_delivery_counts (company_id, message_id, shard, submitted)
+    values (${companyId}, ${message.id}, 0, ${gids.length})`.execute(db);
+  if (options.send)
+    await sql`
+      insert into message_sends (company_id, message_id, state, recipients)
+      values (${companyId}, ${message.id}, 'done', ${gids.length})`.execute(db);
+  return message.id;
+}
