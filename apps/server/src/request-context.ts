@@ -10,7 +10,11 @@ export type Actor = {
   sessionId: string;
 };
 
-export type RequestContext = { actor: Actor; ip: string; userAgent: string | null };
+/**
+ * `readOnly`: the request only reads (GET, HEAD). Its statements are prepared on the connection and
+ * planned for each call's values (db/actor-transaction.ts); a write keeps PostgreSQL's defaults.
+ */
+export type RequestContext = { actor: Actor; ip: string; userAgent: string | null; readOnly: boolean };
 
 /** The company a query must be limited to, or null for platform staff who see every company. */
 export function tenantOf(actor: Actor): number | null {

@@ -16,6 +16,7 @@ const requestAs = (role: 'system_admin' | 'viewer', companyId: number | null): R
   actor: { userId: 7, role, companyId, name: 'A', email: 'a@b.test', sessionId: 's' },
   ip: '127.0.0.1',
   userAgent: null,
+  readOnly: true,
 });
 
 const readSettings = (trx: Parameters<Parameters<typeof inActorTransaction>[2]>[0]) =>

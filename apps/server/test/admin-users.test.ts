@@ -224,7 +224,7 @@ describe('last system admin', () => {
         email: gone.email,
         sessionId: 's',
       };
-      const ctxOf = { actor, ip: '127.0.0.1', userAgent: null };
+      const ctxOf = { actor, ip: '127.0.0.1', userAgent: null, readOnly: false };
       const { deleteUser, updateUser } = await import('../src/modules/admin/users.service.ts');
       await expect(deleteUser(solo.deps, ctxOf, last.id)).rejects.toThrow(USER_MESSAGES.lastAdmin);
       const company = await createCompany(solo.ownerDb);

@@ -257,6 +257,7 @@ describe('this month against the same span of last month', () => {
         },
         ip: '127.0.0.1',
         userAgent: null,
+        readOnly: true,
       },
       NOW,
     );

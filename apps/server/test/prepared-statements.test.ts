@@ -27,6 +27,7 @@ const systemAdmin: RequestContext = {
   actor: { userId: 1, role: 'system_admin', companyId: null, name: 'A', email: 'a@b.test', sessionId: 's' },
   ip: '127.0.0.1',
   userAgent: null,
+  readOnly: true,
 };
 
 type Trx = Parameters<Parameters<typeof inActorTransaction>[2]>[0];
@@ -59,6 +60,19 @@ it("prepares a request's parameterised statements once on its connection, planne
   });
   expect(again.filter((text) => text.includes('probe_prepared'))).toHaveLength(1);
   expect(await single.db.transaction().execute(planCacheMode)).toBe('auto');
+});
+
+it("leaves a write request's statements unnamed, in the default plan mode (per-row foreign-key checks)", async () => {
+  const { prepared, mode } = await inActorTransaction(
+    single.db,
+    { ...systemAdmin, readOnly: false },
+    async (trx) => {
+      await sql`select ${6}::int as probe_write`.execute(trx);
+      return { prepared: await preparedNow(trx), mode: await planCacheMode(trx) };
+    },
+  );
+  expect(prepared.filter((text) => text.includes('probe_write'))).toHaveLength(0);
+  expect(mode).toBe('auto');
 });
 
 it('leaves work outside a request (engine, jobs, sign-in) unprepared', async () => {

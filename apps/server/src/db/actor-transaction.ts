@@ -18,26 +18,17 @@ export function scopeOfRequest(ctx: RequestContext): TenantScope {
 
 /**
  * The one way request work reaches the database: one transaction bound to the actor's scope and
- * user, its statements prepared on the connection (the console repeats the same ones).
+ * user. A read's statements are prepared on the connection (the console repeats the same ones) and
+ * planned for each call's values. A write keeps unnamed statements and the default plan mode:
+ * PostgreSQL checks each inserted row's foreign keys with a cached plan, which forced custom plans
+ * re-plan for every row (200,000 rows with one foreign key took 6.5-7.8 s instead of 2.0-2.3 s, and
+ * a 1,000,000-row subscriber import 163 s instead of 83 s).
  */
 export function inActorTransaction<T>(
   db: Database,
   ctx: RequestContext,
   work: (trx: Transaction<DB>) => Promise<T>,
 ) {
-  return withPreparedStatements(() => inTenantTransaction(db, scopeOfRequest(ctx), work, ctx.actor.userId));
-}
-
-/**
- * A request's bulk work (a subscriber import): the same binding, but unnamed statements planned
- * the server's default way. PostgreSQL checks each inserted row's foreign keys with a cached plan,
- * which the console's forced custom plans re-plan for every row: 200,000 rows with one foreign key
- * took 6.5-7.8 s instead of 2.0-2.3 s, and a 1,000,000-row import 163 s instead of 83 s.
- */
-export function inActorBulkTransaction<T>(
-  db: Database,
-  ctx: RequestContext,
-  work: (trx: Transaction<DB>) => Promise<T>,
-) {
-  return inTenantTransaction(db, scopeOfRequest(ctx), work, ctx.actor.userId);
+  const transaction = () => inTenantTransaction(db, scopeOfRequest(ctx), work, ctx.actor.userId);
+  return ctx.readOnly ? withPreparedStatements(transaction) : transaction();
 }

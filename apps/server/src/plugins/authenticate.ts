@@ -57,5 +57,10 @@ export function authenticate(deps: AppDeps) {
 
 export function contextOf(request: FastifyRequest): RequestContext {
   if (!request.actor) throw new AppError('unauthorized', AUTH_MESSAGES.missingToken);
-  return { actor: request.actor, ip: request.ip, userAgent: request.headers['user-agent'] ?? null };
+  return {
+    actor: request.actor,
+    ip: request.ip,
+    userAgent: request.headers['user-agent'] ?? null,
+    readOnly: request.method === 'GET' || request.method === 'HEAD',
+  };
 }

@@ -146,5 +146,6 @@ export function contextFor(user: { id: number; role: TRole; companyId: number | 
     },
     ip: '127.0.0.1',
     userAgent: 'vitest',
+    readOnly: false,
   };
 }

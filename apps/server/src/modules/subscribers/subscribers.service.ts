@@ -11,7 +11,7 @@ import {
   type TSubscriber,
 } from '@sms/contracts/subscribers/subscriber';
 import type { AppDeps } from '../../app-deps.ts';
-import { inActorBulkTransaction, inActorTransaction } from '../../db/actor-transaction.ts';
+import { inActorTransaction } from '../../db/actor-transaction.ts';
 import type { Executor } from '../../db/database.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import { type RequestContext, tenantOf } from '../../request-context.ts';
@@ -293,7 +293,7 @@ export async function importSubscribers(
     return { service, country: await companyCountry(deps, trx, service.company_id) };
   });
 
-  const result = await inActorBulkTransaction(deps.db, ctx, async (trx) => {
+  const result = await inActorTransaction(deps.db, ctx, async (trx) => {
     await importRepo.createImportStaging(trx);
     // One batch is written while the next is parsed (the database and the parser overlap); no more
     // than one is in flight, so memory stays at two batches.
