@@ -71,18 +71,10 @@ export function createDeliveryReportIntake(db: Database, options: IntakeOptions 
       if (list) list.push(item);
       else byCompany.set(item.companyId, [item]);
     }
-    const hashes = new Map<string, Buffer>();
-    const hashOf = (token: string) => {
-      const known = hashes.get(token);
-      if (known) return known;
-      const hash = sha256(token);
-      hashes.set(token, hash);
-      return hash;
-    };
     for (const [companyId, items] of byCompany) {
       try {
         const updates = items.map((item) => item.update);
-        const tokenHashes = items.map((item) => (item.token === undefined ? null : hashOf(item.token)));
+        const tokenHashes = items.map((item) => (item.token === undefined ? null : sha256(item.token)));
         // Reports that all came through a URL: one statement, its own transaction, which binds the
         // company only when their token is its current one. Reports without one (an SMPP receipt)
         // are applied in a transaction bound to their company first.
