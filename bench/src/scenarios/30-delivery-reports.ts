@@ -3,6 +3,7 @@ import autocannon from 'autocannon';
 import { sql } from 'kysely';
 import { connectDatabase, type DatabaseHandle } from '../../../apps/server/src/db/database.ts';
 import { createBenchCompany } from '../support/bulk-send-fixture.ts';
+import { postEach } from '../support/http-posts.ts';
 import type { BenchScenario } from '../support/scenario.ts';
 import { startServerProcess } from '../support/server-process.ts';
 
@@ -11,7 +12,7 @@ import { startServerProcess } from '../support/server-process.ts';
  * clients to a real API process; afterwards every recipient and counter is checked. Besides rate
  * and latency it logs the CPU each report cost in the API process, in PostgreSQL and in the
  * clients (on a shared machine this stays meaningful when rates do not). DLR_PROFILE_DIR=<dir>
- * writes a CPU profile of the API process there.
+ * writes a CPU profile of the API process there; DLR_SIZE=<n> posts another number of reports.
  */
 
 /**
@@ -19,6 +20,12 @@ import { startServerProcess } from '../support/server-process.ts';
  * measures another count (the batches grow with the reports in flight).
  */
 const CONNECTIONS = Number(process.env.DLR_CONNECTIONS ?? 64);
+/**
+ * The load generator: our own lean HTTP/1.1 client by default (bench/src/support/http-posts.ts: one
+ * request per report, keep-alive, no pipelining, every latency kept); DLR_CLIENT=autocannon
+ * measures with autocannon instead, which costs several times more CPU per request on the same cores.
+ */
+const CLIENT = process.env.DLR_CLIENT === 'autocannon' ? 'autocannon' : 'http-posts';
 /** Every this-many-th report is a failure (with its reason), the rest deliveries. */
 const FAILED_EVERY = 50;
 
@@ -154,12 +161,24 @@ async function countOutcome(owner: DatabaseHandle, fixture: Fixture) {
   return { byStatus, totals: totals[0], unmatched: unmatched[0].count, messageStatus: message[0].status };
 }
 
+/** autocannon's result in the shape of postEach's. */
+function fromAutocannon(result: Awaited<ReturnType<typeof autocannon>>) {
+  return {
+    ok: result['2xx'],
+    notOk: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    firstFailure: null,
+    latency: { p50: result.latency.p50, p99: result.latency.p99, max: result.latency.max },
+  };
+}
+
 export const scenario: BenchScenario = {
   name: 'delivery-reports',
   description:
     "one delivery report per recipient of a handed-over send, posted over HTTP in Africa's Talking's format by concurrent clients to the real API process",
   async run(ctx) {
-    const size = ctx.quick ? 10_000 : 200_000;
+    const size = Number(process.env.DLR_SIZE ?? (ctx.quick ? 10_000 : 200_000));
     const owner = connectDatabase(ctx.databaseUrl, 2);
     try {
       let started = performance.now();
@@ -196,29 +215,38 @@ export const scenario: BenchScenario = {
           client: process.cpuUsage(),
         };
         started = performance.now();
-        const result = await autocannon({
-          url: server.url as string,
-          connections: CONNECTIONS,
-          amount: size,
-          timeout: 30,
-          requests: [
-            {
-              method: 'POST',
-              path,
-              headers: { 'content-type': 'application/x-www-form-urlencoded' },
-              // Each request names the next recipient; past the last one (never expected) it repeats it.
-              setupRequest: (request) => {
-                const i = Math.min(++next, size);
-                const status =
-                  i % FAILED_EVERY === 0 ? 'status=Failed&failureReason=DeliveryFailure' : 'status=Success';
-                return {
-                  ...request,
-                  body: `id=${gatewayIdOf(i)}&${status}&phoneNumber=${encodeURIComponent(phoneOf(i))}&networkCode=63902`,
-                };
-              },
-            },
-          ],
-        });
+        const bodyOf = (i: number) => {
+          const status =
+            i % FAILED_EVERY === 0 ? 'status=Failed&failureReason=DeliveryFailure' : 'status=Success';
+          return `id=${gatewayIdOf(i)}&${status}&phoneNumber=${encodeURIComponent(phoneOf(i))}&networkCode=63902`;
+        };
+        const contentType = 'application/x-www-form-urlencoded';
+        const result =
+          CLIENT === 'autocannon'
+            ? fromAutocannon(
+                await autocannon({
+                  url: server.url as string,
+                  connections: CONNECTIONS,
+                  amount: size,
+                  timeout: 30,
+                  requests: [
+                    {
+                      method: 'POST',
+                      path,
+                      headers: { 'content-type': contentType },
+                      // Each request names the next recipient; past the last one (never expected) it repeats it.
+                      setupRequest: (request) => ({ ...request, body: bodyOf(Math.min(++next, size)) }),
+                    },
+                  ],
+                }),
+              )
+            : await postEach({
+                url: server.url as string,
+                connections: CONNECTIONS,
+                count: size,
+                timeoutMs: 30_000,
+                requestOf: (i) => ({ path, contentType, body: bodyOf(i + 1) }),
+              });
         const seconds = (performance.now() - started) / 1000;
         const client = process.cpuUsage(cpuBefore.client);
         // The transactions the run committed (about one per batch; stats arrive within a second).
@@ -230,14 +258,14 @@ export const scenario: BenchScenario = {
           db: perReportUs(backendCpuSpent(cpuBefore.db, backendCpuMs(postmaster))),
           client: perReportUs((client.user + client.system) / 1000),
         };
-        const answered = result['2xx'] + result.non2xx;
+        const answered = result.ok + result.notOk;
         const perSecond = answered / seconds;
         const outcome = await countOutcome(owner, fixture);
         ctx.log(
-          `${answered.toLocaleString('en-US')} answered in ${seconds.toFixed(1)} s (2xx ${result['2xx']}, non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts}); latency p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, max ${result.latency.max} ms; peak RSS ${server.peakRssMiB().toFixed(0)} MiB`,
+          `${answered.toLocaleString('en-US')} answered in ${seconds.toFixed(1)} s (2xx ${result.ok}, non-2xx ${result.notOk}, errors ${result.errors}, timeouts ${result.timeouts}${result.firstFailure ? `, first: ${result.firstFailure}` : ''}); latency p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, max ${result.latency.max} ms; peak RSS ${server.peakRssMiB().toFixed(0)} MiB`,
         );
         ctx.log(
-          `CPU per report: API process ${cpu.api} µs, PostgreSQL ${cpu.db} µs, HTTP clients ${cpu.client} µs; ${transactions} transactions (${(size / transactions).toFixed(1)} reports each)`,
+          `CPU per report: API process ${cpu.api} µs, PostgreSQL ${cpu.db} µs, HTTP clients (${CLIENT}) ${cpu.client} µs; ${transactions} transactions (${(size / transactions).toFixed(1)} reports each)`,
         );
         ctx.log(`afterwards: ${JSON.stringify(outcome)}`);
 
@@ -269,7 +297,7 @@ export const scenario: BenchScenario = {
           figure: cpu.api + cpu.db,
           unit: 'µs',
         });
-        const refused = result.non2xx + result.errors + result.timeouts;
+        const refused = result.notOk + result.errors + result.timeouts;
         ctx.report({
           scenario: 'delivery-reports',
           measure: 'answers not 2xx (or no answer)',
