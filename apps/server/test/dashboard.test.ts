@@ -2,6 +2,8 @@ import type { TRole } from '@sms/contracts/auth/roles';
 import { computeTrend } from '@sms/contracts/common/trend';
 import { PLAN_CATALOGUE } from '@sms/contracts/plans/plan-catalogue';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { companyScope, inTenantTransaction } from '../src/db/tenant-scope.ts';
+import { findDashboardFigures } from '../src/modules/dashboard/dashboard.repository.ts';
 import { getDashboardStats, monthWindow } from '../src/modules/dashboard/dashboard.service.ts';
 import {
   insertFixtureTraffic,
@@ -152,6 +154,22 @@ describe('dashboard figures (service, at a fixed time)', () => {
       totalSubscribers: 3,
       totalMessages: 2,
       trends: { totalMessages: { change: null, changeType: 'positive' } },
+    });
+  });
+
+  it("reads through row-level security: bound to one company, another company's figures are empty", async () => {
+    // dashboard_figures (migration 0027) runs as its caller: asked for Globex under Acme's binding,
+    // every table it reads hides Globex's rows.
+    const asked = await inTenantTransaction(ctx.db, companyScope(acme.company.id), (trx) =>
+      findDashboardFigures(trx, globex.company.id, monthWindow(NOW), 5),
+    );
+    expect(asked).toMatchObject({
+      services: { total: 0, active: 0 },
+      activeSubscribers: 0,
+      messagesSent: 0,
+      audit: [],
+      messages: [],
+      company: null,
     });
   });
 

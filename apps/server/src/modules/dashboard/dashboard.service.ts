@@ -1,14 +1,11 @@
 import { isRoleAllowed, ROUTE_ROLES } from '@sms/contracts/auth/roles';
 import { computeTrend } from '@sms/contracts/common/trend';
 import { RECENT_ACTIVITY_LIMIT, type TDashboardStats } from '@sms/contracts/dashboard/dashboard-stats';
-import { monthlyPriceOf } from '@sms/contracts/plans/plan-catalogue';
+import { monthlyPriceOf, resolvePlanLimits } from '@sms/contracts/plans/plan-catalogue';
 import type { AppDeps } from '../../app-deps.ts';
 import { inActorTransaction } from '../../db/actor-transaction.ts';
-import type { Executor } from '../../db/database.ts';
 import { notFound } from '../../errors.ts';
 import { type RequestContext, tenantOf } from '../../request-context.ts';
-import { findMessagesUsedInMonth } from '../plans/plan-limits.repository.ts';
-import { findCompanyLimits } from '../plans/plan-limits.ts';
 import * as repo from './dashboard.repository.ts';
 import { presentRecentActivity } from './present-activity.ts';
 
@@ -22,8 +19,7 @@ export function monthWindow(now: Date) {
   return { thisMonth, lastMonth, lastMonthSameSpanEnd };
 }
 
-async function platformStatsOf(trx: Executor) {
-  const rows = await repo.countCompaniesByPlanAndStatus(trx);
+function platformStatsOf(rows: { plan: string; status: string; companies: number }[]) {
   const sum = (filter: (row: (typeof rows)[number]) => boolean) =>
     rows.filter(filter).reduce((total, row) => total + row.companies, 0);
   return {
@@ -53,61 +49,59 @@ export async function getDashboardStats(
   const seesNumbers = isRoleAllowed(role, ROUTE_ROLES.subscribers);
   const window = monthWindow(now);
 
-  return inActorTransaction(deps.db, ctx, async (trx) => {
-    const { services, activeSubscribers, messagesSent, month } = await repo.findHeadlineFigures(
-      trx,
-      companyId,
-      window,
-    );
-    const recentActivity = presentRecentActivity(
-      await repo.findRecentAudit(trx, companyId, RECENT_ACTIVITY_LIMIT),
-      await repo.findRecentMessages(trx, companyId, RECENT_ACTIVITY_LIMIT),
-      seesNumbers,
-    );
-    const stats = {
-      totalServices: services.total,
-      activeServices: services.active,
-      totalSubscribers: seesSubscribers ? activeSubscribers : null,
-      totalMessages: messagesSent,
-      trends: {
-        totalServices: computeTrend(services.total, services.total - month.servicesSince),
-        activeServices: computeTrend(services.active, services.active - month.activeServicesSince),
-        totalSubscribers: seesSubscribers
-          ? computeTrend(activeSubscribers, activeSubscribers - month.activeSubscribersSince)
-          : null,
-        totalMessages: computeTrend(month.sentThisMonth, month.sentLastMonth),
-      },
-      readOnly: role === 'viewer',
-      recentActivity,
-    };
+  const figures = await inActorTransaction(deps.db, ctx, (trx) =>
+    repo.findDashboardFigures(trx, companyId, window, RECENT_ACTIVITY_LIMIT),
+  );
+  const { services, activeSubscribers, messagesSent, month } = figures;
+  const recentActivity = presentRecentActivity(figures.audit, figures.messages, seesNumbers);
+  const stats = {
+    totalServices: services.total,
+    activeServices: services.active,
+    totalSubscribers: seesSubscribers ? activeSubscribers : null,
+    totalMessages: messagesSent,
+    trends: {
+      totalServices: computeTrend(services.total, services.total - month.servicesSince),
+      activeServices: computeTrend(services.active, services.active - month.activeServicesSince),
+      totalSubscribers: seesSubscribers
+        ? computeTrend(activeSubscribers, activeSubscribers - month.activeSubscribersSince)
+        : null,
+      totalMessages: computeTrend(month.sentThisMonth, month.sentLastMonth),
+    },
+    readOnly: role === 'viewer',
+    recentActivity,
+  };
 
-    if (companyId === null)
-      return {
-        ...stats,
-        usageStats: null,
-        platformStats: await platformStatsOf(trx),
-        billingStatus: null,
-        packageName: null,
-        packageExpiresAt: null,
-      };
-
-    const company = await repo.findCompanyBilling(trx, companyId);
-    if (!company) throw notFound('Company');
-    const limits = await findCompanyLimits(trx, companyId);
+  if (companyId === null)
     return {
       ...stats,
-      usageStats: {
-        messagesUsed: await findMessagesUsedInMonth(trx, companyId, window.thisMonth),
-        messagesLimit: limits.messagesLimit,
-        subscribersUsed: seesSubscribers ? activeSubscribers : null,
-        subscribersLimit: seesSubscribers ? limits.subscribersLimit : null,
-        servicesUsed: services.total,
-        servicesLimit: limits.servicesLimit,
-      },
-      platformStats: null,
-      billingStatus: company.billing_status,
-      packageName: company.package_name,
-      packageExpiresAt: company.package_expires_at?.toISOString() ?? null,
+      usageStats: null,
+      platformStats: platformStatsOf(figures.companies),
+      billingStatus: null,
+      packageName: null,
+      packageExpiresAt: null,
     };
+
+  const { company } = figures;
+  if (!company) throw notFound('Company');
+  // The limits the company works under (its own, else its plan's), as the server enforces them.
+  const limits = resolvePlanLimits(company.plan, {
+    messagesLimit: company.messages_limit,
+    subscribersLimit: company.subscribers_limit,
+    servicesLimit: company.services_limit,
   });
+  return {
+    ...stats,
+    usageStats: {
+      messagesUsed: company.messages_used,
+      messagesLimit: limits.messagesLimit,
+      subscribersUsed: seesSubscribers ? activeSubscribers : null,
+      subscribersLimit: seesSubscribers ? limits.subscribersLimit : null,
+      servicesUsed: services.total,
+      servicesLimit: limits.servicesLimit,
+    },
+    platformStats: null,
+    billingStatus: company.billing_status,
+    packageName: company.package_name,
+    packageExpiresAt: company.package_expires_at?.toISOString() ?? null,
+  };
 }
