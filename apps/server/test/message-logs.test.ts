@@ -249,7 +249,7 @@ describe('GET /messages', () => {
 });
 
 describe('counts past the search window', () => {
-  it('counts chips and filtered totals exactly however many messages; a search looks at its newest 10,001 matches', async () => {
+  it('counts chips and filtered totals exactly however many messages; a search counts to the next thousand past its page', async () => {
     const big = await createTenantWithStaff(ctx.app, ctx.ownerDb);
     await insertManyMessages(ctx.ownerDb, big.company.id, MESSAGE_COUNT_CAP + 5, new Date());
     await insertMessage(ctx.ownerDb, { companyId: big.company.id, status: 'scheduled', content: 'later' });
@@ -273,13 +273,23 @@ describe('counts past the search window', () => {
     const last = (await get('/messages?limit=50&page=201', 'company_admin', big)).json().data;
     expect(last.messages).toHaveLength(6);
     expect((await get('/messages?limit=50&page=202', 'company_admin', big)).json().data.messages).toEqual([]);
+    // A search's total stops at the next thousand past the page asked for (searchCountCap).
     const searched = (await get('/messages?search=bulk%201', 'company_admin', big)).json().data;
-    expect(searched).toMatchObject({ totalItems: 1117, totalIsExact: true });
-    // A search looks at its newest 10,001 matches: past them, a count narrowed further is a floor.
+    expect(searched).toMatchObject({ totalItems: 1000, totalIsExact: false, totalPages: 50 });
+    const further = (await get('/messages?search=bulk%201&page=50', 'company_admin', big)).json().data;
+    expect(further).toMatchObject({ totalItems: 1117, totalIsExact: true, totalPages: 56 });
+    expect(further.messages).toHaveLength(20);
     expect((await get('/messages?search=bulk', 'company_admin', big)).json().data).toMatchObject({
-      totalItems: MESSAGE_COUNT_CAP,
+      totalItems: 1000,
       totalIsExact: false,
     });
+    expect((await get('/messages?search=bulk&page=120', 'company_admin', big)).json().data).toMatchObject({
+      totalItems: 3000,
+      totalIsExact: false,
+    });
+    // Never past MESSAGE_COUNT_CAP: past it, a count narrowed further is a floor too.
+    const deepest = (await get('/messages?search=bulk&limit=100&page=100', 'company_admin', big)).json();
+    expect(deepest.data).toMatchObject({ totalItems: MESSAGE_COUNT_CAP, totalIsExact: false });
     const narrowed = (await get('/messages?search=bulk&status=failed', 'company_admin', big)).json().data;
     expect(narrowed).toMatchObject({ totalItems: 0, totalIsExact: false, messages: [] });
     const deep = (

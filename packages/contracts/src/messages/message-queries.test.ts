@@ -1,7 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { toJobState } from './job-status.ts';
-import { ZListMessagesQuery } from './list-messages.ts';
+import { MESSAGE_COUNT_CAP, searchCountCap, ZListMessagesQuery } from './list-messages.ts';
 import { recipientCountOf, summariseDeliveries } from './message-details.ts';
+
+describe('searchCountCap', () => {
+  it('counts a search to the next thousand past the page, never past the cap', () => {
+    expect(searchCountCap(0, 20)).toBe(1000);
+    expect(searchCountCap(960, 20)).toBe(1000);
+    // Page 50 of 20 ends at the 1,000th match: the next page must stay reachable.
+    expect(searchCountCap(980, 20)).toBe(2000);
+    expect(searchCountCap(900, 100)).toBe(2000);
+    expect(searchCountCap(9_900, 100)).toBe(MESSAGE_COUNT_CAP);
+    expect(searchCountCap(999_900, 100)).toBe(MESSAGE_COUNT_CAP);
+  });
+});
 
 describe('ZListMessagesQuery', () => {
   it('reads the console’s empty choices as no filter and defaults the chip to all', () => {

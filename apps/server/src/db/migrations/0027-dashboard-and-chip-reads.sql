@@ -1,4 +1,12 @@
--- The console's dashboard in one call with plans kept per connection (ADR 0012, 2026-11-23 "dashboard and search").
+-- The console's dashboard in one call with plans kept per connection, and the status index in the
+-- message list's order (ADR 0012, 2026-11-23 "dashboard and search").
+
+-- A chip's page (Pending is three statuses) read the (company_id, status, created_at) index and
+-- fetched every matching row from the heap for its id, to sort them by (created_at, id). With the
+-- id in the index the keys of a page are read from the index alone.
+create index messages_company_status_created_id_idx
+  on messages (company_id, status, created_at desc, id desc);
+drop index messages_company_status_idx;
 
 -- Everything GET /dashboard/stats reads, as one json value: one round trip instead of six, and
 -- each statement planned once per connection instead of on every call. Console reads force custom
@@ -94,3 +102,84 @@ begin
 end $$;
 revoke execute on function dashboard_figures(bigint, date, date, date, timestamptz, integer) from public;
 grant execute on function dashboard_figures(bigint, date, date, date, timestamptz, integer) to sms_app;
+
+-- A message's msisdn is a normalised number (+ and digits, E.164: set where messages are written),
+-- so text with any other character can only match the content. 0018 also looked such text up in
+-- the numbers whenever it had a digit: '#25477' gave the trigram index ' 25', '254' and '547',
+-- which every number (+2547...) holds, so each call built a bitmap of every inbound message and
+-- rechecked them all for nothing (60 to 600 ms where the same search with other digits took 1 ms:
+-- the rare search's tail in the console-reads bench). Same answers, the numbers left out unless the
+-- text could be part of one.
+--
+-- p_few: the caller knows the text matches few messages (the list counted them first: at most its
+-- cap). PostgreSQL estimates a LIKE from a sample of every company's text, so a text that is rare in
+-- this company but in the sample (another company's word, one message of a million) looked common,
+-- and the newest-first walk of the company's rows went through all of them: '#39177' walked 700,000
+-- rows in 470 ms to find nothing. With p_few the matches are looked up by trigram and sorted (1 ms);
+-- without it the planner chooses as before (a common word walks a few hundred rows).
+drop function search_message_ids(bigint, text, integer);
+create function search_message_ids(p_company_id bigint, p_pattern text, p_limit integer, p_few boolean default false)
+  returns table (company_id bigint, message_id bigint, created_at timestamptz)
+  language plpgsql stable security definer set search_path = public, pg_temp as $$
+declare
+  platform boolean := coalesce(app_platform_scope(), false);
+  company bigint := coalesce(p_company_id, case when not platform then app_company_id() end);
+  scope text := '((select app_platform_scope()) or t.company_id = (select app_company_id()))';
+  of_company text := case when company is null then 'true' else 't.company_id = $1' end;
+  matches text := case when p_pattern ~ '^%\+?[0-9]+%$' then '(t.content like $2 or t.msisdn like $2)'
+                       else 't.content like $2' end;
+begin
+  if p_pattern is null or p_limit is null or p_limit < 1 or (company is null and not platform) then
+    return;
+  end if;
+  if p_pattern ~ '[[:alnum:]]{3}' and p_few then
+    -- offset 0 keeps the order out of the inner query: every match by trigram, then sorted.
+    return query execute format(
+      'select t.company_id, t.message_id, t.created_at
+         from (select t.company_id, t.message_id, t.created_at from message_search_text t
+                where %s and %s and %s offset 0) t
+        order by t.created_at desc, t.message_id desc limit $3', of_company, scope, matches)
+      using company, p_pattern, p_limit;
+  elsif p_pattern ~ '[[:alnum:]]{3}' then
+    return query execute format(
+      'select t.company_id, t.message_id, t.created_at from message_search_text t
+        where %s and %s and %s
+        order by t.created_at desc, t.message_id desc limit $3', of_company, scope, matches)
+      using company, p_pattern, p_limit;
+  else
+    return query execute format(
+      'select t.company_id, t.message_id, t.created_at
+         from (select * from message_search_text t where %s and %s
+                order by t.created_at desc, t.message_id desc limit 10000) t
+        where %s
+        order by t.created_at desc, t.message_id desc limit $3', of_company, scope, matches)
+      using company, p_pattern, p_limit;
+  end if;
+end $$;
+revoke execute on function search_message_ids(bigint, text, integer, boolean) from public;
+grant execute on function search_message_ids(bigint, text, integer, boolean) to sms_app;
+
+create or replace function count_message_matches(p_company_id bigint, p_pattern text, p_limit integer)
+  returns integer
+  language plpgsql stable security definer set search_path = public, pg_temp as $$
+declare
+  platform boolean := coalesce(app_platform_scope(), false);
+  company bigint := coalesce(p_company_id, case when not platform then app_company_id() end);
+  scope text := '((select app_platform_scope()) or t.company_id = (select app_company_id()))';
+  of_company text := case when company is null then 'true' else 't.company_id = $1' end;
+  matches text := case when p_pattern ~ '^%\+?[0-9]+%$' then '(t.content like $2 or t.msisdn like $2)'
+                       else 't.content like $2' end;
+  counted integer;
+begin
+  if p_pattern is null or p_limit is null or p_limit < 1 or (company is null and not platform) then
+    return 0;
+  end if;
+  if p_pattern !~ '[[:alnum:]]{3}' then
+    return (select count(*) from search_message_ids(p_company_id, p_pattern, p_limit));
+  end if;
+  execute format(
+    'select count(*) from (select 1 from message_search_text t where %s and %s and %s limit $3) x',
+    of_company, scope, matches)
+    into counted using company, p_pattern, p_limit;
+  return counted;
+end $$;

@@ -71,12 +71,12 @@ const SEARCH_WINDOW = MESSAGE_COUNT_CAP + 1;
  * cannot use one under row-level security), scoped by the transaction's binding as the policies
  * are. Only ids: whatever reads the rows joins messages, under row-level security.
  */
-const searchMatches = (filter: MessageFilter & { search: string }, limit: number) =>
-  sql`search_message_ids(${filter.companyId}::bigint, ${likePattern(filter.search)}::text, ${limit}::int) s`;
+const searchMatches = (filter: MessageFilter & { search: string }, limit: number, few = false) =>
+  sql`search_message_ids(${filter.companyId}::bigint, ${likePattern(filter.search)}::text, ${limit}::int, ${few}::boolean) s`;
 
 /** The search's matches that pass the filter's other conditions, as rows s joined to messages m. */
-const searchedMessages = (filter: MessageFilter & { search: string }, limit: number) => sql`
-  ${searchMatches(filter, limit)}
+const searchedMessages = (filter: MessageFilter & { search: string }, limit: number, few: boolean) => sql`
+  ${searchMatches(filter, limit, few)}
   join messages m on m.company_id = s.company_id and m.id = s.message_id
   where ${whereAll(conditions(filter))}`;
 
@@ -94,13 +94,17 @@ const whereAll = (parts: RawBuilder<unknown>[]) =>
 const mergesPerCompany = (filter: MessageFilter) =>
   filter.companyId === null && filter.statuses !== null && !filter.search;
 
-/** The keys of one page, newest first (the company with the id: messages are keyed by both). */
-function pageKeys(filter: MessageFilter, offset: number, limit: number) {
+/**
+ * The keys of one page, newest first (the company with the id: messages are keyed by both). few: a
+ * search's matches were all counted (an exact total), so they are looked up by trigram and sorted
+ * rather than found by walking the newest messages (search_message_ids, migration 0027).
+ */
+function pageKeys(filter: MessageFilter, offset: number, limit: number, few: boolean) {
   if (hasSearch(filter)) {
     // Narrowed by another filter too, the page is read from the search's newest matches.
     const candidates = Math.max(offset + limit, conditions(filter).length > 0 ? SEARCH_WINDOW : 0);
     return sql`
-      select s.company_id, s.message_id as id, s.created_at from ${searchedMessages(filter, candidates)}
+      select s.company_id, s.message_id as id, s.created_at from ${searchedMessages(filter, candidates, few)}
        order by s.created_at desc, s.message_id desc
        offset ${offset} limit ${limit}`;
   }
@@ -137,10 +141,16 @@ const MESSAGE_COLUMNS = sql`
  * are found first (on an index, nothing else read) and only its rows are then joined, in one
  * statement.
  */
-export async function listMessagePage(db: Executor, filter: MessageFilter, offset: number, limit: number) {
+export async function listMessagePage(
+  db: Executor,
+  filter: MessageFilter,
+  offset: number,
+  limit: number,
+  few = false,
+) {
   const { rows } = await sql<MessageRow>`
     select ${MESSAGE_COLUMNS}
-      from (${pageKeys(filter, offset, limit)}) p
+      from (${pageKeys(filter, offset, limit, few)}) p
       join messages m on m.company_id = p.company_id and m.id = p.id
       join companies c on c.id = m.company_id
       left join services s on s.company_id = m.company_id and s.id = m.service_id
@@ -165,12 +175,14 @@ export async function findMessage(db: Executor, id: number, companyId: number | 
  * n <= cap be short of the total).
  */
 function searchCountColumns(filter: MessageFilter & { search: string }, cap: number) {
-  const window = Math.max(cap + 1, SEARCH_WINDOW);
   // The function's ids are the caller's already: only other conditions need the messages. With
-  // none, any `window` matches count as well as the newest: counted unordered (migration 0020).
+  // none, any cap + 1 matches count as well as the newest: counted unordered (migration 0020), and
+  // no further than the cap needs.
   if (conditions(filter).length === 0)
-    return sql`select c.n, c.n >= ${window} as more
-                 from count_message_matches(${filter.companyId}::bigint, ${likePattern(filter.search)}::text, ${window}::int) c(n)`;
+    return sql`select c.n, c.n > ${cap} as more
+                 from count_message_matches(${filter.companyId}::bigint, ${likePattern(filter.search)}::text, ${cap + 1}::int) c(n)`;
+  // Narrowed by another filter too, the count and the page come from the same newest matches.
+  const window = Math.max(cap + 1, SEARCH_WINDOW);
   // Every match joined to its message: one that fails the other conditions is not counted.
   return sql`select count(m.id)::int as n, count(*) >= ${window} as more
                from ${searchMatches(filter, window)}

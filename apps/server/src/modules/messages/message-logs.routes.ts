@@ -33,7 +33,8 @@ export function messageLogsRoutes(app: App, deps: AppDeps) {
           'search matches the content or the msisdn anywhere, ignoring case. chip narrows to a quick-filter ' +
           'group (scheduled; pending = pending, queued, processing; sent = sent, delivered). counts gives each ' +
           'chip’s count over the same company. Counts and totals are exact, except a search’s total, which ' +
-          'counts its newest 10,001 matches and stops at 10,000 (exact: false).',
+          'stops at the next thousand past the page asked for, at most 10,000 (then exact: false, totalItems ' +
+          'is a floor: page 1 says 1,000 or more, page 50 of 20 up to 2,000).',
         querystring: ZListMessagesQuery,
         response: { 200: ZListMessagesResponse },
       },

@@ -3,7 +3,7 @@ import { jobStateOfMessage, toJobState } from '@sms/contracts/messages/job-statu
 import {
   chipStatuses,
   MESSAGE_CHIPS,
-  MESSAGE_COUNT_CAP,
+  searchCountCap,
   type TListMessagesData,
   type TMessageChip,
 } from '@sms/contracts/messages/list-messages';
@@ -100,10 +100,11 @@ export async function listMessages(
   return inActorTransaction(deps.db, ctx, async (trx) => {
     // The chips and the list's total come from the per-status counters (exact, a few rows); a
     // search's total is counted over its newest matches, in the same statement.
+    const offset = (query.page - 1) * query.limit;
     const counted = await repo.countMessages(
       trx,
       companyId,
-      repo.hasSearch(filter) ? { filter, cap: MESSAGE_COUNT_CAP } : null,
+      repo.hasSearch(filter) ? { filter, cap: searchCountCap(offset, query.limit) } : null,
     );
     const sumOf = (wanted: repo.MessageFilter): repo.CappedCount => ({
       total: counted.byStatus
@@ -115,12 +116,12 @@ export async function listMessages(
       MESSAGE_CHIPS.map((chip) => [chip.id, sumOf({ companyId, statuses: chip.statuses })]),
     ) as TListMessagesData['counts'];
     const total = counted.searched ?? sumOf(filter);
-    const offset = (query.page - 1) * query.limit;
     // An exact total says when a page has nothing on it: no need to look.
     const rows =
       total.exact && offset >= total.total
         ? []
-        : await repo.listMessagePage(trx, filter, offset, query.limit);
+        : // A search whose every match was counted has few: look them up rather than walk to them.
+          await repo.listMessagePage(trx, filter, offset, query.limit, counted.searched?.exact === true);
     return {
       messages: rows.map(presentMessage),
       currentPage: query.page,
