@@ -111,8 +111,44 @@ describe('rate limits', () => {
         url: `/api/v1/callbacks/dlr/${company.id}/not-the-token-but-counted-all-the-same`,
         payload: { id: 'x', status: 'Success', phoneNumber: '+254712000001' },
       });
-    const statuses = await statusesOf(3, report);
-    expect(statuses.every((status) => status !== 429)).toBe(true);
+    const answers = [await report(), await report(), await report()];
+    expect(answers.every((answer) => answer.statusCode !== 429)).toBe(true);
+    // Every answer says the limit, what is left of it and when its window ends, as on every limited route.
+    expect(
+      answers.map((answer) => [
+        answer.headers['x-ratelimit-limit'],
+        answer.headers['x-ratelimit-remaining'],
+        answer.headers['x-ratelimit-reset'],
+      ]),
+    ).toEqual([
+      ['3', '2', '1'],
+      ['3', '1', '1'],
+      ['3', '0', '1'],
+    ]);
+    const refused = await report();
+    expectRateLimited(refused);
+    expect(refused.headers['x-ratelimit-remaining']).toBe('0');
+  });
+
+  it("starts a company's callback window anew after a second, and keeps each callback route's count apart", async () => {
+    const company = await createCompany(ctx.ownerDb);
+    const token = await subscriptionCallbackToken(ctx.ownerDb, company.id);
+    const report = () =>
+      send(newClient(), {
+        method: 'POST',
+        url: `/api/v1/callbacks/dlr/${company.id}/not-the-token-but-counted-all-the-same`,
+        payload: { id: 'x', status: 'Success', phoneNumber: '+254712000001' },
+      });
+    const notify = () =>
+      send(newClient(), {
+        method: 'POST',
+        url: `/api/v1/callbacks/subscription/${company.id}/${token}`,
+        payload: { phoneNumber: '+254712000001', shortCode: '1', keyword: 'NONE', updateType: 'addition' },
+      });
+    expect(await statusesOf(3, report)).not.toContain(429);
     expectRateLimited(await report());
+    expect((await notify()).statusCode).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect((await report()).statusCode).not.toBe(429);
   });
 });

@@ -43,20 +43,23 @@ export function registerRequestGuards(app: FastifyInstance) {
     return parseJson(request, body as string, done);
   });
 
-  app.addHook('onRequest', async (request) => {
-    if (!isMultipart(request)) return;
+  // Callback-style hooks (done), not async ones: they run on every request, and an async hook costs
+  // Fastify a promise and its settling per request, on the busiest route too.
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (!isMultipart(request)) return done();
     const declared = Number(request.headers['content-length']);
     if (Number.isFinite(declared) && declared > MULTIPART_MAX_BYTES)
-      throw new RequestTooLargeError(MULTIPART_MAX_BYTES);
+      return done(new RequestTooLargeError(MULTIPART_MAX_BYTES));
+    done();
   });
 
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     if (PROVIDER_CALLBACK.test(request.routeOptions.url ?? '')) {
       // Copied only when a NUL is there: the delivery-report callback is the busiest route.
       if (holdsNul(request.body)) request.body = stripNul(request.body);
       if (holdsNul(request.query)) request.query = stripNul(request.query);
       if (holdsNul(request.params)) request.params = stripNul(request.params);
-      return;
+      return done();
     }
     for (const [part, value] of [
       ['body', request.body],
@@ -65,10 +68,13 @@ export function registerRequestGuards(app: FastifyInstance) {
     ] as const) {
       const at = findNul(value);
       if (at !== null)
-        throw new AppError('validation_failed', TEXT_MESSAGES.nulCharacter, {
-          details: [`${at || part}: ${TEXT_MESSAGES.nulCharacter}`],
-        });
+        return done(
+          new AppError('validation_failed', TEXT_MESSAGES.nulCharacter, {
+            details: [`${at || part}: ${TEXT_MESSAGES.nulCharacter}`],
+          }),
+        );
     }
+    done();
   });
 }
 

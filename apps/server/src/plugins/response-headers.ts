@@ -9,10 +9,11 @@ const HSTS = 'max-age=31536000; includeSubDomains';
  *   or per X-Forwarded-Proto behind TRUST_PROXY), always with HSTS=1, never with HSTS=0.
  */
 export function registerResponseHeaders(app: FastifyInstance, options: { hsts: boolean | undefined }) {
-  app.addHook('onSend', async (request, reply, payload) => {
+  // A callback-style hook (done), not an async one: it runs on every answer.
+  app.addHook('onSend', (request, reply, payload, done) => {
     if (request.url.startsWith('/api') && !reply.hasHeader('cache-control'))
       reply.header('cache-control', 'no-store');
     if (options.hsts ?? request.protocol === 'https') reply.header('strict-transport-security', HSTS);
-    return payload;
+    done(null, payload);
   });
 }
