@@ -10,7 +10,7 @@ import {
   type SendPlan,
   type SharedLanes,
 } from './dispatch.ts';
-import { fanOutBatch } from './fan-out.ts';
+import { FANOUT_SLICES, fanOutBatch } from './fan-out.ts';
 import {
   adoptSendsWithoutJobs,
   dropExpiredPartitions,
@@ -58,13 +58,6 @@ const CURSOR_RESET_EVERY_MS = 1000;
  * handed over, and lanes that caught up with a running fan-out did it every second.
  */
 const FULL_RESCAN_EVERY_MS = 15_000;
-/**
- * Lanes of a process that hand a send over while its fan-out is still writing (besides the one
- * writing). The fan-out is one statement at a time on one connection: hand-over lanes running
- * beside it took the cores it needed, and the rows were written at half their own speed. Held
- * back, the rows are written sooner and the lanes catch up after, with the cores to themselves.
- */
-const HANDOVER_LANES_WHILE_FANNING_OUT = 1;
 
 /**
  * The worker side of messaging: the send job's handler (a send starts at its time), lanes that
@@ -89,10 +82,9 @@ export function createMessagingEngine(options: MessagingEngineOptions): Messagin
   let activeLoading: Promise<ActiveSend[]> | null = null;
   const plans = new Map<number, Promise<SendPlan | null>>();
   const throttledUntil = new Map<number, number>();
-  const fanningOut = new Set<number>();
+  const fanningOut = new Map<number, number>();
   const lastSettle = new Map<number, number>();
   const sharedLanes = new Map<number, SharedLanes>();
-  const handingOverWhileFanningOut = new Map<number, number>();
 
   const activeSends = () => {
     if (Date.now() - activeCache.at < ACTIVE_SENDS_TTL_MS) return Promise.resolve(activeCache.sends);
@@ -157,30 +149,30 @@ export function createMessagingEngine(options: MessagingEngineOptions): Messagin
   /** One unit of work on a send; true when something moved. */
   const workOn = async (send: ActiveSend, cursors: Map<number, LaneState>) => {
     let worked = false;
-    if (send.state === 'fanout' && !fanningOut.has(send.messageId)) {
-      fanningOut.add(send.messageId);
+    // As many lanes of a process fan a send out as it has slices (one step per slice at a time).
+    const fanning = fanningOut.get(send.messageId) ?? 0;
+    if (send.state === 'fanout' && fanning < FANOUT_SLICES) {
+      fanningOut.set(send.messageId, fanning + 1);
       try {
         const result = await fanOutBatch(db, send.companyId, send.messageId, config.fanoutBatchSize);
         if (result !== 'busy') worked = true;
         if (result === 'finished') wake();
-        // The lane that fans out keeps at it while other lanes hand the rows over.
+        // A lane that fans out keeps at it until its slices are done.
         if (result === 'progress' && config.workerLanes > 1) return true;
       } finally {
-        fanningOut.delete(send.messageId);
+        const left = (fanningOut.get(send.messageId) ?? 1) - 1;
+        if (left > 0) fanningOut.set(send.messageId, left);
+        else fanningOut.delete(send.messageId);
       }
     }
     if ((throttledUntil.get(send.companyId) ?? 0) > Date.now()) return worked;
-    if (send.state !== 'fanout') return (await handOver(send, cursors)) || worked;
-    const handing = handingOverWhileFanningOut.get(send.messageId) ?? 0;
-    if (handing >= HANDOVER_LANES_WHILE_FANNING_OUT) return worked;
-    handingOverWhileFanningOut.set(send.messageId, handing + 1);
-    try {
-      return (await handOver(send, cursors)) || worked;
-    } finally {
-      const left = (handingOverWhileFanningOut.get(send.messageId) ?? 1) - 1;
-      if (left > 0) handingOverWhileFanningOut.set(send.messageId, left);
-      else handingOverWhileFanningOut.delete(send.messageId);
-    }
+    // No lane hands a send over while its fan-out writes. The slices take the machine's cores, and a
+    // lane beside them took a core they needed (the rows were written at half their own speed); held
+    // back, the rows are written sooner and the lanes catch up after, with the cores to themselves.
+    // And the slices commit out of id order (one sequence, drawn from at once): a lane beside them
+    // would step over rows committed late, found again only by a look back.
+    if (send.state === 'fanout') return worked;
+    return (await handOver(send, cursors)) || worked;
   };
 
   /** One hand-over batch of a send; true when something moved. */

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Database } from '../db/database.ts';
+import type { Database, Executor } from '../db/database.ts';
 import { companyScope, inTenantTransaction } from '../db/tenant-scope.ts';
 import { recordCountChanges } from './delivery-counts.ts';
 import { refreshRecipientStatistics } from './index-plans.ts';
@@ -12,40 +12,111 @@ export type FanOutResult = 'busy' | 'progress' | 'finished';
 const STATISTICS_AT = [1000, 10_000, 100_000, 1_000_000];
 
 /**
- * One checkpointed fan-out step of a send: the next `batchSize` subscribers after the checkpoint
- * that are actively subscribed to any of the message's (still active) services, deduplicated
- * across services (one recipient per subscriber, hence per phone number), inserted as pending
- * recipients in one INSERT ... SELECT DISTINCT ON ...; the checkpoint moves in the same
- * transaction, so a batch is written once (no unique index needs to check it again). The send row is locked with SKIP LOCKED: one fan-out per send at a
- * time, and a crashed worker's lock is gone with its connection.
+ * Slices a send's fan-out is cut into (disjoint ranges of subscriber ids, migration 0026): an
+ * INSERT ... SELECT runs on one core, and slices let as many connections write one send at once.
+ * Two, for this machine's two cores; more only spreads the same cores thinner.
+ */
+export const FANOUT_SLICES = 2;
+
+/** The last slice has no upper end: subscribers added during the fan-out are reached as before. */
+const UNBOUNDED = '9223372036854775807';
+
+/**
+ * Advisory lock keys of fan-out slices: negative bigints, a space of their own (the hand-over's
+ * block locks are pairs of ints, another key space altogether).
+ */
+const sliceLockKey = (messageId: number, slice: number) => `-${messageId * 64 + slice + 1}`;
+
+type SliceState = { ends: string[] | null; cursors: string[] | null };
+
+/**
+ * Cuts a send's remaining fan-out (after fanout_cursor) into `slices` equal ranges of its company's
+ * subscriber ids (ids are shared by every company: the range is the company's own), once:
+ * concurrent callers find the slices set and change nothing.
+ */
+async function sliceFanOut(trx: Executor, companyId: number, messageId: number, slices: number) {
+  const { rows } = await sql<{ cursor: string; first: string | null; last: string | null }>`
+    select s.fanout_cursor::text as cursor,
+           (select min(id) - 1 from subscribers where company_id = ${companyId})::text as first,
+           (select max(id) from subscribers where company_id = ${companyId})::text as last
+      from message_sends s
+     where s.company_id = ${companyId} and s.message_id = ${messageId}`.execute(trx);
+  const cursor = BigInt(rows[0]?.cursor ?? '0');
+  const first = BigInt(rows[0]?.first ?? '0');
+  const start = first > cursor ? first : cursor;
+  const last = BigInt(rows[0]?.last ?? '0');
+  const count = last > start ? BigInt(slices) : 1n;
+  const starts = Array.from(
+    { length: Number(count) },
+    (_, i) => start + ((last - start) * BigInt(i)) / count,
+  );
+  const ends = starts.map((_, i) => (i + 1 < starts.length ? String(starts[i + 1]) : UNBOUNDED));
+  await sql`
+    update message_sends
+       set fanout_slice_ends = ${ends}::bigint[], fanout_slice_cursors = ${starts.map(String)}::bigint[]
+     where company_id = ${companyId} and message_id = ${messageId} and state = 'fanout'
+       and fanout_slice_ends is null`.execute(trx);
+}
+
+/** The send no longer fans out (cancelled, deleted) while a step wrote: the step rolls back. */
+class SendMovedOn extends Error {}
+
+/**
+ * One checkpointed fan-out step of a send, in one of its slices: the next `batchSize` subscribers
+ * after the slice's checkpoint (and within its range) that are actively subscribed to any of the
+ * message's (still active) services, deduplicated across services (one recipient per subscriber,
+ * hence per phone number), inserted as pending recipients in one INSERT ... SELECT DISTINCT ON ...;
+ * the slice's checkpoint moves in the same transaction, so a step is written once (no unique index
+ * needs to check it again). A step holds its slice with a transaction-scoped advisory lock (taken
+ * before the checkpoint is read, so it reads the last holder's commit); concurrent steps take other
+ * slices, and a crashed worker's lock is gone with its connection. The step that completes the
+ * last slice moves the send on to its hand-over.
  */
 export async function fanOutBatch(
   db: Database,
   companyId: number,
   messageId: number,
   batchSize: number,
+  slices = FANOUT_SLICES,
 ): Promise<FanOutResult> {
-  const step = await inTenantTransaction(db, companyScope(companyId), async (trx) => {
-    const { rows: sends } = await sql<{
-      fanout_cursor: number;
-      recipients_at: Date;
-      recipients: number;
-      reserved_units: number;
-      usage_month: string | null;
-      service_ids: number[];
-      parts: number | null;
-    }>`
-      select s.fanout_cursor, s.recipients_at, s.recipients, s.reserved_units,
-             to_char(s.usage_month, 'YYYY-MM-DD') as usage_month, m.service_ids, m.parts
-        from message_sends s
-        join messages m on m.company_id = s.company_id and m.id = s.message_id
-       where s.company_id = ${companyId} and s.message_id = ${messageId} and s.state = 'fanout'
-       for update of s skip locked`.execute(trx);
-    const send = sends[0];
+  let step = await fanOutStep(db, companyId, messageId, batchSize);
+  if (step.result === 'unsliced') {
+    // In a transaction of its own: the send's row is not held through a whole step.
+    await inTenantTransaction(db, companyScope(companyId), (trx) =>
+      sliceFanOut(trx, companyId, messageId, slices),
+    );
+    step = await fanOutStep(db, companyId, messageId, batchSize);
+  }
+  if (step.result === 'busy' || step.result === 'unsliced') return 'busy';
+  const crossed = STATISTICS_AT.some((mark) => step.before < mark && step.after >= mark);
+  if (crossed) await refreshRecipientStatistics(db, step.recipientsAt);
+  return step.result;
+}
+
+async function fanOutStep(db: Database, companyId: number, messageId: number, batchSize: number) {
+  return inTenantTransaction(db, companyScope(companyId), async (trx) => {
+    const readSend = async () => {
+      const { rows } = await sql<
+        SliceState & { recipients_at: Date; service_ids: number[]; parts: number | null }
+      >`
+        select s.fanout_slice_ends::text[] as ends, s.fanout_slice_cursors::text[] as cursors,
+               s.recipients_at, m.service_ids, m.parts
+          from message_sends s
+          join messages m on m.company_id = s.company_id and m.id = s.message_id
+         where s.company_id = ${companyId} and s.message_id = ${messageId} and s.state = 'fanout'`.execute(
+        trx,
+      );
+      return rows[0];
+    };
+    const send = await readSend();
     if (!send) return { result: 'busy' as const };
+    if (!send.ends || !send.cursors) return { result: 'unsliced' as const };
     const parts = Math.max(1, send.parts ?? 1);
 
-    const { rows } = await sql<{ cursor: number | null; considered: number; inserted: number }>`
+    const slice = await holdSlice(trx, companyId, messageId, send.ends, send.cursors);
+    if (!slice) return { result: 'busy' as const };
+
+    const { rows } = await sql<{ cursor: string | null; considered: number; inserted: number }>`
       with active_services as (
         select id from services
          where company_id = ${companyId} and id = any(${send.service_ids}::bigint[]) and status = 'active'
@@ -57,7 +128,7 @@ export async function fanOutBatch(
             select s.subscriber_id, s.service_id
               from subscriptions s
              where s.service_id = sv.id and s.company_id = ${companyId} and s.status = 'active'
-               and s.subscriber_id > ${send.fanout_cursor}
+               and s.subscriber_id > ${slice.cursor}::bigint and s.subscriber_id <= ${slice.end}::bigint
              -- (service_id, subscriber_id): the order of the service's index of active subscriptions.
              order by s.service_id, s.subscriber_id
              limit ${batchSize}
@@ -71,42 +142,78 @@ export async function fanOutBatch(
           from candidates c
           join subscribers sub on sub.id = c.subscriber_id
          -- The batch is a range of subscriber ids: read that range, never the whole table.
-         where sub.id > ${send.fanout_cursor} and sub.id <= (select max(subscriber_id) from candidates)
+         where sub.id > ${slice.cursor}::bigint and sub.id <= (select max(subscriber_id) from candidates)
            and sub.company_id = ${companyId} and sub.status = 'active'
          order by c.subscriber_id
         returning 1
       )
-      select (select max(subscriber_id) from candidates) as cursor,
+      select (select max(subscriber_id) from candidates)::text as cursor,
              (select count(*) from candidates)::int as considered,
              (select count(*) from inserted)::int as inserted`.execute(trx);
     const { cursor, considered, inserted } = rows[0];
+    // A slice that found fewer than a batch is done: its cursor goes to its end.
+    const sliceDone = considered < batchSize;
+    const { rows: moved } = await sql<{
+      recipients: number;
+      reserved_units: number;
+      usage_month: string | null;
+      all_done: boolean;
+    }>`
+      update message_sends
+         set fanout_slice_cursors[${slice.index + 1}] = ${sliceDone ? slice.end : (cursor ?? slice.cursor)}::bigint,
+             recipients = recipients + ${inserted}, updated_at = now()
+       where company_id = ${companyId} and message_id = ${messageId} and state = 'fanout'
+      returning recipients, reserved_units, to_char(usage_month, 'YYYY-MM-DD') as usage_month,
+                (select bool_and(c >= e) from unnest(fanout_slice_cursors, fanout_slice_ends) as x(c, e)) as all_done`.execute(
+      trx,
+    );
+    if (!moved[0]) throw new SendMovedOn();
     await recordCountChanges(trx, companyId, [{ messageId, from: null, to: 'pending', count: inserted }]);
-    const recipients = send.recipients + inserted;
-    const finished = considered < batchSize;
+    const { recipients, reserved_units: reservedUnits, all_done: finished } = moved[0];
+    const done = { before: recipients - inserted, after: recipients, recipientsAt: send.recipients_at };
+    if (!finished) return { result: 'progress' as const, ...done };
+    // The last slice is done: the send's hand-over begins, and its numbers are final.
+    const month = moved[0].usage_month ?? usageMonthOf(send.recipients_at);
     await sql`
       update message_sends
-         set fanout_cursor = ${cursor ?? send.fanout_cursor}, recipients = ${recipients}, updated_at = now(),
-             state = case when ${finished} then 'dispatch' else state end,
-             fanout_finished_at = case when ${finished} then now() else fanout_finished_at end,
-             reserved_units = case when ${finished} then ${recipients * parts} else reserved_units end
+         set state = 'dispatch', fanout_finished_at = now(), reserved_units = ${recipients * parts},
+             usage_month = ${month}::date
        where company_id = ${companyId} and message_id = ${messageId}`.execute(trx);
-    const done = { before: send.recipients, after: recipients, recipientsAt: send.recipients_at };
-    if (!finished) return { result: 'progress' as const, ...done };
-    // The fan-out knows the real number now: the message and the month's usage follow it.
     await sql`update messages set recipient_count = ${recipients}, updated_at = now()
                where company_id = ${companyId} and id = ${messageId}`.execute(trx);
     // Sends accepted by the API reserved their month; others (seeded, adopted) count now.
-    const month = send.usage_month ?? usageMonthOf(send.recipients_at);
-    await adjustUsage(trx, companyId, month, recipients * parts - send.reserved_units);
-    if (!send.usage_month)
-      await sql`update message_sends set usage_month = ${month}::date
-                 where company_id = ${companyId} and message_id = ${messageId}`.execute(trx);
+    await adjustUsage(trx, companyId, month, recipients * parts - reservedUnits);
     await settleSends(trx, companyId, [messageId]);
     return { result: 'finished' as const, ...done };
+  }).catch((error) => {
+    if (error instanceof SendMovedOn) return { result: 'busy' as const };
+    throw error;
   });
-  if (step.result !== 'busy') {
-    const crossed = STATISTICS_AT.some((mark) => step.before < mark && step.after >= mark);
-    if (crossed) await refreshRecipientStatistics(db, step.recipientsAt);
+}
+
+/**
+ * Takes a slice with work left that no other step holds (its advisory lock), and reads its
+ * checkpoint after the lock: the last holder's commit is visible by then. Null when every slice
+ * with work left is held elsewhere (or none is left).
+ */
+async function holdSlice(
+  trx: Executor,
+  companyId: number,
+  messageId: number,
+  ends: string[],
+  cursors: string[],
+) {
+  for (let index = 0; index < ends.length; index++) {
+    if (BigInt(cursors[index]) >= BigInt(ends[index])) continue;
+    const { rows } = await sql<{ locked: boolean }>`
+      select pg_try_advisory_xact_lock(${sliceLockKey(messageId, index)}::bigint) as locked`.execute(trx);
+    if (!rows[0].locked) continue;
+    const { rows: fresh } = await sql<{ cursor: string }>`
+      select fanout_slice_cursors[${index + 1}]::text as cursor from message_sends
+       where company_id = ${companyId} and message_id = ${messageId}`.execute(trx);
+    const cursor = fresh[0]?.cursor;
+    if (cursor === undefined || BigInt(cursor) >= BigInt(ends[index])) continue;
+    return { index, cursor, end: ends[index] };
   }
-  return step.result;
+  return null;
 }

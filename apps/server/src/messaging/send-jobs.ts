@@ -59,8 +59,8 @@ export async function startSend(db: Database, companyId: number, messageId: numb
       insert into message_sends as s (company_id, message_id, state, recipients_at, started_at)
       values (${companyId}, ${messageId}, 'fanout', now(), now())
       on conflict (company_id, message_id) do update
-        set state = 'fanout', fanout_cursor = 0, recipients = 0, recipients_at = now(), started_at = now(),
-            updated_at = now()
+        set state = 'fanout', fanout_cursor = 0, fanout_slice_ends = null, fanout_slice_cursors = null,
+            recipients = 0, recipients_at = now(), started_at = now(), updated_at = now()
       where s.state = 'waiting'`.execute(trx);
     await sql`update messages set status = 'processing', updated_at = now()
                where company_id = ${companyId} and id = ${messageId}`.execute(trx);
