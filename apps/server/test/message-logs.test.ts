@@ -2,7 +2,9 @@ import type { TRole } from '@sms/contracts/auth/roles';
 import { MESSAGE_COUNT_CAP } from '@sms/contracts/messages/list-messages';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { companyScope, inTenantTransaction } from '../src/db/tenant-scope.ts';
 import { enqueueSend } from '../src/messaging/send-jobs.ts';
+import { findMessageWithState } from '../src/modules/messages/message-logs.repository.ts';
 import { bearer, createTenantWithStaff } from './support/factories.ts';
 import { insertManyMessages, insertMessage, recordSend } from './support/message-log-factories.ts';
 import { createService } from './support/services-factories.ts';
@@ -404,6 +406,28 @@ describe('GET /messages/{id}/details, /delivery-reports and /job-status', () => 
     expect((await get(`/messages/${otherMessageId}/details`, 'system_admin')).statusCode).toBe(200);
     expect((await get('/messages/999999999/details', 'system_admin')).statusCode).toBe(404);
     expect((await get('/messages/abc/details', 'system_admin')).statusCode).toBe(400);
+  });
+
+  it('reads a message with its state through row-level security, whichever company is asked for', async () => {
+    // message_with_state (migration 0027) runs as its caller: bound to one company, another's
+    // message is not there even when asked for by that company or by no company.
+    const asking = (bound: number, companyId: number | null) =>
+      inTenantTransaction(ctx.db, companyScope(bound), (trx) =>
+        findMessageWithState(trx, otherMessageId, companyId),
+      );
+    expect(await asking(tenant.company.id, null)).toBeUndefined();
+    expect(await asking(tenant.company.id, other.company.id)).toBeUndefined();
+    const own = await asking(other.company.id, null);
+    expect(own?.message).toMatchObject({ id: otherMessageId, company_id: other.company.id });
+    expect(own?.counts).toEqual({
+      pending: 0,
+      submitted: 0,
+      sent: 0,
+      delivered: 0,
+      failed: 0,
+      rejected: 0,
+      expired: 0,
+    });
   });
 });
 

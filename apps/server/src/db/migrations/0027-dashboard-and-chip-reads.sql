@@ -183,3 +183,62 @@ begin
     into counted using company, p_pattern, p_limit;
   return counted;
 end $$;
+
+-- A message with its send state and delivery summary, for its details, recipients and job status:
+-- one round trip instead of three, planned once per connection like dashboard_figures (a message by
+-- its key, its send and counter rows by theirs: the same plan for any company). SECURITY INVOKER:
+-- row-level security applies. p_company_id null: any company the binding sees (a system admin).
+create function message_with_state(p_id bigint, p_company_id bigint)
+  returns table (
+    id bigint, company_id bigint, company_name text, service_id bigint, service_name text,
+    service_ids integer[], direction text, content text, msisdn text, status text,
+    scheduled_at timestamptz, sent_at timestamptz, created_at timestamptz, recipient_count integer,
+    queue_job_id text, encoding text, parts smallint,
+    send_state text, recipients_at timestamptz, recipients integer, started_at timestamptz,
+    fanout_finished_at timestamptz, handed_over_at timestamptz, send_updated_at timestamptz,
+    pending integer, submitted integer, sent integer, delivered integer, failed integer,
+    rejected integer, expired integer)
+  language plpgsql stable
+  set plan_cache_mode = force_generic_plan
+  set search_path = public, pg_temp as $$
+begin
+  if p_company_id is null then
+    return query
+      select m.id, m.company_id, c.name, m.service_id, s.name, m.service_ids::int[], m.direction, m.content,
+             m.msisdn, m.status, m.scheduled_at, m.sent_at, m.created_at, m.recipient_count, m.queue_job_id,
+             m.encoding, m.parts, ms.state, ms.recipients_at, ms.recipients, ms.started_at,
+             ms.fanout_finished_at, ms.handed_over_at, ms.updated_at, dc.pending, dc.submitted, dc.sent,
+             dc.delivered, dc.failed, dc.rejected, dc.expired
+        from messages m
+        join companies c on c.id = m.company_id
+        left join services s on s.company_id = m.company_id and s.id = m.service_id
+        left join message_sends ms on ms.company_id = m.company_id and ms.message_id = m.id
+        cross join lateral (
+          select coalesce(sum(d.pending), 0)::int as pending, coalesce(sum(d.submitted), 0)::int as submitted,
+                 coalesce(sum(d.sent), 0)::int as sent, coalesce(sum(d.delivered), 0)::int as delivered,
+                 coalesce(sum(d.failed), 0)::int as failed, coalesce(sum(d.rejected), 0)::int as rejected,
+                 coalesce(sum(d.expired), 0)::int as expired
+            from message_delivery_counts d where d.company_id = m.company_id and d.message_id = m.id) dc
+       where m.id = p_id;
+  else
+    return query
+      select m.id, m.company_id, c.name, m.service_id, s.name, m.service_ids::int[], m.direction, m.content,
+             m.msisdn, m.status, m.scheduled_at, m.sent_at, m.created_at, m.recipient_count, m.queue_job_id,
+             m.encoding, m.parts, ms.state, ms.recipients_at, ms.recipients, ms.started_at,
+             ms.fanout_finished_at, ms.handed_over_at, ms.updated_at, dc.pending, dc.submitted, dc.sent,
+             dc.delivered, dc.failed, dc.rejected, dc.expired
+        from messages m
+        join companies c on c.id = m.company_id
+        left join services s on s.company_id = m.company_id and s.id = m.service_id
+        left join message_sends ms on ms.company_id = m.company_id and ms.message_id = m.id
+        cross join lateral (
+          select coalesce(sum(d.pending), 0)::int as pending, coalesce(sum(d.submitted), 0)::int as submitted,
+                 coalesce(sum(d.sent), 0)::int as sent, coalesce(sum(d.delivered), 0)::int as delivered,
+                 coalesce(sum(d.failed), 0)::int as failed, coalesce(sum(d.rejected), 0)::int as rejected,
+                 coalesce(sum(d.expired), 0)::int as expired
+            from message_delivery_counts d where d.company_id = m.company_id and d.message_id = m.id) dc
+       where m.company_id = p_company_id and m.id = p_id;
+  end if;
+end $$;
+revoke execute on function message_with_state(bigint, bigint) from public;
+grant execute on function message_with_state(bigint, bigint) to sms_app;

@@ -170,6 +170,58 @@ export async function findMessage(db: Executor, id: number, companyId: number | 
 }
 
 /**
+ * One message if the company (null: any) owns it, with its send state (if it was ever queued) and
+ * its recipients per status from the per-message counters: migration 0027's message_with_state,
+ * one round trip planned once per connection.
+ */
+export async function findMessageWithState(db: Executor, id: number, companyId: number | null) {
+  const { rows } = await sql<
+    MessageRow & {
+      send_state: string | null;
+      recipients_at: Date | null;
+      recipients: number | null;
+      started_at: Date | null;
+      fanout_finished_at: Date | null;
+      handed_over_at: Date | null;
+      send_updated_at: Date | null;
+    } & DeliveryCounts
+  >`select * from message_with_state(${id}::bigint, ${companyId}::bigint)`.execute(db);
+  const row = rows[0];
+  if (!row) return undefined;
+  const {
+    send_state,
+    recipients_at,
+    recipients,
+    started_at,
+    fanout_finished_at,
+    handed_over_at,
+    send_updated_at,
+    pending,
+    submitted,
+    sent,
+    delivered,
+    failed,
+    rejected,
+    expired,
+    ...message
+  } = row;
+  const send: MessageSendRow | undefined =
+    send_state === null
+      ? undefined
+      : {
+          state: send_state,
+          recipients_at,
+          recipients: recipients ?? 0,
+          started_at,
+          fanout_finished_at,
+          handed_over_at,
+          updated_at: send_updated_at as Date,
+        };
+  const counts: DeliveryCounts = { pending, submitted, sent, delivered, failed, rejected, expired };
+  return { message: message as MessageRow, send, counts };
+}
+
+/**
  * A search's matches counted as (n, more): n counted up to cap + 1 of its newest matches; more
  * when that window was full, so that matches older than it were not looked at (only then can
  * n <= cap be short of the total).
@@ -259,30 +311,10 @@ export type MessageSendRow = {
   updated_at: Date;
 };
 
-/** The engine's per-message send state (migration 0006), if the message was ever queued. */
-export async function findMessageSend(db: Executor, companyId: number, messageId: number) {
-  const { rows } = await sql<MessageSendRow>`
-    select state, recipients_at, recipients, started_at, fanout_finished_at, handed_over_at, updated_at
-      from message_sends where company_id = ${companyId} and message_id = ${messageId}`.execute(db);
-  return rows[0];
-}
-
 export type DeliveryCounts = Record<
   'pending' | 'submitted' | 'sent' | 'delivered' | 'failed' | 'rejected' | 'expired',
   number
 >;
-
-/** Recipients per status, from the per-message counters (a few shard rows), never from the recipients. */
-export async function findDeliveryCounts(db: Executor, companyId: number, messageId: number) {
-  const { rows } = await sql<DeliveryCounts>`
-    select coalesce(sum(pending), 0)::int as pending, coalesce(sum(submitted), 0)::int as submitted,
-           coalesce(sum(sent), 0)::int as sent, coalesce(sum(delivered), 0)::int as delivered,
-           coalesce(sum(failed), 0)::int as failed, coalesce(sum(rejected), 0)::int as rejected,
-           coalesce(sum(expired), 0)::int as expired
-      from message_delivery_counts
-     where company_id = ${companyId} and message_id = ${messageId}`.execute(db);
-  return rows[0]!;
-}
 
 export type DeliveryReportRow = {
   id: number;

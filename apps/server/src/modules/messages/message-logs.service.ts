@@ -133,13 +133,6 @@ export async function listMessages(
   });
 }
 
-/** The message if the caller may see it; another tenant's id reads as missing (404, not 403). */
-async function messageInScope(db: Executor, ctx: RequestContext, id: number) {
-  const row = await repo.findMessage(db, id, tenantOf(ctx.actor));
-  if (!row) throw notFound('Message');
-  return row;
-}
-
 type ReportsQuery = { page: number; limit: number; status?: string };
 
 async function readReports(
@@ -254,10 +247,14 @@ function describeJob(
 /** pg-boss job ids are UUIDs; anything else (a row from before the queue) has no job to ask about. */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-async function readMessageState(db: Executor, message: repo.MessageRow) {
-  const send = await repo.findMessageSend(db, message.company_id, message.id);
-  const counts = await repo.findDeliveryCounts(db, message.company_id, message.id);
-  return { send, counts };
+/**
+ * The message if the caller may see it (another tenant's id reads as missing: 404, not 403), with
+ * its send state and delivery counts.
+ */
+async function messageWithStateInScope(db: Executor, ctx: RequestContext, id: number) {
+  const found = await repo.findMessageWithState(db, id, tenantOf(ctx.actor));
+  if (!found) throw notFound('Message');
+  return found;
 }
 
 /** Only a send that has not started needs the queue's word on its job. */
@@ -274,8 +271,7 @@ function readQueueJob(
 
 export async function getMessageDetails(deps: AppDeps, ctx: RequestContext, id: number, query: ReportsQuery) {
   return inActorTransaction(deps.db, ctx, async (trx) => {
-    const message = await messageInScope(trx, ctx, id);
-    const { send, counts } = await readMessageState(trx, message);
+    const { message, send, counts } = await messageWithStateInScope(trx, ctx, id);
     const job = await readQueueJob(deps, trx, message, send);
     const reports = await readReports(trx, message, send, counts, query);
     return {
@@ -294,16 +290,14 @@ export async function listDeliveryReports(
   query: ReportsQuery,
 ) {
   return inActorTransaction(deps.db, ctx, async (trx) => {
-    const message = await messageInScope(trx, ctx, id);
-    const { send, counts } = await readMessageState(trx, message);
+    const { message, send, counts } = await messageWithStateInScope(trx, ctx, id);
     return readReports(trx, message, send, counts, query);
   });
 }
 
 export async function getJobStatus(deps: AppDeps, ctx: RequestContext, id: number) {
   return inActorTransaction(deps.db, ctx, async (trx) => {
-    const message = await messageInScope(trx, ctx, id);
-    const { send, counts } = await readMessageState(trx, message);
+    const { message, send, counts } = await messageWithStateInScope(trx, ctx, id);
     const job = await readQueueJob(deps, trx, message, send);
     return { jobStatus: describeJob(message, send, job, counts, new Date()) };
   });
