@@ -40,7 +40,10 @@ export const scenario: BenchScenario = {
       `${fixture.counts.subscribers.toLocaleString('en-US')} subscribers, ${fixture.counts.messages.toLocaleString('en-US')} messages, ` +
         `${fixture.counts.deliveryReports.toLocaleString('en-US')} delivery reports`,
     );
-    await measureConsoleReads(ctx, fixture, size);
+    // CONSOLE_READS_PROFILE_DIR=<dir>: the API process writes a CPU profile there (--cpu-prof) when it stops.
+    const profileDir = process.env.CONSOLE_READS_PROFILE_DIR;
+    const env = profileDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` } : {};
+    await measureConsoleReads(ctx, fixture, size, env);
   },
 };
 

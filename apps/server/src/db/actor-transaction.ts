@@ -23,12 +23,17 @@ export function scopeOfRequest(ctx: RequestContext): TenantScope {
  * PostgreSQL checks each inserted row's foreign keys with a cached plan, which forced custom plans
  * re-plan for every row (200,000 rows with one foreign key took 6.5-7.8 s instead of 2.0-2.3 s, and
  * a 1,000,000-row subscriber import 163 s instead of 83 s).
+ * A read request's work runs in the transaction its sign-in check opened (db/request-transaction.ts)
+ * while that is open; otherwise in a transaction of its own.
  */
 export function inActorTransaction<T>(
   db: Database,
   ctx: RequestContext,
   work: (trx: Transaction<DB>) => Promise<T>,
 ) {
+  const held = ctx.transaction;
+  // A read's own transaction, opened and bound to this actor by the sign-in check: no BEGIN, no COMMIT here.
+  if (ctx.readOnly && held?.isOpenFor(ctx.actor)) return withPreparedStatements(() => held.run(work));
   const transaction = () => inTenantTransaction(db, scopeOfRequest(ctx), work, ctx.actor.userId);
   return ctx.readOnly ? withPreparedStatements(transaction) : transaction();
 }

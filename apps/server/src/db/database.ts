@@ -159,7 +159,7 @@ function namingClient(client: PoolClient): PoolClient {
       values.length > MAX_PREPARED_VALUES ||
       !preparesStatements()
     )
-      return client.query(text, values ?? []);
+      return lastResult(await client.query(text, values ?? []));
     const name = generation === 0 ? statementName(text) : `${statementName(text)}_${generation}`;
     if (prepared.delete(name)) prepared.set(name, true);
     else {
@@ -186,6 +186,14 @@ function namingClient(client: PoolClient): PoolClient {
       return (client as unknown as { processID?: number }).processID;
     },
   } as PoolClient;
+}
+
+/**
+ * Several statements in one string (simple protocol) answer with one result each; Kysely reads one,
+ * so it gets the last (the session lookup after its BEGIN: auth.repository's beginSessionTransaction).
+ */
+function lastResult<R>(result: R | R[]): R {
+  return Array.isArray(result) ? (result[result.length - 1] as R) : result;
 }
 
 function isStalePlan(error: unknown) {

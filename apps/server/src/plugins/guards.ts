@@ -5,7 +5,7 @@ import type { AppDeps } from '../app-deps.ts';
 import { inActorTransaction } from '../db/actor-transaction.ts';
 import { AppError, notFound } from '../errors.ts';
 import { tenantOf } from '../request-context.ts';
-import { authenticate, contextOf } from './authenticate.ts';
+import { authenticate, contextOf, endReadTransaction } from './authenticate.ts';
 
 /** Tenant-owned tables a route's `:id` can name, and what a missing one is called in its 404. */
 const ID_TABLES = { services: 'Service', companies: 'Company', users: 'User', messages: 'Message' } as const;
@@ -127,6 +127,8 @@ export function installRouteAccess(api: FastifyInstance) {
       access = value[ACCESS];
       route[hook] = hook === 'onRequest' ? value : undefined;
       if (hook === 'preHandler') route.onRequest = [...value, ...toList(route.onRequest)];
+      // A read's sign-in check opened its transaction: it ends as soon as the answer is ready.
+      route.onSend = [...toList(route.onSend), endReadTransaction];
     }
     route.config = { ...route.config, access };
     for (const method of toList(route.method)) table.push({ method: String(method), url: route.url, access });
