@@ -84,6 +84,41 @@ describe('apply_delivery_reports (the DLR apply statement, as a database functio
     expect(await statusOf('APPLY-theirs-1')).toBe('submitted');
   });
 
+  it('a batch waiting on a row another batch is changing applies its report to that batch’s version, counted once', async () => {
+    const messageId = await handedOverRecipient(mine.id, 'APPLY-race-1');
+    let releaseFirst = () => {};
+    const firstHolds = new Promise<void>((resolve) => {
+      releaseFirst = resolve;
+    });
+    let firstApplied = () => {};
+    const firstHasApplied = new Promise<void>((resolve) => {
+      firstApplied = resolve;
+    });
+    // The first batch moves the recipient to sent and holds its lock until released.
+    const first = inTenantTransaction(ctx.db, companyScope(mine.id), async (trx) => {
+      const outcomes = await applyDeliveryUpdates(trx, mine.id, [report('APPLY-race-1', 'sent')]);
+      firstApplied();
+      await firstHolds;
+      return outcomes;
+    });
+    await firstHasApplied;
+    // The second batch, a delivery, starts meanwhile (its snapshot still sees submitted) and waits.
+    const second = inTenantTransaction(ctx.db, companyScope(mine.id), (trx) =>
+      applyDeliveryUpdates(trx, mine.id, [report('APPLY-race-1', 'delivered')]),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    releaseFirst();
+    expect(await first).toEqual(['applied']);
+    expect(await second).toEqual(['applied']);
+    expect(await statusOf('APPLY-race-1')).toBe('delivered');
+    const { rows } = await sql<{ submitted: number; sent: number; delivered: number }>`
+      select sum(submitted)::int as submitted, sum(sent)::int as sent, sum(delivered)::int as delivered
+        from message_delivery_counts where company_id = ${mine.id} and message_id = ${messageId}`.execute(
+      ctx.ownerDb,
+    );
+    expect(rows[0]).toEqual({ submitted: 0, sent: 0, delivered: 1 });
+  });
+
   it('carries the index-only join preferences itself (no statement of their own before each batch)', async () => {
     const { rows } = await sql<{ config: string[] }>`
       select proconfig as config from pg_proc where proname = 'apply_delivery_reports'`.execute(ctx.ownerDb);
