@@ -250,6 +250,17 @@ describe('GET /subscriptions/subscribers', () => {
     expect(await page('?limit=100&page=13')).toEqual(newestFirst(1_300, 100));
     expect(await page('?limit=20&page=111')).toEqual(newestFirst(300, 20));
     expect(await page('?limit=100&page=26')).toEqual([]);
+    const totals = async (query: string) => {
+      const { totalItems, totalPages, totalIsExact } = (
+        await call('GET', `/subscriptions/subscribers${query}`, 'company_admin', undefined, fresh)
+      ).json().data;
+      return { totalItems, totalPages, totalIsExact };
+    };
+    expect(await totals('?limit=100&page=13')).toEqual({
+      totalItems: 2_500,
+      totalPages: 25,
+      totalIsExact: true,
+    });
     // One number newer than all, one of the oldest gone: the same pages move by one.
     await load(fresh.company.id, 2_501, 2_501);
     await sql`delete from subscribers where company_id = ${fresh.company.id} and msisdn = ${numberOf(1)}`.execute(
@@ -257,6 +268,12 @@ describe('GET /subscriptions/subscribers', () => {
     );
     expect(await page('?limit=100&page=13')).toEqual(newestFirst(1_301, 100));
     expect(await page('?limit=100&page=25')).toEqual(newestFirst(101, 100));
+    await load(fresh.company.id, 2_502, 2_502);
+    expect(await totals('?limit=100&page=13')).toEqual({
+      totalItems: 2_501,
+      totalPages: 26,
+      totalIsExact: true,
+    });
   });
 
   it('filters by status, refuses unknown sizes and statuses', async () => {

@@ -95,13 +95,17 @@ export async function listSubscribers(
     const filter = await scopedFilter(deps, trx, ctx, query);
     const offset = (query.page - 1) * query.limit;
     // A company's whole list pages deep from a remembered id; narrowed lists walk their offset.
-    const start =
+    const start: { anchorId: number | null; skip: number; total?: number } =
       filter.companyId !== null && !filter.status && !filter.number && filter.serviceId === undefined
         ? await subscriberPageStart(trx, filter.companyId, offset)
         : { anchorId: null, skip: offset };
     return {
       rows: await repo.listSubscribers(trx, filter, start.skip, query.limit, start.anchorId),
-      count: await repo.countSubscribers(trx, filter, SUBSCRIBER_COUNT_CAP),
+      // A deep page's start was read for the list's exact total: it is the count.
+      count:
+        start.total !== undefined
+          ? { total: start.total, exact: true }
+          : await repo.countSubscribers(trx, filter, SUBSCRIBER_COUNT_CAP),
     };
   });
   return {
