@@ -1,6 +1,8 @@
 import type { TRole } from '@sms/contracts/auth/roles';
 import type { TReportKpi } from '@sms/contracts/reports/report';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { companyScope, inTenantTransaction } from '../src/db/tenant-scope.ts';
+import { findReportFigures } from '../src/modules/reports/reports.repository.ts';
 import { getReport, reportWindow } from '../src/modules/reports/reports.service.ts';
 import {
   insertFixtureTraffic,
@@ -8,7 +10,7 @@ import {
   insertSend,
   insertSubscribers,
 } from './support/activity-factories.ts';
-import { bearer } from './support/factories.ts';
+import { bearer, createCompany } from './support/factories.ts';
 import { createTwoTenantContext, staffContextOf } from './support/two-tenants.ts';
 
 // Every figure below is counted by hand from this fixture (insertFixtureTraffic lists its traffic),
@@ -158,5 +160,26 @@ describe('GET /api/v1/reports', () => {
     const response = await get('?timeframe=1y');
     expect(response.statusCode).toBe(400);
     expect(response.json().message).toMatch(/timeframe must be one of 24h, 7d, 30d/);
+  });
+});
+
+describe('the report statement (findReportFigures)', () => {
+  it('counts a bucket starting at the timeframe in it, one starting at the span before in that span, nothing earlier', async () => {
+    const company = (await createCompany(ctx.ownerDb)).id;
+    for (const at of [
+      '2026-03-13T12:00:00Z', // before the previous span: in neither
+      '2026-03-13T13:00:00Z', // the previous span's first hour
+      '2026-03-14T12:00:00Z', // the previous span's last hour
+      '2026-03-14T13:00:00Z', // the timeframe's first hour
+    ])
+      await insertInbound(ctx.ownerDb, company, at);
+    const figures = await inTenantTransaction(ctx.db, companyScope(company), (trx) =>
+      findReportFigures(trx, company, reportWindow('24h', NOW)),
+    );
+    expect(figures.current.received).toBe(1);
+    expect(figures.previous.received).toBe(2);
+    expect(figures.volume).toHaveLength(24);
+    expect(figures.volume[0]).toEqual({ time: new Date('2026-03-14T13:00:00Z'), sent: 0, received: 1 });
+    expect(figures.volume.reduce((sum, point) => sum + point.received, 0)).toBe(1);
   });
 });

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 
 export type Scope = number | null;
@@ -23,59 +23,70 @@ export type ActivityTotals = {
   newSubscribers: number;
 };
 
+const totalsOf = (row: Record<keyof ActivityTotals, number | string>): ActivityTotals => ({
+  sent: Number(row.sent),
+  delivered: Number(row.delivered),
+  failed: Number(row.failed),
+  received: Number(row.received),
+  newSubscribers: Number(row.newSubscribers),
+});
+
+export type ReportWindow = {
+  bucket: 'hour' | 'day';
+  previousFrom: Date;
+  from: Date;
+  to: Date;
+  points: number;
+};
+
 /**
- * Sums of the hourly or daily rollup over [from, to): recipients handed over (every status but pending),
- * delivered, failed (failed, rejected by the provider, expired), inbound received, new subscribers.
+ * A report's figures in one statement (one round trip and one plan instead of three), from the
+ * hourly or daily rollup read once from the previous span's start: sums over the timeframe
+ * [from, to) and the span before it [previousFrom, from) of recipients handed over (every status
+ * but pending), delivered, failed (failed, rejected by the provider, expired), inbound received and
+ * new subscribers; and sent and received per bucket (UTC) from `from`, every bucket present (zero
+ * when quiet).
  */
-export async function sumActivity(
-  db: Executor,
-  companyId: Scope,
-  bucket: 'hour' | 'day',
-  from: Date,
-  to: Date,
-): Promise<ActivityTotals> {
-  const rollup = ROLLUPS[bucket];
-  const { rows } = await sql<Record<keyof ActivityTotals, number>>`
-    select coalesce(sum(submitted + sent + delivered + failed + rejected + expired), 0)::bigint as "sent",
-           coalesce(sum(delivered), 0)::bigint as "delivered",
-           coalesce(sum(failed + rejected + expired), 0)::bigint as "failed",
-           coalesce(sum(received), 0)::bigint as "received",
-           coalesce(sum(new_subscribers), 0)::bigint as "newSubscribers"
-      from ${rollup.table}
-     where ${forCompany(companyId)} and ${rollup.column} >= ${rollup.at(from)} and ${rollup.column} < ${rollup.at(to)}`.execute(
-    db,
-  );
+export async function findReportFigures(db: Executor, companyId: Scope, window: ReportWindow) {
+  const rollup = ROLLUPS[window.bucket];
+  const step = window.bucket === 'hour' ? '1 hour' : '1 day';
+  const column = rollup.column;
+  const from = rollup.at(window.from);
+  const sums = (range: RawBuilder<unknown>) => sql`json_build_object(
+      'sent', coalesce(sum(a.handed_over) filter (where ${range}), 0),
+      'delivered', coalesce(sum(a.delivered) filter (where ${range}), 0),
+      'failed', coalesce(sum(a.failed) filter (where ${range}), 0),
+      'received', coalesce(sum(a.received) filter (where ${range}), 0),
+      'newSubscribers', coalesce(sum(a.new_subscribers) filter (where ${range}), 0))`;
+  const { rows } = await sql<{
+    current: Record<keyof ActivityTotals, number>;
+    previous: Record<keyof ActivityTotals, number>;
+    volume: { time: string; sent: number; received: number }[];
+  }>`
+    with a as materialized (
+      select ${column} as at, ${window.bucket === 'hour' ? sql`hour` : sql`(day::timestamp at time zone 'UTC')`} as time,
+             submitted + sent + delivered + failed + rejected + expired as handed_over, delivered,
+             failed + rejected + expired as failed, received, new_subscribers
+        from ${rollup.table}
+       where ${forCompany(companyId)} and ${column} >= ${rollup.at(window.previousFrom)})
+    select ${sums(sql`a.at >= ${from} and a.at < ${rollup.at(window.to)}`)} as current,
+           ${sums(sql`a.at < ${from}`)} as previous,
+           (select json_agg(json_build_object('time', b.time, 'sent', coalesce(v.sent, 0),
+                                              'received', coalesce(v.received, 0)) order by b.time)
+              from generate_series(${window.from}::timestamptz,
+                                   ${window.from}::timestamptz + (${window.points - 1}::int * ${step}::interval),
+                                   ${step}::interval) as b(time)
+              left join (select a.time, sum(a.handed_over) as sent, sum(a.received) as received
+                           from a where a.at >= ${from} group by a.time) v on v.time = b.time) as volume
+      from a`.execute(db);
   const row = rows[0];
   return {
-    sent: Number(row.sent),
-    delivered: Number(row.delivered),
-    failed: Number(row.failed),
-    received: Number(row.received),
-    newSubscribers: Number(row.newSubscribers),
+    current: totalsOf(row.current),
+    previous: totalsOf(row.previous),
+    volume: row.volume.map((point) => ({
+      time: new Date(point.time),
+      sent: Number(point.sent),
+      received: Number(point.received),
+    })),
   };
-}
-
-/** Sent and received per hour or day (UTC) from `from`, every bucket present (zero when quiet). */
-export async function findVolume(
-  db: Executor,
-  companyId: Scope,
-  bucket: 'hour' | 'day',
-  from: Date,
-  points: number,
-) {
-  const step = bucket === 'hour' ? '1 hour' : '1 day';
-  const rollup = ROLLUPS[bucket];
-  const { rows } = await sql<{ time: Date; sent: number; received: number }>`
-    select b.time, coalesce(a.sent, 0)::bigint as sent, coalesce(a.received, 0)::bigint as received
-      from generate_series(${from}::timestamptz, ${from}::timestamptz + (${points - 1}::int * ${step}::interval), ${step}::interval) as b(time)
-      left join (
-        select ${bucket === 'hour' ? sql`hour` : sql`(day::timestamp at time zone 'UTC')`} as time,
-               sum(submitted + sent + delivered + failed + rejected + expired) as sent,
-               sum(received) as received
-          from ${rollup.table}
-         where ${forCompany(companyId)} and ${rollup.column} >= ${rollup.at(from)}
-         group by 1
-      ) a on a.time = b.time
-     order by b.time`.execute(db);
-  return rows.map((row) => ({ time: row.time, sent: Number(row.sent), received: Number(row.received) }));
 }

@@ -9,7 +9,7 @@ import {
 import type { AppDeps } from '../../app-deps.ts';
 import { inActorTransaction } from '../../db/actor-transaction.ts';
 import { type RequestContext, tenantOf } from '../../request-context.ts';
-import { type ActivityTotals, findVolume, sumActivity } from './reports.repository.ts';
+import { type ActivityTotals, findReportFigures } from './reports.repository.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -51,9 +51,7 @@ export async function getReport(
   const companyId = tenantOf(ctx.actor);
   const window = reportWindow(timeframe, now);
   return inActorTransaction(deps.db, ctx, async (trx) => {
-    const current = await sumActivity(trx, companyId, window.bucket, window.from, window.to);
-    const previous = await sumActivity(trx, companyId, window.bucket, window.previousFrom, window.from);
-    const volume = await findVolume(trx, companyId, window.bucket, window.from, window.points);
+    const { current, previous, volume } = await findReportFigures(trx, companyId, window);
     const currentRate = rate(current);
     const previousRate = rate(previous);
     return {
