@@ -12,7 +12,9 @@ import { startServerProcess } from '../support/server-process.ts';
  * clients to a real API process; afterwards every recipient and counter is checked. Besides rate
  * and latency it logs the CPU each report cost in the API process, in PostgreSQL and in the
  * clients (on a shared machine this stays meaningful when rates do not). DLR_PROFILE_DIR=<dir>
- * writes a CPU profile of the API process there; DLR_SIZE=<n> posts another number of reports.
+ * writes a CPU profile of the API process there; DLR_SIZE=<n> posts another number of reports;
+ * DLR_DB_PROFILE=1 logs the time each database function took per report (track_functions) and how
+ * many of the recipients' row updates were HOT.
  */
 
 /**
@@ -34,7 +36,11 @@ function procStat(pid: number) {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { parent: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) };
+    return {
+      parent: Number(fields[1]),
+      ticks: Number(fields[11]) + Number(fields[12]),
+      systemTicks: Number(fields[12]),
+    };
   } catch {
     return null;
   }
@@ -42,6 +48,8 @@ function procStat(pid: number) {
 
 /** CPU time (ms) a process has used so far. */
 const cpuMsOf = (pid: number) => (procStat(pid)?.ticks ?? 0) * 10;
+/** The part of it spent in the kernel (socket reads and writes, polling). */
+const systemCpuMsOf = (pid: number) => (procStat(pid)?.systemTicks ?? 0) * 10;
 
 /**
  * CPU time (ms) each backend of a PostgreSQL server (the postmaster's children) has used so far:
@@ -161,6 +169,20 @@ async function countOutcome(owner: DatabaseHandle, fixture: Fixture) {
   return { byStatus, totals: totals[0], unmatched: unmatched[0].count, messageStatus: message[0].status };
 }
 
+/** Per report: each function's own and total time (track_functions), and the recipients' HOT updates. */
+async function logDatabaseProfile(owner: DatabaseHandle, size: number, log: (line: string) => void) {
+  const { rows: functions } = await sql<{ funcname: string; calls: number; self: number; total: number }>`
+    select funcname, calls::int, self_time as self, total_time as total from pg_stat_user_functions
+     order by self_time desc limit 12`.execute(owner.db);
+  const us = (ms: number) => ((ms * 1000) / size).toFixed(1);
+  for (const f of functions)
+    log(`  ${f.funcname}: ${f.calls} calls, self ${us(f.self)} µs, total ${us(f.total)} µs per report`);
+  const { rows: tables } = await sql<{ relname: string; upd: number; hot: number }>`
+    select relname, n_tup_upd::int as upd, n_tup_hot_upd::int as hot from pg_stat_user_tables
+     where n_tup_upd > 0 order by n_tup_upd desc limit 6`.execute(owner.db);
+  log(`  updates (HOT): ${tables.map((t) => `${t.relname} ${t.upd} (${t.hot})`).join(', ')}`);
+}
+
 /** autocannon's result in the shape of postEach's. */
 function fromAutocannon(result: Awaited<ReturnType<typeof autocannon>>) {
   return {
@@ -186,6 +208,12 @@ export const scenario: BenchScenario = {
       ctx.log(
         `${size.toLocaleString('en-US')} recipients handed over, in ${((performance.now() - started) / 1000).toFixed(1)} s`,
       );
+      if (process.env.DLR_DB_PROFILE) {
+        // The API process's connections open after this, so they all count their function calls.
+        const database = new URL(ctx.databaseUrl).pathname.slice(1);
+        await sql.raw(`alter database ${database} set track_functions = 'all'`).execute(owner.db);
+        await sql`select pg_stat_reset()`.execute(owner.db);
+      }
       const server = await startServerProcess({
         databaseUrl: ctx.databaseUrl,
         role: 'api',
@@ -211,6 +239,7 @@ export const scenario: BenchScenario = {
         const commitsBefore = await commits();
         const cpuBefore = {
           api: cpuMsOf(server.pid),
+          apiSystem: systemCpuMsOf(server.pid),
           db: backendCpuMs(postmaster),
           client: process.cpuUsage(),
         };
@@ -255,6 +284,7 @@ export const scenario: BenchScenario = {
         const perReportUs = (ms: number) => Math.round((ms * 1000) / size);
         const cpu = {
           api: perReportUs(cpuMsOf(server.pid) - cpuBefore.api),
+          apiSystem: perReportUs(systemCpuMsOf(server.pid) - cpuBefore.apiSystem),
           db: perReportUs(backendCpuSpent(cpuBefore.db, backendCpuMs(postmaster))),
           client: perReportUs((client.user + client.system) / 1000),
         };
@@ -265,9 +295,10 @@ export const scenario: BenchScenario = {
           `${answered.toLocaleString('en-US')} answered in ${seconds.toFixed(1)} s (2xx ${result.ok}, non-2xx ${result.notOk}, errors ${result.errors}, timeouts ${result.timeouts}${result.firstFailure ? `, first: ${result.firstFailure}` : ''}); latency p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, max ${result.latency.max} ms; peak RSS ${server.peakRssMiB().toFixed(0)} MiB`,
         );
         ctx.log(
-          `CPU per report: API process ${cpu.api} µs, PostgreSQL ${cpu.db} µs, HTTP clients (${CLIENT}) ${cpu.client} µs; ${transactions} transactions (${(size / transactions).toFixed(1)} reports each)`,
+          `CPU per report: API process ${cpu.api} µs (${cpu.apiSystem} in the kernel), PostgreSQL ${cpu.db} µs, HTTP clients (${CLIENT}) ${cpu.client} µs; ${transactions} transactions (${(size / transactions).toFixed(1)} reports each)`,
         );
         ctx.log(`afterwards: ${JSON.stringify(outcome)}`);
+        if (process.env.DLR_DB_PROFILE) await logDatabaseProfile(owner, size, ctx.log);
 
         const work = `${size.toLocaleString('en-US')} reports x ${CONNECTIONS} clients`;
         ctx.report({
