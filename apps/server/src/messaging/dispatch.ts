@@ -233,6 +233,26 @@ function recordOf(row: ClaimedRow, outcome: SubmitOutcome | undefined, policy: R
   };
 }
 
+const ESCAPED_IN_ARRAYS = /[\\"]/;
+
+/**
+ * A PostgreSQL array literal of text values (null as NULL): every element quoted, a backslash or a
+ * double quote escaped. The driver's own conversion runs two regular-expression replaces and its
+ * value preparation on every element of the outcome arrays: 6 % of the server's busy time in a
+ * profile of the fan-out bench.
+ */
+export function arrayLiteral(values: readonly (string | null)[]) {
+  let literal = '{';
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i];
+    if (i > 0) literal += ',';
+    if (value === null) literal += 'NULL';
+    else if (ESCAPED_IN_ARRAYS.test(value)) literal += `"${value.replace(/[\\"]/g, '\\$&')}"`;
+    else literal += `"${value}"`;
+  }
+  return `${literal}}`;
+}
+
 /** A batch whose ids lie this close together is updated through one range of the recipient key. */
 const RANGE_SPREAD = 4;
 
@@ -264,9 +284,12 @@ async function recordOutcomes(trx: Executor, plan: SendPlan, records: Recorded[]
            attempts = d.attempts + 1,
            submitted_at = case when u.status = 'submitted' then now() else d.submitted_at end,
            updated_at = now()
-      from unnest(${records.map((r) => r.id)}::bigint[], ${records.map((r) => r.status)}::text[],
-                  ${records.map((r) => r.gatewayId)}::text[], ${records.map((r) => r.providerStatus)}::text[],
-                  ${records.map((r) => r.error)}::text[], ${records.map((r) => r.nextAttemptAt)}::timestamptz[])
+      from unnest(${`{${records.map((r) => r.id).join(',')}}`}::bigint[],
+                  ${arrayLiteral(records.map((r) => r.status))}::text[],
+                  ${arrayLiteral(records.map((r) => r.gatewayId))}::text[],
+                  ${arrayLiteral(records.map((r) => r.providerStatus))}::text[],
+                  ${arrayLiteral(records.map((r) => r.error))}::text[],
+                  ${arrayLiteral(records.map((r) => r.nextAttemptAt?.toISOString() ?? null))}::timestamptz[])
            as u(id, status, gateway_id, provider_status, error, next_attempt_at)
      where d.company_id = ${plan.companyId} and d.message_id = ${plan.messageId}
        and d.created_at = ${plan.recipientsAt} and d.id = u.id
