@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import formbody from '@fastify/formbody';
-import helmet from '@fastify/helmet';
 import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -18,6 +17,7 @@ import { errorHandler } from './plugins/error-handler.ts';
 import { registerRateLimits } from './plugins/rate-limits.ts';
 import { MULTIPART_LIMITS, registerRequestGuards } from './plugins/request-guards.ts';
 import { registerResponseHeaders } from './plugins/response-headers.ts';
+import { registerSecurityHeaders } from './plugins/security-headers.ts';
 import { registerRoutes } from './routes.ts';
 
 export type App = FastifyInstance<
@@ -51,19 +51,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
 
   // External plugins first, then the API, then the console (fastify/demo's order).
   await registerRateLimits(app, config.rateLimits);
-  await app.register(helmet, {
-    contentSecurityPolicy: {
-      directives: {
-        defaultSrc: ["'self'"],
-        styleSrc: ["'self'", "'unsafe-inline'"],
-        imgSrc: ["'self'", 'data:'],
-        scriptSrc: ["'self'"],
-        connectSrc: ["'self'"],
-      },
-    },
-    // Sent by registerResponseHeaders, and only over TLS.
-    strictTransportSecurity: false,
-  });
+  registerSecurityHeaders(app);
   await app.register(formbody);
   await app.register(multipart, { limits: MULTIPART_LIMITS });
   await app.register(swagger, {
