@@ -42,7 +42,9 @@ export const scenario: BenchScenario = {
     );
     // CONSOLE_READS_PROFILE_DIR=<dir>: the API process writes a CPU profile there (--cpu-prof) when it stops.
     const profileDir = process.env.CONSOLE_READS_PROFILE_DIR;
-    const env = profileDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` } : {};
+    const env: Record<string, string> = profileDir
+      ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` }
+      : {};
     await measureConsoleReads(ctx, fixture, size, env);
   },
 };
