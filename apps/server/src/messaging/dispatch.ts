@@ -41,7 +41,13 @@ export type LaneCursor = {
  * a lane steps over those without going back to them later (their holder does, should its batch
  * roll back). Blocks held elsewhere (another process) are still gone back to.
  */
-export type SharedLanes = { frontier: number; held: Set<number>; rescannedAt: number };
+export type SharedLanes = {
+  frontier: number;
+  held: Set<number>;
+  rescannedAt: number;
+  /** A lane handed rows over while the fan-out's slices were still committing (out of id order). */
+  besideFanOut?: boolean;
+};
 
 export type DispatchResult = {
   /** Recipients claimed (locked) in this batch. */

@@ -58,6 +58,15 @@ const CURSOR_RESET_EVERY_MS = 1000;
  * handed over, and lanes that caught up with a running fan-out did it every second.
  */
 const FULL_RESCAN_EVERY_MS = 15_000;
+/**
+ * Lanes of a process that hand a send over while its slices are still being written. Every lane
+ * beside the fan-out takes a core its slices need; none at all leaves the whole hand-over for after
+ * the last row. One is the measured middle (1,000,000 recipients on 2 cores, back to back: none
+ * beside wrote every row in 8.0 s and handed the last over at 30.1 s; one beside, 10.2 s and 26.3 s).
+ * The slices commit out of id order (one sequence, drawn from at once), so that lane steps over
+ * rows committed late: once the fan-out is done, the lanes' next look back goes from the start.
+ */
+const HANDOVER_LANES_WHILE_FANNING_OUT = 1;
 
 /**
  * The worker side of messaging: the send job's handler (a send starts at its time), lanes that
@@ -85,6 +94,7 @@ export function createMessagingEngine(options: MessagingEngineOptions): Messagin
   const fanningOut = new Map<number, number>();
   const lastSettle = new Map<number, number>();
   const sharedLanes = new Map<number, SharedLanes>();
+  const handingOverWhileFanningOut = new Map<number, number>();
 
   const activeSends = () => {
     if (Date.now() - activeCache.at < ACTIVE_SENDS_TTL_MS) return Promise.resolve(activeCache.sends);
@@ -166,13 +176,17 @@ export function createMessagingEngine(options: MessagingEngineOptions): Messagin
       }
     }
     if ((throttledUntil.get(send.companyId) ?? 0) > Date.now()) return worked;
-    // No lane hands a send over while its fan-out writes. The slices take the machine's cores, and a
-    // lane beside them took a core they needed (the rows were written at half their own speed); held
-    // back, the rows are written sooner and the lanes catch up after, with the cores to themselves.
-    // And the slices commit out of id order (one sequence, drawn from at once): a lane beside them
-    // would step over rows committed late, found again only by a look back.
-    if (send.state === 'fanout') return worked;
-    return (await handOver(send, cursors)) || worked;
+    if (send.state !== 'fanout') return (await handOver(send, cursors)) || worked;
+    const handing = handingOverWhileFanningOut.get(send.messageId) ?? 0;
+    if (handing >= HANDOVER_LANES_WHILE_FANNING_OUT) return worked;
+    handingOverWhileFanningOut.set(send.messageId, handing + 1);
+    try {
+      return (await handOver(send, cursors)) || worked;
+    } finally {
+      const left = (handingOverWhileFanningOut.get(send.messageId) ?? 1) - 1;
+      if (left > 0) handingOverWhileFanningOut.set(send.messageId, left);
+      else handingOverWhileFanningOut.delete(send.messageId);
+    }
   };
 
   /** One hand-over batch of a send; true when something moved. */
@@ -190,6 +204,12 @@ export function createMessagingEngine(options: MessagingEngineOptions): Messagin
       }
       cursor = { cursor: 0, revisitFrom: null, revisitUntil: null, resetAt: Date.now(), shared };
       cursors.set(send.messageId, cursor);
+    }
+    if (send.state === 'fanout') cursor.shared.besideFanOut = true;
+    else if (cursor.shared.besideFanOut) {
+      // Rows the slices committed behind the lanes' frontier: the next look back goes from the start.
+      cursor.shared.besideFanOut = false;
+      cursor.shared.rescannedAt = 0;
     }
     const result = await dispatchBatch(db, plan, companyProvider, cursor, policy, (wanted) =>
       takeSendTokens(db, send.companyId, wanted, companyProvider.messagesPerSecond),
