@@ -68,6 +68,20 @@ const FULL_RESCAN_EVERY_MS = 15_000;
  */
 const HANDOVER_LANES_WHILE_FANNING_OUT = 1;
 
+/** How many of a process's lanes are at one kind of work on each send. */
+function lanesAtWork() {
+  const lanes = new Map<number, number>();
+  return {
+    count: (messageId: number) => lanes.get(messageId) ?? 0,
+    enter: (messageId: number) => lanes.set(messageId, (lanes.get(messageId) ?? 0) + 1),
+    leave: (messageId: number) => {
+      const left = (lanes.get(messageId) ?? 1) - 1;
+      if (left > 0) lanes.set(messageId, left);
+      else lanes.delete(messageId);
+    },
+  };
+}
+
 /**
  * The worker side of messaging: the send job's handler (a send starts at its time), lanes that
  * fan sends out and hand recipients over in batches (any number of lanes per process, any number
@@ -91,10 +105,10 @@ export function createMessagingEngine(options: MessagingEngineOptions): Messagin
   let activeLoading: Promise<ActiveSend[]> | null = null;
   const plans = new Map<number, Promise<SendPlan | null>>();
   const throttledUntil = new Map<number, number>();
-  const fanningOut = new Map<number, number>();
+  const fanningOut = lanesAtWork();
   const lastSettle = new Map<number, number>();
   const sharedLanes = new Map<number, SharedLanes>();
-  const handingOverWhileFanningOut = new Map<number, number>();
+  const handingOverWhileFanningOut = lanesAtWork();
 
   const activeSends = () => {
     if (Date.now() - activeCache.at < ACTIVE_SENDS_TTL_MS) return Promise.resolve(activeCache.sends);
@@ -160,9 +174,8 @@ export function createMessagingEngine(options: MessagingEngineOptions): Messagin
   const workOn = async (send: ActiveSend, cursors: Map<number, LaneState>) => {
     let worked = false;
     // As many lanes of a process fan a send out as it has slices (one step per slice at a time).
-    const fanning = fanningOut.get(send.messageId) ?? 0;
-    if (send.state === 'fanout' && fanning < FANOUT_SLICES) {
-      fanningOut.set(send.messageId, fanning + 1);
+    if (send.state === 'fanout' && fanningOut.count(send.messageId) < FANOUT_SLICES) {
+      fanningOut.enter(send.messageId);
       try {
         const result = await fanOutBatch(db, send.companyId, send.messageId, config.fanoutBatchSize);
         if (result !== 'busy') worked = true;
@@ -170,22 +183,17 @@ export function createMessagingEngine(options: MessagingEngineOptions): Messagin
         // A lane that fans out keeps at it until its slices are done.
         if (result === 'progress' && config.workerLanes > 1) return true;
       } finally {
-        const left = (fanningOut.get(send.messageId) ?? 1) - 1;
-        if (left > 0) fanningOut.set(send.messageId, left);
-        else fanningOut.delete(send.messageId);
+        fanningOut.leave(send.messageId);
       }
     }
     if ((throttledUntil.get(send.companyId) ?? 0) > Date.now()) return worked;
     if (send.state !== 'fanout') return (await handOver(send, cursors)) || worked;
-    const handing = handingOverWhileFanningOut.get(send.messageId) ?? 0;
-    if (handing >= HANDOVER_LANES_WHILE_FANNING_OUT) return worked;
-    handingOverWhileFanningOut.set(send.messageId, handing + 1);
+    if (handingOverWhileFanningOut.count(send.messageId) >= HANDOVER_LANES_WHILE_FANNING_OUT) return worked;
+    handingOverWhileFanningOut.enter(send.messageId);
     try {
       return (await handOver(send, cursors)) || worked;
     } finally {
-      const left = (handingOverWhileFanningOut.get(send.messageId) ?? 1) - 1;
-      if (left > 0) handingOverWhileFanningOut.set(send.messageId, left);
-      else handingOverWhileFanningOut.delete(send.messageId);
+      handingOverWhileFanningOut.leave(send.messageId);
     }
   };
 

@@ -3,27 +3,10 @@ import {
   type TActivityType,
   type TRecentActivity,
 } from '@sms/contracts/dashboard/dashboard-stats';
+import type { AuditRow, RecentMessageRow } from './dashboard.repository.ts';
 
-type AuditRow = {
-  id: number;
-  action: string;
-  entity: string;
-  entity_id: string | null;
-  user_name: string | null;
-  details: Record<string, unknown>;
-  created_at: Date;
-};
-
-type MessageRow = {
-  id: number;
-  direction: string;
-  status: string;
-  content: string;
-  msisdn: string | null;
-  recipient_count: number | null;
-  service_name: string | null;
-  created_at: Date;
-};
+/** What the activity feed needs of a message (the dashboard reads more). */
+type MessageRow = Omit<RecentMessageRow, 'updated_at'>;
 
 const TYPES: Record<string, TActivityType> = {
   SERVICE: 'service',

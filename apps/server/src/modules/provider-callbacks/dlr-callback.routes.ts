@@ -75,7 +75,7 @@ export function dlrCallbackRoutes(app: App, deps: AppDeps) {
     {
       config: publicRoute("provider callback: the company's secret token in the URL is the proof"),
       // A provider's server reads this JSON, never a browser: the browser-protection headers (a
-      // dozen, about 700 bytes, built per answer) only cost time on the busiest route.
+      // dozen, about 700 bytes on every answer) only cost time on the busiest route.
       helmet: false,
       childLoggerFactory: dlrRequestLogger,
       schema: {
