@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { percentileOf } from './percentile.ts';
 import { cpuSecondsOf } from './process-cpu.ts';
 
 export type ConcurrentGetsResult = {
@@ -84,14 +85,13 @@ export async function driveConcurrentGets(options: {
       (pids, i) => ((cpuSecondsOf(pids) - cpuBefore[i]) * 1000) / Math.max(1, samples.length),
     );
     samples.sort((a, b) => a - b);
-    const pick = (q: number) => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))] ?? 0;
     return {
       requests: samples.length,
       failures,
       firstFailure,
-      p50: pick(0.5),
-      p95: pick(0.95),
-      p99: pick(0.99),
+      p50: percentileOf(samples, 0.5),
+      p95: percentileOf(samples, 0.95),
+      p99: percentileOf(samples, 0.99),
       perSecond: samples.length / elapsed,
       cpuMsPerRequest,
     };

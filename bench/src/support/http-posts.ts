@@ -1,4 +1,5 @@
 import net from 'node:net';
+import { percentileOf } from './percentile.ts';
 
 export type PostsResult = {
   /** Requests answered 2xx, and answered otherwise (any other status). */
@@ -173,11 +174,13 @@ export async function postEach(options: {
   for (const connection of connections) connection.socket.destroy();
 
   const sorted = latencies.subarray(0, answered).sort();
-  const at = (q: number) =>
-    answered === 0 ? 0 : sorted[Math.min(answered - 1, Math.ceil(q * answered) - 1)];
   return {
     ...result,
-    latency: { p50: round(at(0.5)), p99: round(at(0.99)), max: round(sorted[answered - 1] ?? 0) },
+    latency: {
+      p50: round(percentileOf(sorted, 0.5)),
+      p99: round(percentileOf(sorted, 0.99)),
+      max: round(percentileOf(sorted, 1)),
+    },
   };
 }
 
