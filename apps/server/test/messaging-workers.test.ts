@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fanOutBatch } from '../src/messaging/fan-out.ts';
+import { fanOutBatch, sliceLockKey } from '../src/messaging/fan-out.ts';
 import type { SimulatorProvider } from '../src/messaging/providers/simulator.ts';
 import { startSend } from '../src/messaging/send-jobs.ts';
 import {
@@ -31,6 +31,32 @@ afterAll(async () => {
   for (const process of processes) await process.close().catch(() => {});
   await ctx?.close();
 });
+
+/**
+ * Holds a send's fan-out slices as another worker's steps would (their advisory locks, in a
+ * transaction of the owner's) until the returned function is called; it resolves once they are let go.
+ */
+async function holdSlices(messageId: number, slices: number[]) {
+  let release = () => {};
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let held = () => {};
+  const holding = new Promise<void>((resolve) => {
+    held = resolve;
+  });
+  const holder = ctx.ownerDb.transaction().execute(async (trx) => {
+    for (const slice of slices)
+      await sql`select pg_advisory_xact_lock(${sliceLockKey(messageId, slice)}::bigint)`.execute(trx);
+    held();
+    await released;
+  });
+  await holding;
+  return () => {
+    release();
+    return holder;
+  };
+}
 
 const open = async () => {
   const process = await openProcess(ctx);
@@ -143,20 +169,7 @@ describe('fan-out slices', () => {
     const firstEnd = Number(sliced.ends[0]);
 
     // Another worker holds the first slice: steps write the second only, and the send keeps fanning out.
-    let release = () => {};
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let held = () => {};
-    const holding = new Promise<void>((resolve) => {
-      held = resolve;
-    });
-    const holder = ctx.ownerDb.transaction().execute(async (trx) => {
-      await sql`select pg_advisory_xact_lock(${-(id * 64 + 1)}::bigint)`.execute(trx);
-      held();
-      await released;
-    });
-    await holding;
+    const release = await holdSlices(id, [0]);
     const before = (await recipientsOf(ctx.ownerDb, id)).map((row) => row.id);
     let steps = 0;
     while ((await fanOutBatch(ctx.db, tenant.company.id, id, 5, 2)) === 'progress') steps++;
@@ -167,8 +180,7 @@ describe('fan-out slices', () => {
     const halfway = await sliceCheckpoints(id);
     expect(halfway.state).toBe('fanout');
     expect(halfway.cursors[1]).toBe(Number(halfway.ends[1]));
-    release();
-    await holder;
+    await release();
 
     let result = await fanOutBatch(ctx.db, tenant.company.id, id, 5, 2);
     while (result === 'progress') result = await fanOutBatch(ctx.db, tenant.company.id, id, 5, 2);
@@ -195,22 +207,7 @@ describe('fan-out slices', () => {
     expect(await fanOutBatch(ctx.db, tenant.company.id, id, 5, 2)).toBe('progress');
 
     // Both slices held elsewhere: a worker cannot fan out, but one of its lanes hands the rows already written over.
-    let release = () => {};
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let held = () => {};
-    const holding = new Promise<void>((resolve) => {
-      held = resolve;
-    });
-    const holder = ctx.ownerDb.transaction().execute(async (trx) => {
-      await sql`select pg_advisory_xact_lock(${-(id * 64 + 1)}::bigint), pg_advisory_xact_lock(${-(id * 64 + 2)}::bigint)`.execute(
-        trx,
-      );
-      held();
-      await released;
-    });
-    await holding;
+    const release = await holdSlices(id, [0, 1]);
     const worker = await open();
     await worker.startWorker();
     const beside = await waitFor(
@@ -220,8 +217,7 @@ describe('fan-out slices', () => {
     );
     expect(beside).toHaveLength(5);
     expect((await sliceCheckpoints(id)).state).toBe('fanout');
-    release();
-    await holder;
+    await release();
 
     await waitFor(
       () => messageRow(ctx.ownerDb, id),

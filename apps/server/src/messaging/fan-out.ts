@@ -25,7 +25,7 @@ const UNBOUNDED = '9223372036854775807';
  * Advisory lock keys of fan-out slices: negative bigints, a space of their own (the hand-over's
  * block locks are pairs of ints, another key space altogether).
  */
-const sliceLockKey = (messageId: number, slice: number) => `-${messageId * 64 + slice + 1}`;
+export const sliceLockKey = (messageId: number, slice: number) => `-${messageId * 64 + slice + 1}`;
 
 type SliceState = { ends: string[] | null; cursors: string[] | null };
 
