@@ -2,9 +2,13 @@ import type { TRole } from '@sms/contracts/auth/roles';
 import { MESSAGE_COUNT_CAP } from '@sms/contracts/messages/list-messages';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { companyScope, inTenantTransaction } from '../src/db/tenant-scope.ts';
+import { companyScope, inTenantTransaction, platformScope } from '../src/db/tenant-scope.ts';
 import { enqueueSend } from '../src/messaging/send-jobs.ts';
-import { findMessageWithState } from '../src/modules/messages/message-logs.repository.ts';
+import {
+  findMessageWithState,
+  listMessagesWithCounts,
+  type MessageFilter,
+} from '../src/modules/messages/message-logs.repository.ts';
 import { bearer, createTenantWithStaff } from './support/factories.ts';
 import { insertManyMessages, insertMessage, recordSend } from './support/message-log-factories.ts';
 import { createService } from './support/services-factories.ts';
@@ -466,5 +470,81 @@ describe('deep pages of a large send’s recipients', () => {
 
   it('pages one status deep as well', async () => {
     expect(await phones('?status=failed&limit=10&page=12')).toEqual(expected(1110, 10, 10));
+  });
+});
+
+describe('a list without a search in one call (migration 0030)', () => {
+  const STATUSES = ['pending', 'queued', 'scheduled', 'sent', 'delivered', 'failed'];
+  let mixed: Awaited<ReturnType<typeof createTenantWithStaff>>;
+  beforeAll(async () => {
+    mixed = await createTenantWithStaff(ctx.app, ctx.ownerDb);
+    // Statuses and directions interleaved, some at the same instant (then the newer id first).
+    await sql`
+      insert into messages (company_id, direction, content, msisdn, status, created_at, updated_at)
+      select ${mixed.company.id}, case when g % 5 = 0 then 'inbound' else 'outbound' end, 'Mixed ' || g,
+             case when g % 5 = 0 then '+254700000000' end,
+             case when g % 5 = 0 then 'received' else (${STATUSES}::text[])[1 + (g * 7) % 6] end,
+             now() - (g / 3) * interval '1 second', now()
+        from generate_series(1, 90) g`.execute(ctx.ownerDb);
+  });
+
+  /** The same filter read directly as the owner, newest first. */
+  const direct = async (companyId: number | null, direction: string | null, statuses: string[] | null) => {
+    const { rows } = await sql<{ id: number }>`
+      select id from messages
+       where (${companyId}::bigint is null or company_id = ${companyId})
+         and (${direction}::text is null or direction = ${direction})
+         and (${statuses}::text[] is null or status = any(${statuses}))
+       order by created_at desc, id desc`.execute(ctx.ownerDb);
+    return rows.map((row) => row.id);
+  };
+
+  it('pages every filter newest first, as a direct read does, for a company and across companies', async () => {
+    const filters: [string | undefined, string[] | null][] = [
+      [undefined, null],
+      [undefined, ['pending', 'queued', 'processing']],
+      [undefined, ['sent', 'delivered']],
+      ['outbound', null],
+      ['outbound', ['failed']],
+      ['inbound', null],
+      ['inbound', ['sent']],
+    ];
+    for (const scope of [mixed.company.id, null]) {
+      for (const [direction, statuses] of filters) {
+        const expected = await direct(
+          scope,
+          direction ?? null,
+          direction === 'inbound' && !statuses ? ['received'] : statuses,
+        );
+        const filter: MessageFilter = { companyId: scope, direction, statuses };
+        const limit = 7;
+        // Every page of a company's filter, the first pages across companies.
+        const pages = scope === null ? 3 : Math.ceil(expected.length / limit) + 1;
+        for (let page = 0; page < pages; page++) {
+          const { rows } = await inTenantTransaction(
+            ctx.db,
+            scope === null ? platformScope : companyScope(scope),
+            (trx) => listMessagesWithCounts(trx, filter, page * limit, limit),
+          );
+          expect(
+            rows.map((row) => row.id),
+            `${scope} ${direction} ${statuses} page ${page}`,
+          ).toEqual(expected.slice(page * limit, (page + 1) * limit));
+        }
+      }
+    }
+  });
+
+  it('reads through row-level security: bound to one company, another’s list is empty', async () => {
+    const asking = (companyId: number | null) =>
+      inTenantTransaction(ctx.db, companyScope(tenant.company.id), (trx) =>
+        listMessagesWithCounts(trx, { companyId, statuses: null }, 0, 50),
+      );
+    expect(await asking(mixed.company.id)).toEqual({ byStatus: [], rows: [] });
+    const everyone = await asking(null);
+    expect(new Set(everyone.rows.map((row) => row.company_id))).toEqual(new Set([tenant.company.id]));
+    // Its own company's counters only: their sum is its page of 50 (it has fewer).
+    expect(everyone.rows.length).toBeGreaterThan(0);
+    expect(everyone.byStatus.reduce((sum, count) => sum + count.messages, 0)).toBe(everyone.rows.length);
   });
 });

@@ -158,6 +158,53 @@ export async function listMessagePage(
   return rows;
 }
 
+type Json<T> = {
+  [K in keyof T]: T[K] extends Date ? string : T[K] extends Date | null ? string | null : T[K];
+};
+
+/** A page row as migration 0030's message_list_page writes it (times as ISO text). */
+const messageRowOf = (row: Json<MessageRow>): MessageRow => ({
+  ...row,
+  scheduled_at: row.scheduled_at === null ? null : new Date(row.scheduled_at),
+  sent_at: row.sent_at === null ? null : new Date(row.sent_at),
+  created_at: new Date(row.created_at),
+});
+
+/**
+ * The statuses a filter without a search reads, as message_list_page takes them: inbound messages
+ * are always stored as received, so an inbound filter is that status (the rule of `conditions` and
+ * `filterCounts`).
+ */
+function statusesOf(filter: MessageFilter): readonly string[] | null {
+  if (filter.direction !== 'inbound') return filter.statuses;
+  return filter.statuses === null || filter.statuses.includes('received') ? ['received'] : [];
+}
+
+/**
+ * A list without a search in one call (migration 0030's message_list_page, its statements planned
+ * once per connection): the counters per direction and status (as countMessages) and one page,
+ * newest first, with its company's and service's names. A page past the counters' exact total of
+ * the filter is not read.
+ */
+export async function listMessagesWithCounts(
+  db: Executor,
+  filter: MessageFilter,
+  offset: number,
+  limit: number,
+): Promise<{ byStatus: StatusCount[]; rows: MessageRow[] }> {
+  const statuses = statusesOf(filter);
+  const { rows } = await sql<{ page: { counts: StatusCount[]; messages: Json<MessageRow>[] } }>`
+    select message_list_page(${filter.companyId}::bigint, ${filter.direction ?? null}::text,
+                             ${statuses === null ? null : [...statuses]}::text[], ${offset}::int, ${limit}::int) as page`.execute(
+    db,
+  );
+  const { counts, messages } = rows[0].page;
+  return {
+    byStatus: counts.map((count) => ({ ...count, messages: Number(count.messages) })),
+    rows: messages.map(messageRowOf),
+  };
+}
+
 /** One message, if the company (null: any) owns it. */
 export async function findMessage(db: Executor, id: number, companyId: number | null) {
   const { rows } = await sql<MessageRow>`

@@ -98,16 +98,12 @@ export async function listMessages(
   };
 
   return inActorTransaction(deps.db, ctx, async (trx) => {
-    // The chips and the list's total come from the per-status counters (exact, a few rows); a
-    // search's total is counted over its newest matches, in the same statement.
     const offset = (query.page - 1) * query.limit;
-    const counted = await repo.countMessages(
-      trx,
-      companyId,
-      repo.hasSearch(filter) ? { filter, cap: searchCountCap(offset, query.limit) } : null,
-    );
+    const { byStatus, searched, rows } = repo.hasSearch(filter)
+      ? await readSearchedPage(trx, filter, offset, query.limit)
+      : { ...(await repo.listMessagesWithCounts(trx, filter, offset, query.limit)), searched: null };
     const sumOf = (wanted: repo.MessageFilter): repo.CappedCount => ({
-      total: counted.byStatus
+      total: byStatus
         .filter((count) => repo.filterCounts(wanted, count))
         .reduce((sum, count) => sum + count.messages, 0),
       exact: true,
@@ -115,13 +111,7 @@ export async function listMessages(
     const counts = Object.fromEntries(
       MESSAGE_CHIPS.map((chip) => [chip.id, sumOf({ companyId, statuses: chip.statuses })]),
     ) as TListMessagesData['counts'];
-    const total = counted.searched ?? sumOf(filter);
-    // An exact total says when a page has nothing on it: no need to look.
-    const rows =
-      total.exact && offset >= total.total
-        ? []
-        : // A search whose every match was counted has few: look them up rather than walk to them.
-          await repo.listMessagePage(trx, filter, offset, query.limit, counted.searched?.exact === true);
+    const total = searched ?? sumOf(filter);
     return {
       messages: rows.map(presentMessage),
       currentPage: query.page,
@@ -131,6 +121,29 @@ export async function listMessages(
       counts,
     };
   });
+}
+
+/**
+ * A search's page: the chips from the per-status counters and the search's own total (counted over
+ * its newest matches) in one statement, then the page, unless the count says it is past the end.
+ */
+async function readSearchedPage(
+  trx: Executor,
+  filter: repo.MessageFilter & { search: string },
+  offset: number,
+  limit: number,
+) {
+  const counted = await repo.countMessages(trx, filter.companyId, {
+    filter,
+    cap: searchCountCap(offset, limit),
+  });
+  const total = counted.searched as repo.CappedCount;
+  const rows =
+    total.exact && offset >= total.total
+      ? []
+      : // A search whose every match was counted has few: look them up rather than walk to them.
+        await repo.listMessagePage(trx, filter, offset, limit, total.exact);
+  return { ...counted, rows };
 }
 
 type ReportsQuery = { page: number; limit: number; status?: string };
