@@ -276,6 +276,46 @@ describe('GET /subscriptions/subscribers', () => {
     });
   });
 
+  it('gives each subscriber of a page, deep ones too, their own active services', async () => {
+    const fresh = await createTenantWithStaff(ctx.app, ctx.ownerDb);
+    const neighbour = await createTenantWithStaff(ctx.app, ctx.ownerDb);
+    const [a, b] = [
+      await createService(ctx.ownerDb, fresh.company.id),
+      await createService(ctx.ownerDb, fresh.company.id),
+    ];
+    const theirs = await createService(ctx.ownerDb, neighbour.company.id);
+    // The two companies' ids interleaved: a page's range of ids holds the neighbour's too.
+    await sql`insert into subscribers (company_id, msisdn)
+              select case when g % 5 = 0 then ${neighbour.company.id}::bigint else ${fresh.company.id}::bigint end,
+                     '+254745' || lpad(g::text, 6, '0')
+                from generate_series(1, 1500) g order by g`.execute(ctx.ownerDb);
+    await sql`insert into subscriptions (company_id, service_id, subscriber_id, status, source)
+              select s.company_id, v.service_id, s.id, v.status, 'import'
+                from subscribers s cross join lateral (values
+                       (${a.id}::bigint, case when s.id % 3 = 0 then 'active' end),
+                       (${b.id}::bigint, case when s.id % 4 = 0 then (case when s.id % 8 = 0 then 'unsubscribed' else 'active' end) end),
+                       (${theirs.id}::bigint, 'active')) v(service_id, status)
+               where s.msisdn like '+254745%' and v.status is not null
+                 and (s.company_id = ${neighbour.company.id}) = (v.service_id = ${theirs.id})`.execute(
+      ctx.ownerDb,
+    );
+    const { rows: expected } = await sql<{ msisdn: string; active_services: number[] }>`
+      select s.msisdn, coalesce((select array_agg(x.service_id order by x.service_id) from subscriptions x
+                                  where x.company_id = s.company_id and x.subscriber_id = s.id and x.status = 'active'), '{}')::int[]
+                                  as active_services
+        from subscribers s where s.company_id = ${fresh.company.id} order by s.id desc`.execute(ctx.ownerDb);
+    const page = async (query: string) =>
+      (await call('GET', `/subscriptions/subscribers${query}`, 'company_admin', undefined, fresh))
+        .json()
+        .data.subscribers.map((s: { msisdn: string; active_services: number[] }) => ({
+          msisdn: s.msisdn,
+          active_services: s.active_services,
+        }));
+    expect(await page('?limit=100&page=1')).toEqual(expected.slice(0, 100));
+    expect(await page('?limit=100&page=11')).toEqual(expected.slice(1_000, 1_100));
+    expect(await page('?limit=20&page=60')).toEqual(expected.slice(1_180, 1_200));
+  });
+
   it('filters by status, refuses unknown sizes and statuses', async () => {
     const fresh = await createTenantWithStaff(ctx.app, ctx.ownerDb);
     const service = await createService(ctx.ownerDb, fresh.company.id);

@@ -137,3 +137,54 @@ begin
 end $$;
 revoke execute on function message_list_page(bigint, text, text[], integer, integer) from public;
 grant execute on function message_list_page(bigint, text, text[], integer, integer) to sms_app;
+
+-- A company's whole subscriber list (no filter), newest first, in one call planned once per
+-- connection: its exact total (the per-status counters), its newest id (with the total, the state
+-- of the list the page starts of subscriber-page-anchors.ts belong to) and one page from the top or
+-- from a remembered id (p_at_or_below_id), skipping p_offset. The page's ids are consecutive in the
+-- company's key, so its rows and their active services are each read as one range of keys, not
+-- looked up one by one (a deep page of 100: 723 buffers a call before, most of them 100 lookups of
+-- the rows and 100 of their subscriptions). The same snapshot for every statement (STABLE), so
+-- the range holds exactly the page. SECURITY INVOKER, as above.
+create function subscriber_list_page(
+  p_company_id bigint,
+  p_offset integer,
+  p_limit integer,
+  p_at_or_below_id bigint
+) returns json
+  language plpgsql stable
+  set plan_cache_mode = force_generic_plan
+  set search_path = public, pg_temp as $$
+declare
+  total bigint;
+  newest bigint;
+  -- A variable, not coalesce(...) in the statement: the generic plan then keeps it in the index
+  -- condition (with the expression it walked the company's whole key and filtered).
+  upper_id bigint;
+  lowest bigint;
+  highest bigint;
+  page json;
+begin
+  select coalesce(sum(subscriber_count), 0) into total
+    from company_subscriber_counts where company_id = p_company_id;
+  select max(id) into newest from subscribers where company_id = p_company_id;
+  upper_id := coalesce(p_at_or_below_id, newest);
+  select min(k.id), max(k.id) into lowest, highest
+    from (select s.id from subscribers s
+           where s.company_id = p_company_id and s.id <= upper_id
+           order by s.id desc offset p_offset limit p_limit) k;
+  select coalesce(json_agg(r order by r.id desc), '[]') into page
+    from (select s.id, s.msisdn, s.status, s.company_id, c.name as company_name, s.created_at,
+                 coalesce(a.ids, '{}') as active_services
+            from subscribers s
+            join companies c on c.id = s.company_id
+            left join (select x.subscriber_id, array_agg(x.service_id order by x.service_id)::int[] as ids
+                         from subscriptions x
+                        where x.company_id = p_company_id and x.subscriber_id between lowest and highest
+                          and x.status = 'active'
+                        group by x.subscriber_id) a on a.subscriber_id = s.id
+           where s.company_id = p_company_id and s.id between lowest and highest) r;
+  return json_build_object('total', total, 'newest', newest, 'subscribers', page);
+end $$;
+revoke execute on function subscriber_list_page(bigint, integer, integer, bigint) from public;
+grant execute on function subscriber_list_page(bigint, integer, integer, bigint) to sms_app;

@@ -1,36 +1,59 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 import { ANCHOR_STEP, createPageAnchors, type PageStart } from '../../lib/page-anchors.ts';
+import { type SubscriberPage, wholeListPage } from './subscribers.repository.ts';
 
 /** Companies whose anchors this process keeps (the most recently read). */
 const anchorsOfCompany = createPageAnchors<number>(100);
+/** The state of each company's list its anchors were last read for (see listWholeSubscriberList). */
+const lastStateOfCompany = new Map<number, string>();
+
+const readAnchors = (db: Executor, companyId: number) => async () => {
+  const { rows } = await sql<{ id: number }>`
+    select id from (
+      select id, row_number() over (order by id desc) as n from subscribers where company_id = ${companyId}) numbered
+     where (n - 1) % ${ANCHOR_STEP} = 0
+     order by id desc`.execute(db);
+  return rows.map((row) => row.id);
+};
+
+const stateOf = (page: SubscriberPage) => `${page.total}:${page.newest}`;
 
 /**
- * Where a deep page of a company's whole subscriber list (newest first) starts
+ * A page of a company's whole subscriber list (newest first) with its exact total, in one call
+ * (subscriber_list_page, migration 0030). A deep page starts from a remembered id
  * (lib/page-anchors.ts): 560,000 keys walked for page 5,600 of 100 with OFFSET, fewer than 1,000
  * from an anchor. The anchors belong to one state of the list, named by its exact total (the
  * per-status counters) and its newest id: ids come from one sequence and are never reused, so any
- * insert or delete changes one of the two, and the anchors are then read again. A deep page's
- * start comes with that exact total (total: the list's totalItems, no other statement needed).
+ * insert or delete changes one of the two. The call returns the state it read its page in; a page
+ * started from anchors of another state is read again from anchors of that one.
  */
-export async function subscriberPageStart(
+export async function listWholeSubscriberList(
   db: Executor,
   companyId: number,
   offset: number,
-): Promise<PageStart & { total?: number }> {
-  if (offset < ANCHOR_STEP) return { anchorId: null, skip: offset };
-  const { rows } = await sql<{ total: number; newest: number | null }>`
-    select (select coalesce(sum(subscriber_count), 0)::bigint from company_subscriber_counts
-             where company_id = ${companyId}) as total,
-           (select max(id) from subscribers where company_id = ${companyId}) as newest`.execute(db);
-  const total = Number(rows[0].total);
-  const start = await anchorsOfCompany(companyId, `${total}:${rows[0].newest}`, offset, async () => {
-    const { rows: anchors } = await sql<{ id: number }>`
-      select id from (
-        select id, row_number() over (order by id desc) as n from subscribers where company_id = ${companyId}) numbered
-       where (n - 1) % ${ANCHOR_STEP} = 0
-       order by id desc`.execute(db);
-    return anchors.map((row) => row.id);
-  });
-  return { ...start, total };
+  limit: number,
+): Promise<SubscriberPage> {
+  if (offset < ANCHOR_STEP) return wholeListPage(db, companyId, offset, limit, null);
+  const startIn = (state: string): Promise<PageStart> =>
+    anchorsOfCompany(companyId, state, offset, readAnchors(db, companyId));
+  // The first deep page of a company in this process asks for the state alone (a page of none).
+  const known =
+    lastStateOfCompany.get(companyId) ?? remember(companyId, await wholeListPage(db, companyId, 0, 0, null));
+  const start = await startIn(known);
+  const page = await wholeListPage(db, companyId, start.skip, limit, start.anchorId);
+  if (stateOf(page) === known) return page;
+  // The list changed since: its anchors are read again, and the page from them.
+  const again = await startIn(remember(companyId, page));
+  return wholeListPage(db, companyId, again.skip, limit, again.anchorId);
+}
+
+/** Notes the state a company's list was read in (the most recent companies only); returns it. */
+function remember(companyId: number, page: SubscriberPage) {
+  const state = stateOf(page);
+  lastStateOfCompany.delete(companyId);
+  lastStateOfCompany.set(companyId, state);
+  if (lastStateOfCompany.size > 100)
+    lastStateOfCompany.delete(lastStateOfCompany.keys().next().value as number);
+  return state;
 }

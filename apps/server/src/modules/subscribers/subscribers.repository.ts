@@ -85,18 +85,11 @@ function everyCompanysNewest<O extends { id: number }>(
 }
 
 /**
- * A page, newest first, from the top or (atOrBelowId) from a remembered id. The offset is walked
- * over ids alone (an index-only scan) and only the page's rows are then read with their services.
+ * A page, newest first. The offset is walked over ids alone (an index-only scan) and only the
+ * page's rows are then read with their services. (A company's whole list: wholeListPage.)
  */
-export function listSubscribers(
-  db: Executor,
-  filter: SubscriberFilter,
-  offset: number,
-  limit: number,
-  atOrBelowId: number | null = null,
-) {
-  let keys = filtered(db, filter).select(['s.company_id', 's.id']);
-  if (atOrBelowId !== null) keys = keys.where('s.id', '<=', atOrBelowId);
+export function listSubscribers(db: Executor, filter: SubscriberFilter, offset: number, limit: number) {
+  const keys = filtered(db, filter).select(['s.company_id', 's.id']);
   const page =
     filter.companyId === null
       ? subscriberDetails(
@@ -107,6 +100,48 @@ export function listSubscribers(
         )
       : subscriberDetails(db, keys.orderBy('s.id', 'desc').offset(offset).limit(limit));
   return page.orderBy('s.id', 'desc').execute();
+}
+
+export type SubscriberPageRow = {
+  id: number;
+  msisdn: string;
+  status: string;
+  company_id: number;
+  company_name: string;
+  created_at: Date;
+  active_services: number[];
+};
+
+/** A page of a company's whole list with the list's state: its exact total and its newest id. */
+export type SubscriberPage = { total: number; newest: number | null; rows: SubscriberPageRow[] };
+
+/**
+ * A page of a company's whole list (no filter), newest first, from the top or (atOrBelowId) from a
+ * remembered id, with the list's exact total and newest id: one call of migration 0030's
+ * subscriber_list_page, planned once per connection.
+ */
+export async function wholeListPage(
+  db: Executor,
+  companyId: number,
+  offset: number,
+  limit: number,
+  atOrBelowId: number | null,
+): Promise<SubscriberPage> {
+  const { rows } = await sql<{
+    page: {
+      total: number;
+      newest: number | null;
+      subscribers: (Omit<SubscriberPageRow, 'created_at'> & { created_at: string })[];
+    };
+  }>`select subscriber_list_page(${companyId}::bigint, ${offset}::int, ${limit}::int, ${atOrBelowId}::bigint) as page`.execute(
+    db,
+  );
+  const { total, newest, subscribers } = rows[0].page;
+  return {
+    total: Number(total),
+    newest,
+    rows: subscribers.map((row) => ({ ...row, created_at: new Date(row.created_at) })),
+  };
 }
 
 /** What the API shows of a subscriber, for the ids a query picks (a page, or one number). */

@@ -22,7 +22,7 @@ import * as importRepo from './import.repository.ts';
 import { csvCell } from './parse-csv.ts';
 import { normalisePhoneNumber, numberPrefixes, phoneSearchDigits } from './phone-number.ts';
 import { type ImportSource, readImportRows } from './read-import-rows.ts';
-import { subscriberPageStart } from './subscriber-page-anchors.ts';
+import { listWholeSubscriberList } from './subscriber-page-anchors.ts';
 import * as repo from './subscribers.repository.ts';
 
 type SubscriberRow = {
@@ -94,18 +94,14 @@ export async function listSubscribers(
   const { rows, count } = await inActorTransaction(deps.db, ctx, async (trx) => {
     const filter = await scopedFilter(deps, trx, ctx, query);
     const offset = (query.page - 1) * query.limit;
-    // A company's whole list pages deep from a remembered id; narrowed lists walk their offset.
-    const start: { anchorId: number | null; skip: number; total?: number } =
-      filter.companyId !== null && !filter.status && !filter.number && filter.serviceId === undefined
-        ? await subscriberPageStart(trx, filter.companyId, offset)
-        : { anchorId: null, skip: offset };
+    // A company's whole list: one call with its exact total, deep pages from a remembered id.
+    if (filter.companyId !== null && !filter.status && !filter.number && filter.serviceId === undefined) {
+      const page = await listWholeSubscriberList(trx, filter.companyId, offset, query.limit);
+      return { rows: page.rows, count: { total: page.total, exact: true } };
+    }
     return {
-      rows: await repo.listSubscribers(trx, filter, start.skip, query.limit, start.anchorId),
-      // A deep page's start was read for the list's exact total: it is the count.
-      count:
-        start.total !== undefined
-          ? { total: start.total, exact: true }
-          : await repo.countSubscribers(trx, filter, SUBSCRIBER_COUNT_CAP),
+      rows: await repo.listSubscribers(trx, filter, offset, query.limit),
+      count: await repo.countSubscribers(trx, filter, SUBSCRIBER_COUNT_CAP),
     };
   });
   return {
