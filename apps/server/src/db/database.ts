@@ -5,9 +5,15 @@ import { Kysely, PostgresDialect, type PostgresPool, type Transaction } from 'ky
 import pg from 'pg';
 import { AppError } from '../errors.ts';
 import type { DB } from './schema.ts';
+import { fastTimestamptzParser } from './timestamp-parser.ts';
 
 // int8 (ids, counts) as numbers: ids stay far below 2^53, and the API speaks numbers.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number.parseInt(value, 10));
+// The same Dates as the driver's parser, read faster (db/timestamp-parser.ts): every list has them.
+pg.types.setTypeParser(
+  pg.types.builtins.TIMESTAMPTZ,
+  fastTimestamptzParser(pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ, 'text')),
+);
 
 export type Database = Kysely<DB>;
 /** A repository runs on the database or inside a caller's transaction alike. */
