@@ -6,6 +6,7 @@ import {
   type ConsoleReadsFixture,
   type ConsoleReadsSize,
   loadConsoleReads,
+  rareSearchText,
 } from '../support/console-reads-fixture.ts';
 import type { BenchContext, BenchScenario } from '../support/scenario.ts';
 import { startServerProcess } from '../support/server-process.ts';
@@ -112,7 +113,8 @@ export async function measureConsoleReads(
         measure: 'GET /messages search=%231234 (rare)',
         who: 'admin',
         targetMs: 50,
-        pathOf: (i) => `/api/v1/messages?search=%23${1000 + (i % 5000)}7`,
+        // '#<number>' of one of the admin's outbound messages: a few matches each, a different text each request.
+        pathOf: (i) => `/api/v1/messages?search=${encodeURIComponent(rareSearchText(size, i))}`,
       },
       {
         measure: 'GET /messages search=zzqx (no match)',

@@ -34,6 +34,27 @@ const DAYS = 120;
 const companyIndex = (g: string) =>
   sql.raw(`(case when ${g} % 10 < 7 then 1 else 2 + ${g} % ${COMPANIES - 1} end)`);
 
+/** Outbound messages: a tenth of all (their content ends with ' #<g>', g from 1 to this count - 1). */
+const outboundCount = (size: ConsoleReadsSize) => Math.max(2, Math.round(size.messages / 10));
+
+/**
+ * The i-th of the rare search texts: '#<g>' for a g whose outbound message belongs to the big company
+ * (g % 10 < 7, see companyIndex), so each text finds a few of the admin's messages: '#<g>' itself and
+ * any '#<g><digit>' there is (at full size '#1234' finds #1234 and #12340 to #12346, 8 messages; at a
+ * tenth, g has at most four digits and each text finds one). Four-digit g where there are any, else
+ * three (quick). Texts ending in 7 (the bench's earlier '#<n>7') belong to the other companies and
+ * found nothing.
+ */
+export function rareSearchText(size: ConsoleReadsSize, i: number) {
+  const newest = outboundCount(size) - 1;
+  const lowest = newest >= 1000 ? 1000 : 100;
+  const highest = Math.min(lowest * 10 - 1, newest);
+  // Seven of every ten numbers (last digit 0 to 6), tens from lowest up to highest.
+  const texts = Math.max(1, Math.floor((highest - lowest + 1) / 10) * 7);
+  const k = i % texts;
+  return `#${lowest + Math.floor(k / 7) * 10 + (k % 7)}`;
+}
+
 /**
  * The console's data at scale, loaded set-based through the owner's connection and left exactly as
  * the application would have: the statement triggers keep the rollups (0009), counters (0003) and
@@ -109,7 +130,7 @@ export async function loadConsoleReads(
 
     started = performance.now();
     // Outbound: one in ten, newest last; a few not sent yet (scheduled, drafts, queued), some failed.
-    const outbound = Math.max(2, Math.round(size.messages / 10));
+    const outbound = outboundCount(size);
     // Sends not out yet (scheduled, drafts, queued) have no recipients: the others share the rest.
     const notSent = (g: number) => g % 500 === 1 || g % 500 === 2 || g % 1000 === 3;
     let sent = 0;
