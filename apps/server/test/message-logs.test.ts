@@ -8,6 +8,7 @@ import {
   findMessageWithState,
   listMessagesWithCounts,
   type MessageFilter,
+  searchMessagesWithCounts,
 } from '../src/modules/messages/message-logs.repository.ts';
 import { bearer, createTenantWithStaff } from './support/factories.ts';
 import { insertManyMessages, insertMessage, recordSend } from './support/message-log-factories.ts';
@@ -541,6 +542,17 @@ describe('a list without a search in one call (migration 0030)', () => {
         listMessagesWithCounts(trx, { companyId, statuses: null }, 0, 50),
       );
     expect(await asking(mixed.company.id)).toEqual({ byStatus: [], rows: [] });
+    // A search's matches too (message_search_page joins them to messages under row-level security).
+    const searching = (companyId: number | null) =>
+      inTenantTransaction(ctx.db, companyScope(tenant.company.id), (trx) =>
+        searchMessagesWithCounts(trx, { companyId, statuses: null, search: 'mixed' }, 0, 50, 1000),
+      );
+    expect(await searching(mixed.company.id)).toEqual({
+      byStatus: [],
+      searched: { total: 0, exact: true },
+      rows: [],
+    });
+    expect((await searching(null)).rows).toEqual([]);
     const everyone = await asking(null);
     expect(new Set(everyone.rows.map((row) => row.company_id))).toEqual(new Set([tenant.company.id]));
     // Its own company's counters only: their sum is its page of 50 (it has fewer).

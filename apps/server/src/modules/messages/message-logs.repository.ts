@@ -1,5 +1,4 @@
-import { MESSAGE_COUNT_CAP } from '@sms/contracts/messages/list-messages';
-import { type RawBuilder, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 
 /**
@@ -35,128 +34,10 @@ export type MessageRow = {
   parts: number | null;
 };
 
-const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
-
-/** The filter's conditions on messages m, other than the company and the search. */
-function conditions(filter: MessageFilter): RawBuilder<unknown>[] {
-  const parts: RawBuilder<unknown>[] = [];
-  if (filter.direction === 'inbound') {
-    // Inbound messages are always stored as received: saying so lets the planner use the
-    // (company_id, status, created_at) index instead of walking every outbound message.
-    parts.push(sql`m.direction = 'inbound' and m.status = 'received'`);
-  } else if (filter.direction) parts.push(sql`m.direction = ${filter.direction}`);
-  if (filter.statuses !== null) {
-    // One status as plain equality: the (company_id, status, created_at) index then yields the
-    // newest first without a sort.
-    parts.push(
-      filter.statuses.length === 0
-        ? sql`false`
-        : filter.statuses.length === 1
-          ? sql`m.status = ${filter.statuses[0]}`
-          : sql`m.status = any(${[...filter.statuses]}::text[])`,
-    );
-  }
-  return parts;
-}
-
-/**
- * How many of a search's newest matches a count, or a page narrowed by another filter too, looks
- * at: one more than the list's count cap.
- */
-const SEARCH_WINDOW = MESSAGE_COUNT_CAP + 1;
-
-/**
- * The newest matches of a search, at most `limit`, as (company_id, message_id, created_at) rows s:
- * found by migration 0018's search_message_ids on its own trigram index (a LIKE on messages
- * cannot use one under row-level security), scoped by the transaction's binding as the policies
- * are. Only ids: whatever reads the rows joins messages, under row-level security.
- */
-const searchMatches = (filter: MessageFilter & { search: string }, limit: number, few = false) =>
-  sql`search_message_ids(${filter.companyId}::bigint, ${likePattern(filter.search)}::text, ${limit}::int, ${few}::boolean) s`;
-
-/** The search's matches that pass the filter's other conditions, as rows s joined to messages m. */
-const searchedMessages = (filter: MessageFilter & { search: string }, limit: number, few: boolean) => sql`
-  ${searchMatches(filter, limit, few)}
-  join messages m on m.company_id = s.company_id and m.id = s.message_id
-  where ${whereAll(conditions(filter))}`;
-
-export const hasSearch = (filter: MessageFilter): filter is MessageFilter & { search: string } =>
-  !!filter.search;
-
-const whereAll = (parts: RawBuilder<unknown>[]) =>
-  parts.length === 0 ? sql`true` : sql.join(parts, sql` and `);
-
-/**
- * Across every company with a status filter, each company's newest matches come from its own
- * (company_id, status, created_at) index and are merged: one status index scan per company
- * instead of walking all messages for a rare status.
- */
-const mergesPerCompany = (filter: MessageFilter) =>
-  filter.companyId === null && filter.statuses !== null && !filter.search;
-
-/**
- * The keys of one page, newest first (the company with the id: messages are keyed by both). few: a
- * search's matches were all counted (an exact total), so they are looked up by trigram and sorted
- * rather than found by walking the newest messages (search_message_ids, migration 0027).
- */
-function pageKeys(filter: MessageFilter, offset: number, limit: number, few: boolean) {
-  if (hasSearch(filter)) {
-    // Narrowed by another filter too, the page is read from the search's newest matches.
-    const candidates = Math.max(offset + limit, conditions(filter).length > 0 ? SEARCH_WINDOW : 0);
-    return sql`
-      select s.company_id, s.message_id as id, s.created_at from ${searchedMessages(filter, candidates, few)}
-       order by s.created_at desc, s.message_id desc
-       offset ${offset} limit ${limit}`;
-  }
-  const where = whereAll(conditions(filter));
-  if (filter.companyId !== null)
-    return sql`
-      select m.company_id, m.id, m.created_at from messages m
-       where m.company_id = ${filter.companyId} and ${where}
-       order by m.created_at desc, m.id desc
-       offset ${offset} limit ${limit}`;
-  if (mergesPerCompany(filter))
-    return sql`
-      select c.id as company_id, p.id, p.created_at from companies c
-       cross join lateral (
-         select m.id, m.created_at from messages m
-          where m.company_id = c.id and ${where}
-          order by m.created_at desc, m.id desc
-          limit ${offset + limit}) p
-       order by p.created_at desc, p.id desc
-       offset ${offset} limit ${limit}`;
-  return sql`
-    select m.company_id, m.id, m.created_at from messages m where ${where}
-     order by m.created_at desc, m.id desc
-     offset ${offset} limit ${limit}`;
-}
-
 const MESSAGE_COLUMNS = sql`
   m.id, m.company_id, c.name as company_name, m.service_id, s.name as service_name,
   m.service_ids::int[] as service_ids, m.direction, m.content, m.msisdn, m.status, m.scheduled_at,
   m.sent_at, m.created_at, m.recipient_count, m.queue_job_id, m.encoding, m.parts`;
-
-/**
- * One page of messages, newest first, with their company's and service's names: the page's keys
- * are found first (on an index, nothing else read) and only its rows are then joined, in one
- * statement.
- */
-export async function listMessagePage(
-  db: Executor,
-  filter: MessageFilter,
-  offset: number,
-  limit: number,
-  few = false,
-) {
-  const { rows } = await sql<MessageRow>`
-    select ${MESSAGE_COLUMNS}
-      from (${pageKeys(filter, offset, limit, few)}) p
-      join messages m on m.company_id = p.company_id and m.id = p.id
-      join companies c on c.id = m.company_id
-      left join services s on s.company_id = m.company_id and s.id = m.service_id
-     order by p.created_at desc, p.id desc`.execute(db);
-  return rows;
-}
 
 type Json<T> = {
   [K in keyof T]: T[K] extends Date ? string : T[K] extends Date | null ? string | null : T[K];
@@ -201,6 +82,41 @@ export async function listMessagesWithCounts(
   const { counts, messages } = rows[0].page;
   return {
     byStatus: counts.map((count) => ({ ...count, messages: Number(count.messages) })),
+    rows: messages.map(messageRowOf),
+  };
+}
+
+export const hasSearch = (filter: MessageFilter): filter is MessageFilter & { search: string } =>
+  !!filter.search;
+
+const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+
+/**
+ * A searched list in one call (migration 0030's message_search_page): the counters per direction
+ * and status, the search's total and one page. The total is counted up to `cap` (see
+ * searchCountCap): without another filter over all matches, with one over the newest 10,001
+ * matches (MESSAGE_COUNT_CAP + 1), so "not exact" past either. The matches come from 0018's side
+ * table through search_message_ids (a LIKE on messages cannot use an index under row-level
+ * security), and are joined to messages under row-level security.
+ */
+export async function searchMessagesWithCounts(
+  db: Executor,
+  filter: MessageFilter & { search: string },
+  offset: number,
+  limit: number,
+  cap: number,
+): Promise<{ byStatus: StatusCount[]; searched: CappedCount; rows: MessageRow[] }> {
+  const statuses = statusesOf(filter);
+  const { rows } = await sql<{
+    page: { counts: StatusCount[]; searched: { n: number; more: boolean }; messages: Json<MessageRow>[] };
+  }>`
+    select message_search_page(${filter.companyId}::bigint, ${likePattern(filter.search)}::text,
+                               ${filter.direction ?? null}::text, ${statuses === null ? null : [...statuses]}::text[],
+                               ${offset}::int, ${limit}::int, ${cap}::int) as page`.execute(db);
+  const { counts, searched, messages } = rows[0].page;
+  return {
+    byStatus: counts.map((count) => ({ ...count, messages: Number(count.messages) })),
+    searched: cappedCount(searched, cap),
     rows: messages.map(messageRowOf),
   };
 }
@@ -268,27 +184,6 @@ export async function findMessageWithState(db: Executor, id: number, companyId: 
   return { message: message as MessageRow, send, counts };
 }
 
-/**
- * A search's matches counted as (n, more): n counted up to cap + 1 of its newest matches; more
- * when that window was full, so that matches older than it were not looked at (only then can
- * n <= cap be short of the total).
- */
-function searchCountColumns(filter: MessageFilter & { search: string }, cap: number) {
-  // The function's ids are the caller's already: only other conditions need the messages. With
-  // none, any cap + 1 matches count as well as the newest: counted unordered (migration 0020), and
-  // no further than the cap needs.
-  if (conditions(filter).length === 0)
-    return sql`select c.n, c.n > ${cap} as more
-                 from count_message_matches(${filter.companyId}::bigint, ${likePattern(filter.search)}::text, ${cap + 1}::int) c(n)`;
-  // Narrowed by another filter too, the count and the page come from the same newest matches.
-  const window = Math.max(cap + 1, SEARCH_WINDOW);
-  // Every match joined to its message: one that fails the other conditions is not counted.
-  return sql`select count(m.id)::int as n, count(*) >= ${window} as more
-               from ${searchMatches(filter, window)}
-               left join messages m on m.company_id = s.company_id and m.id = s.message_id
-                and ${whereAll(conditions(filter))}`;
-}
-
 export type CappedCount = { total: number; exact: boolean };
 
 /** How many of the caller's messages have one direction and status (exact). */
@@ -302,45 +197,6 @@ export function filterCounts(filter: MessageFilter, count: { direction: string; 
   if (filter.direction && count.direction !== filter.direction) return false;
   if (filter.direction === 'inbound' && count.status !== 'received') return false;
   return filter.statuses === null || filter.statuses.includes(count.status);
-}
-
-export type MessageCounts = { byStatus: StatusCount[]; searched: CappedCount | null };
-
-/**
- * The messages of a company (null: every company the binding sees) per direction and status,
- * exact, from migration 0020's counters: a few rows, whatever the number of messages. With a
- * search, its own count too (capped, see searchCountColumns), in the same statement.
- */
-export async function countMessages(
-  db: Executor,
-  companyId: number | null,
-  search: { filter: MessageFilter & { search: string }; cap: number } | null,
-): Promise<MessageCounts> {
-  const ofCompany = companyId === null ? sql`true` : sql`company_id = ${companyId}`;
-  const byStatus = sql`
-    select direction, status, sum(messages)::bigint as n, null::boolean as more
-      from message_status_counts where ${ofCompany}
-     group by direction, status having sum(messages) <> 0`;
-  const { rows } = await sql<{
-    direction: string | null;
-    status: string | null;
-    n: string | number;
-    more: boolean | null;
-  }>`
-    ${byStatus}
-    ${search ? sql`union all select null, null, s.n, s.more from (${searchCountColumns(search.filter, search.cap)}) s` : sql``}`.execute(
-    db,
-  );
-  const byStatusRows = rows.flatMap((row) =>
-    row.direction !== null && row.status !== null
-      ? [{ direction: row.direction, status: row.status, messages: Number(row.n) }]
-      : [],
-  );
-  const searchRow = rows.find((row) => row.direction === null);
-  return {
-    byStatus: byStatusRows,
-    searched: search && searchRow ? cappedCount(searchRow, search.cap) : null,
-  };
 }
 
 function cappedCount(row: { n: string | number; more: boolean | null }, cap: number): CappedCount {

@@ -100,7 +100,13 @@ export async function listMessages(
   return inActorTransaction(deps.db, ctx, async (trx) => {
     const offset = (query.page - 1) * query.limit;
     const { byStatus, searched, rows } = repo.hasSearch(filter)
-      ? await readSearchedPage(trx, filter, offset, query.limit)
+      ? await repo.searchMessagesWithCounts(
+          trx,
+          filter,
+          offset,
+          query.limit,
+          searchCountCap(offset, query.limit),
+        )
       : { ...(await repo.listMessagesWithCounts(trx, filter, offset, query.limit)), searched: null };
     const sumOf = (wanted: repo.MessageFilter): repo.CappedCount => ({
       total: byStatus
@@ -121,29 +127,6 @@ export async function listMessages(
       counts,
     };
   });
-}
-
-/**
- * A search's page: the chips from the per-status counters and the search's own total (counted over
- * its newest matches) in one statement, then the page, unless the count says it is past the end.
- */
-async function readSearchedPage(
-  trx: Executor,
-  filter: repo.MessageFilter & { search: string },
-  offset: number,
-  limit: number,
-) {
-  const counted = await repo.countMessages(trx, filter.companyId, {
-    filter,
-    cap: searchCountCap(offset, limit),
-  });
-  const total = counted.searched as repo.CappedCount;
-  const rows =
-    total.exact && offset >= total.total
-      ? []
-      : // A search whose every match was counted has few: look them up rather than walk to them.
-        await repo.listMessagePage(trx, filter, offset, limit, total.exact);
-  return { ...counted, rows };
 }
 
 type ReportsQuery = { page: number; limit: number; status?: string };
