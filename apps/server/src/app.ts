@@ -4,12 +4,7 @@ import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from 'fastify';
-import {
-  jsonSchemaTransform,
-  serializerCompiler,
-  validatorCompiler,
-  type ZodTypeProvider,
-} from 'fastify-type-provider-zod';
+import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppDeps } from './app-deps.ts';
 import { redactingLoggerOptions } from './lib/log-redaction.ts';
 import { registerConsole } from './plugins/console.ts';
@@ -17,6 +12,7 @@ import { errorHandler } from './plugins/error-handler.ts';
 import { registerRateLimits } from './plugins/rate-limits.ts';
 import { MULTIPART_LIMITS, registerRequestGuards } from './plugins/request-guards.ts';
 import { registerResponseHeaders } from './plugins/response-headers.ts';
+import { responseSerializerCompiler } from './plugins/response-serializer.ts';
 import { registerSecurityHeaders } from './plugins/security-headers.ts';
 import { registerRoutes } from './routes.ts';
 
@@ -30,7 +26,12 @@ export type App = FastifyInstance<
 
 export const API_PREFIX = '/api/v1';
 
-export type BuildOptions = { logger?: boolean | object; serveConsole?: boolean };
+export type BuildOptions = {
+  logger?: boolean | object;
+  serveConsole?: boolean;
+  /** Every answer also checked by zod against its schema (plugins/response-serializer.ts); default: outside production. */
+  checkAnswers?: boolean;
+};
 
 export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promise<App> {
   const { config } = deps;
@@ -44,7 +45,9 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     forceCloseConnections: 'idle',
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
+  app.setSerializerCompiler(
+    responseSerializerCompiler({ checked: options.checkAnswers ?? process.env.NODE_ENV !== 'production' }),
+  );
   app.setErrorHandler(errorHandler);
   registerRequestGuards(app);
   registerResponseHeaders(app, { hsts: config.hsts });

@@ -98,7 +98,13 @@ function requireVisibleId(deps: AppDeps, table: IdTable): Check {
   };
 }
 
-export type ApiRoute = { method: string; url: string; access: RouteAccess | undefined };
+export type ApiRoute = {
+  method: string;
+  url: string;
+  access: RouteAccess | undefined;
+  /** The route's response schemas by status (zod), for the test that each has a compiled serializer. */
+  responses: Record<string, unknown>;
+};
 
 // Keyed by the HTTP server, which the app and its route plugins share.
 const routeTables = new WeakMap<object, ApiRoute[]>();
@@ -131,7 +137,9 @@ export function installRouteAccess(api: FastifyInstance) {
       route.onSend = [...toList(route.onSend), endReadTransaction];
     }
     route.config = { ...route.config, access };
-    for (const method of toList(route.method)) table.push({ method: String(method), url: route.url, access });
+    const responses = (route.schema?.response ?? {}) as Record<string, unknown>;
+    for (const method of toList(route.method))
+      table.push({ method: String(method), url: route.url, access, responses });
   });
 }
 
