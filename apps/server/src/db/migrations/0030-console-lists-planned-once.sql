@@ -293,3 +293,84 @@ begin
 end $$;
 revoke execute on function subscriber_list_page(bigint, integer, integer, bigint) from public;
 grant execute on function subscriber_list_page(bigint, integer, integer, bigint) to sms_app;
+
+-- A report's figures (GET /reports) in one call planned once per connection: the rollup's rows from
+-- the previous span's start (hourly for a day's report, daily for a week's or a month's; one
+-- company's by its key, or every company's), then sums over the timeframe [p_from, p_to) and the span
+-- before it [p_previous_from, p_from) of recipients handed over (every status but pending),
+-- delivered, failed (failed, rejected, expired), received and new subscribers, and sent and
+-- received per bucket from p_from, every bucket present. The window's bounds are whole buckets
+-- (UTC), so a day compares as its midnight (UTC). It was one statement planned on every call
+-- (0.5 to 0.6 ms of 1.6 to 2 ms of the database's work a request). SECURITY INVOKER, as above.
+create function report_figures(
+  p_company_id bigint,
+  p_hourly boolean,
+  p_previous_from timestamptz,
+  p_from timestamptz,
+  p_to timestamptz,
+  p_points integer
+) returns json
+  language plpgsql stable
+  set plan_cache_mode = force_generic_plan
+  set search_path = public, pg_temp as $$
+declare
+  -- Variables, not expressions in the statements: the generic plans keep them in the index condition.
+  first_day date := (p_previous_from at time zone 'UTC')::date;
+  step interval := case when p_hourly then interval '1 hour' else interval '1 day' end;
+  rows_at timestamptz[];
+  rows_handed_over bigint[];
+  rows_delivered bigint[];
+  rows_failed bigint[];
+  rows_received bigint[];
+  rows_new_subscribers bigint[];
+begin
+  if p_hourly and p_company_id is null then
+    select array_agg(hour), array_agg(submitted + sent + delivered + failed + rejected + expired),
+           array_agg(a.delivered), array_agg(a.failed + rejected + expired), array_agg(a.received),
+           array_agg(a.new_subscribers)
+      into rows_at, rows_handed_over, rows_delivered, rows_failed, rows_received, rows_new_subscribers
+      from company_hourly_activity a where hour >= p_previous_from;
+  elsif p_hourly then
+    select array_agg(hour), array_agg(submitted + sent + delivered + failed + rejected + expired),
+           array_agg(a.delivered), array_agg(a.failed + rejected + expired), array_agg(a.received),
+           array_agg(a.new_subscribers)
+      into rows_at, rows_handed_over, rows_delivered, rows_failed, rows_received, rows_new_subscribers
+      from company_hourly_activity a where company_id = p_company_id and hour >= p_previous_from;
+  elsif p_company_id is null then
+    select array_agg(day::timestamp at time zone 'UTC'), array_agg(submitted + sent + delivered + failed + rejected + expired),
+           array_agg(a.delivered), array_agg(a.failed + rejected + expired), array_agg(a.received),
+           array_agg(a.new_subscribers)
+      into rows_at, rows_handed_over, rows_delivered, rows_failed, rows_received, rows_new_subscribers
+      from company_daily_activity a where day >= first_day;
+  else
+    select array_agg(day::timestamp at time zone 'UTC'), array_agg(submitted + sent + delivered + failed + rejected + expired),
+           array_agg(a.delivered), array_agg(a.failed + rejected + expired), array_agg(a.received),
+           array_agg(a.new_subscribers)
+      into rows_at, rows_handed_over, rows_delivered, rows_failed, rows_received, rows_new_subscribers
+      from company_daily_activity a where company_id = p_company_id and day >= first_day;
+  end if;
+  return (
+    with a as (select * from unnest(rows_at, rows_handed_over, rows_delivered, rows_failed, rows_received, rows_new_subscribers)
+                               as a(at, handed_over, delivered, failed, received, new_subscribers))
+    select json_build_object(
+             'current', json_build_object(
+               'sent', coalesce(sum(a.handed_over) filter (where a.at >= p_from and a.at < p_to), 0),
+               'delivered', coalesce(sum(a.delivered) filter (where a.at >= p_from and a.at < p_to), 0),
+               'failed', coalesce(sum(a.failed) filter (where a.at >= p_from and a.at < p_to), 0),
+               'received', coalesce(sum(a.received) filter (where a.at >= p_from and a.at < p_to), 0),
+               'newSubscribers', coalesce(sum(a.new_subscribers) filter (where a.at >= p_from and a.at < p_to), 0)),
+             'previous', json_build_object(
+               'sent', coalesce(sum(a.handed_over) filter (where a.at < p_from), 0),
+               'delivered', coalesce(sum(a.delivered) filter (where a.at < p_from), 0),
+               'failed', coalesce(sum(a.failed) filter (where a.at < p_from), 0),
+               'received', coalesce(sum(a.received) filter (where a.at < p_from), 0),
+               'newSubscribers', coalesce(sum(a.new_subscribers) filter (where a.at < p_from), 0)),
+             'volume', (select json_agg(json_build_object('time', b.time, 'sent', coalesce(v.sent, 0),
+                                                          'received', coalesce(v.received, 0)) order by b.time)
+                          from generate_series(p_from, p_from + (p_points - 1) * step, step) as b(time)
+                          left join (select a.at, sum(a.handed_over) as sent, sum(a.received) as received
+                                       from a where a.at >= p_from group by a.at) v on v.at = b.time))
+      from a);
+end $$;
+revoke execute on function report_figures(bigint, boolean, timestamptz, timestamptz, timestamptz, integer) from public;
+grant execute on function report_figures(bigint, boolean, timestamptz, timestamptz, timestamptz, integer) to sms_app;
