@@ -374,3 +374,66 @@ begin
 end $$;
 revoke execute on function report_figures(bigint, boolean, timestamptz, timestamptz, timestamptz, integer) from public;
 grant execute on function report_figures(bigint, boolean, timestamptz, timestamptz, timestamptz, integer) to sms_app;
+
+-- The top bar's first pass in one call planned once per connection: the services whose name, short
+-- code or keyword holds the text (names or keywords starting with it first), and the messages
+-- among the newest p_recent whose content holds it (modules/search/search.repository.ts: a text
+-- found often is found there; the older ones are looked for by their words afterwards, only when
+-- this finds fewer than p_limit). p_pattern and p_prefix are LIKE patterns, lower-cased, LIKE's own
+-- characters escaped; null leaves a kind out. Both statements were planned on every call (about
+-- 1.3 ms of 2.6 to 3 ms of the database's work a request). SECURITY INVOKER, as above.
+create function top_bar_first_pass(
+  p_company_id bigint,
+  p_service_pattern text,
+  p_service_prefix text,
+  p_message_pattern text,
+  p_limit integer,
+  p_recent integer
+) returns json
+  language plpgsql stable
+  set plan_cache_mode = force_generic_plan
+  set search_path = public, pg_temp as $$
+declare
+  found_services json := '[]';
+  found_messages json := '[]';
+begin
+  if p_service_pattern is not null and p_company_id is null then
+    select coalesce(json_agg(f order by f.starts desc, f.name, f.id), '[]') into found_services
+      from (select s.id, s.name, s.shortcode, s.keyword, s.status, c.name as company_name,
+                   (lower(s.name) like p_service_prefix or lower(s.keyword) like p_service_prefix) as starts
+              from services s join companies c on c.id = s.company_id
+             where lower(s.name) like p_service_pattern or lower(s.shortcode) like p_service_pattern
+                or lower(s.keyword) like p_service_pattern
+             order by 7 desc, s.name, s.id limit p_limit) f;
+  elsif p_service_pattern is not null then
+    select coalesce(json_agg(f order by f.starts desc, f.name, f.id), '[]') into found_services
+      from (select s.id, s.name, s.shortcode, s.keyword, s.status, c.name as company_name,
+                   (lower(s.name) like p_service_prefix or lower(s.keyword) like p_service_prefix) as starts
+              from services s join companies c on c.id = s.company_id
+             where s.company_id = p_company_id
+               and (lower(s.name) like p_service_pattern or lower(s.shortcode) like p_service_pattern
+                    or lower(s.keyword) like p_service_pattern)
+             order by 7 desc, s.name, s.id limit p_limit) f;
+  end if;
+  if p_message_pattern is not null and p_company_id is null then
+    select coalesce(json_agg(f order by f.created_at desc, f.id desc), '[]') into found_messages
+      from (select r.id, r.content, r.direction, r.status, r.created_at, c.name as company_name
+              from (select m.id, m.company_id, m.content, m.direction, m.status, m.created_at from messages m
+                     order by m.created_at desc, m.id desc limit p_recent) r
+              join companies c on c.id = r.company_id
+             where lower(r.content) like p_message_pattern
+             order by r.created_at desc, r.id desc limit p_limit) f;
+  elsif p_message_pattern is not null then
+    select coalesce(json_agg(f order by f.created_at desc, f.id desc), '[]') into found_messages
+      from (select r.id, r.content, r.direction, r.status, r.created_at, c.name as company_name
+              from (select m.id, m.company_id, m.content, m.direction, m.status, m.created_at from messages m
+                     where m.company_id = p_company_id
+                     order by m.created_at desc, m.id desc limit p_recent) r
+              join companies c on c.id = r.company_id
+             where lower(r.content) like p_message_pattern
+             order by r.created_at desc, r.id desc limit p_limit) f;
+  end if;
+  return json_build_object('services', found_services, 'messages', found_messages);
+end $$;
+revoke execute on function top_bar_first_pass(bigint, text, text, text, integer, integer) from public;
+grant execute on function top_bar_first_pass(bigint, text, text, text, integer, integer) to sms_app;

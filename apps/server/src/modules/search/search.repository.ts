@@ -11,27 +11,6 @@ export function containsPattern(text: string) {
   return `%${text.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`;
 }
 
-/** Services are few per company: one pass over the company's, names that start with the text first. */
-export async function searchServices(db: Executor, companyId: Scope, text: string, limit: number) {
-  const pattern = containsPattern(text);
-  const prefix = `${text.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`;
-  const { rows } = await sql<{
-    id: number;
-    name: string;
-    shortcode: string;
-    keyword: string;
-    status: string;
-    company_name: string;
-  }>`
-    select s.id, s.name, s.shortcode, s.keyword, s.status, c.name as company_name
-      from services s join companies c on c.id = s.company_id
-     where ${forCompany('s.company_id', companyId)}
-       and (lower(s.name) like ${pattern} or lower(s.shortcode) like ${pattern} or lower(s.keyword) like ${pattern})
-     order by (lower(s.name) like ${prefix} or lower(s.keyword) like ${prefix}) desc, s.name, s.id
-     limit ${limit}`.execute(db);
-  return rows;
-}
-
 /**
  * How many of the newest rows the first pass reads. A text found often is found among them (the
  * newest matches, at the price of a short index walk); a rare one falls through to the trigram
@@ -40,6 +19,45 @@ export async function searchServices(db: Executor, companyId: Scope, text: strin
 const RECENT_WINDOW = 1_000;
 /** Messages read per company for the driving word before the other words are checked. */
 const CANDIDATES = 200;
+
+type ServiceHitRow = {
+  id: number;
+  name: string;
+  shortcode: string;
+  keyword: string;
+  status: string;
+  company_name: string;
+};
+
+/**
+ * The first pass in one call (migration 0030's top_bar_first_pass, planned once per connection):
+ * services (few per company: one pass over the company's, names or keywords that start with the
+ * text first) whose name, short code or keyword holds the text, and messages among the newest
+ * RECENT_WINDOW whose content holds it. A kind asked for as false is left out.
+ */
+export async function searchFirstPass(
+  db: Executor,
+  companyId: Scope,
+  text: string,
+  kinds: { services: boolean; messages: boolean },
+  limit: number,
+) {
+  const escaped = text.toLowerCase().replace(/[\\%_]/g, '\\$&');
+  const { rows } = await sql<{
+    found: {
+      services: ServiceHitRow[];
+      messages: (Omit<MessageHitRow, 'created_at'> & { created_at: string })[];
+    };
+  }>`
+    select top_bar_first_pass(${companyId}::bigint, ${kinds.services ? `%${escaped}%` : null}::text,
+                              ${`${escaped}%`}::text, ${kinds.messages ? `%${escaped}%` : null}::text,
+                              ${limit}::int, ${RECENT_WINDOW}::int) as found`.execute(db);
+  const { services, messages } = rows[0].found;
+  return {
+    services,
+    recentMessages: messages.map((row): MessageHitRow => ({ ...row, created_at: new Date(row.created_at) })),
+  };
+}
 
 export async function searchSubscribers(
   db: Executor,
@@ -99,25 +117,24 @@ type MessageHitRow = {
   company_name: string;
 };
 
-export async function searchMessages(db: Executor, companyId: Scope, text: string, limit: number) {
-  const pattern = containsPattern(text);
-  const recent = await sql<MessageHitRow>`
-    select r.id, r.content, r.direction, r.status, r.created_at, c.name as company_name
-      from (select id, company_id, content, direction, status, created_at from messages
-             where ${forCompany('company_id', companyId)}
-             order by created_at desc, id desc
-             limit ${RECENT_WINDOW}) r
-      join companies c on c.id = r.company_id
-     where lower(r.content) like ${pattern}
-     order by r.created_at desc, r.id desc
-     limit ${limit}`.execute(db);
-  if (recent.rows.length >= limit) return recent.rows;
+/**
+ * Messages whose content holds the text: those the first pass found among the newest (`recent`),
+ * then, while fewer than `limit`, older ones by their words.
+ */
+export async function searchMessages(
+  db: Executor,
+  companyId: Scope,
+  text: string,
+  limit: number,
+  recent: MessageHitRow[],
+) {
+  if (recent.length >= limit) return recent;
   // Then older messages by their words (message_search_words): the query's longest word as a
   // leading part drives a byte-order range on the index; the other words must appear too.
   const words = await sql<{
     word: string;
   }>`select word from search_words(${text}) as w(word) order by length(word) desc`.execute(db);
-  if (words.rows.length === 0) return recent.rows;
+  if (words.rows.length === 0) return recent;
   const [driving, ...others] = words.rows.map((row) => row.word);
   const { rows } = await sql<MessageHitRow>`
     select m.id, m.content, m.direction, m.status, m.created_at, c.name as company_name
@@ -132,7 +149,7 @@ export async function searchMessages(db: Executor, companyId: Scope, text: strin
        and lower(m.content) like all(${others.map(containsPattern)}::text[])
      order by hit.created_at desc, m.id desc
      limit ${limit}`.execute(db);
-  const found = new Map(recent.rows.map((row) => [row.id, row]));
+  const found = new Map(recent.map((row) => [row.id, row]));
   for (const row of rows) if (found.size < limit) found.set(row.id, row);
   return [...found.values()].sort((a, b) => b.created_at.getTime() - a.created_at.getTime() || b.id - a.id);
 }

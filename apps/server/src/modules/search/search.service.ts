@@ -43,17 +43,26 @@ export async function searchEverything(
   const kinds = searchKindsFor(ctx.actor.role);
   const limit = SEARCH_RESULTS_PER_KIND;
   return inActorTransaction(deps.db, ctx, async (trx) => {
-    const services = kinds.includes('services') ? await repo.searchServices(trx, companyId, q, limit) : [];
+    const searchesMessages = kinds.includes('messages') && q.length >= SEARCH_MESSAGE_MIN_LENGTH;
+    const first = await repo.searchFirstPass(
+      trx,
+      companyId,
+      q,
+      { services: kinds.includes('services'), messages: searchesMessages },
+      limit,
+    );
     const digits = kinds.includes('subscribers') ? phoneDigitsOf(q) : null;
-    const country =
-      (companyId === null ? null : await findCompanyCountry(trx, companyId)) ?? deps.config.defaultCountry;
+    // The company's country only for text that reads as a phone number.
+    const country = digits
+      ? ((companyId === null ? null : await findCompanyCountry(trx, companyId)) ?? deps.config.defaultCountry)
+      : deps.config.defaultCountry;
     const subscribers = digits
       ? await repo.searchSubscribers(trx, companyId, digits, numberPrefixes(q, country), limit)
       : [];
-    const messages =
-      kinds.includes('messages') && q.length >= SEARCH_MESSAGE_MIN_LENGTH
-        ? await repo.searchMessages(trx, companyId, q, limit)
-        : [];
+    const messages = searchesMessages
+      ? await repo.searchMessages(trx, companyId, q, limit, first.recentMessages)
+      : [];
+    const services = first.services;
     return {
       q,
       kinds,
