@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reapplyUnmatchedReports } from '../src/messaging/maintenance.ts';
 import {
@@ -147,11 +148,15 @@ describe('POST /callbacks/dlr/{companyId}/{token}', () => {
     const early = await post({ id: 'SIM-early-bird', status: 'Success' });
     expect(early.json().data.outcome).toBe('unknown');
     // The hand-over's commit lands after the report: recipient 3 now carries that provider id.
-    await ctx.ownerDb
-      .updateTable('delivery_reports')
-      .set({ gateway_message_id: 'SIM-early-bird' })
-      .where('id', '=', recipients[3].id)
-      .execute();
+    await sql`
+      with handed_over as (
+        update delivery_reports set gateway_message_id = 'SIM-early-bird'
+         where id = ${recipients[3].id}
+        returning company_id, gateway_message_id, created_at, message_id, id)
+      insert into recipient_gateway_ids (company_id, gateway_message_id, created_at, message_id, id)
+      select company_id, gateway_message_id, created_at, message_id, id from handed_over`.execute(
+      ctx.ownerDb,
+    );
     expect(await reapplyUnmatchedReports(ctx.db)).toBeGreaterThanOrEqual(1);
     expect((await recipient(3)).status).toBe('delivered');
     const left = await ctx.ownerDb

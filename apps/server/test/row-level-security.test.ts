@@ -62,6 +62,10 @@ async function seedTenantRows(companyId: number) {
         values (${companyId}, ${user.id}, 'wall-key', ${Buffer.from([0])})`,
     sql`insert into unmatched_delivery_reports (company_id, gateway_message_id, status, reported_at)
         values (${companyId}, 'wall-gateway-id', 'delivered', now())`,
+    // Provider ids handed out, where delivery reports find their recipient (migration 0029).
+    sql`insert into recipient_gateway_ids (company_id, gateway_message_id, created_at, message_id, id)
+        select company_id, 'wall-gateway-id', created_at, message_id, id from delivery_reports
+         where company_id = ${companyId}`,
     // Provider settings per company (migration 0007).
     sql`insert into company_provider_settings (company_id, kind) values (${companyId}, 'simulator')`,
   ])

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { sql } from 'kysely';
+import type { Database } from '../../../apps/server/src/db/database.ts';
 import {
   countDoubleSends,
   prepareBulkSend,
@@ -45,6 +46,20 @@ const cpuSpent = (before: Map<number, number>, after: Map<number, number>) => {
   return spent;
 };
 
+/** WAL written by the whole cluster so far (the scenario runs alone on it). */
+async function walBytes(db: Database) {
+  const { rows } = await sql<{ bytes: string }>`select wal_bytes::text as bytes from pg_stat_wal`.execute(db);
+  return Number(rows[0].bytes);
+}
+
+/** Updates of the recipient partitions and how many of them were HOT, and the WAL so far. */
+async function recipientWrites(db: Database) {
+  const { rows } = await sql<{ updates: string; hot: string }>`
+    select coalesce(sum(n_tup_upd), 0)::text as updates, coalesce(sum(n_tup_hot_upd), 0)::text as hot
+      from pg_stat_user_tables where relname ~ '^delivery_reports_y'`.execute(db);
+  return { updates: Number(rows[0].updates), hot: Number(rows[0].hot), walBytes: await walBytes(db) };
+}
+
 export const scenario: BenchScenario = {
   name: 'fan-out',
   description:
@@ -73,6 +88,7 @@ export const scenario: BenchScenario = {
         fixture.owner.db,
       );
       const postmaster = procStat(backend[0].pid)?.parent ?? 0;
+      const walBefore = await walBytes(fixture.owner.db);
       const cpuBefore = { server: procStat(server.pid)?.ms ?? 0, postgres: postgresCpuMs(postmaster) };
       const startedAt = performance.now();
       const { messageId, apiMs } = await sendToEveryone(url, token, fixture.serviceIds);
@@ -84,6 +100,14 @@ export const scenario: BenchScenario = {
       };
       ctx.log(
         `CPU per 1,000 recipients: server ${cpu.server.toFixed(1)} ms, PostgreSQL ${cpu.postgres.toFixed(1)} ms`,
+      );
+      // The server's backends flush their table statistics when they exit.
+      await server.stop();
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const writes = await recipientWrites(fixture.owner.db);
+      ctx.log(
+        `recipients' updates ${writes.updates.toLocaleString('en-US')}, HOT ${((100 * writes.hot) / Math.max(1, writes.updates)).toFixed(1)} %; ` +
+          `WAL ${((writes.walBytes - walBefore) / size).toFixed(0)} bytes per recipient`,
       );
       const doubles = await countDoubleSends(fixture.owner, messageId);
       if (timings.recipients !== size || doubles.duplicate_phones > 0)

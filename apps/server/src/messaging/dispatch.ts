@@ -280,26 +280,35 @@ async function recordOutcomes(trx: Executor, plan: SendPlan, records: Recorded[]
   }
   const compact = high - low < RANGE_SPREAD * records.length;
   if (!compact) await preferIndexLookups(trx);
+  // The provider ids handed out go to recipient_gateway_ids in the same statement (migration 0029):
+  // delivery reports find their recipient there, and no index of the recipient rows covers a column
+  // this update writes, so it is a HOT update where the page has room.
   await sql`
-    update delivery_reports d
-       set status = u.status,
-           gateway_message_id = u.gateway_id,
-           provider_status = u.provider_status,
-           error_message = u.error,
-           next_attempt_at = u.next_attempt_at,
-           attempts = d.attempts + 1,
-           submitted_at = case when u.status = 'submitted' then now() else d.submitted_at end,
-           updated_at = now()
-      from unnest(${`{${records.map((r) => r.id).join(',')}}`}::bigint[],
-                  ${arrayLiteral(records.map((r) => r.status))}::text[],
-                  ${arrayLiteral(records.map((r) => r.gatewayId))}::text[],
-                  ${arrayLiteral(records.map((r) => r.providerStatus))}::text[],
-                  ${arrayLiteral(records.map((r) => r.error))}::text[],
-                  ${arrayLiteral(records.map((r) => r.nextAttemptAt?.toISOString() ?? null))}::timestamptz[])
-           as u(id, status, gateway_id, provider_status, error, next_attempt_at)
-     where d.company_id = ${plan.companyId} and d.message_id = ${plan.messageId}
-       and d.created_at = ${plan.recipientsAt} and d.id = u.id
-       ${compact ? sql`and d.id between ${low} and ${high}` : sql``}`.execute(trx);
+    with handed_over as (
+      update delivery_reports d
+         set status = u.status,
+             gateway_message_id = u.gateway_id,
+             provider_status = u.provider_status,
+             error_message = u.error,
+             next_attempt_at = u.next_attempt_at,
+             attempts = d.attempts + 1,
+             submitted_at = case when u.status = 'submitted' then now() else d.submitted_at end,
+             updated_at = now()
+        from unnest(${`{${records.map((r) => r.id).join(',')}}`}::bigint[],
+                    ${arrayLiteral(records.map((r) => r.status))}::text[],
+                    ${arrayLiteral(records.map((r) => r.gatewayId))}::text[],
+                    ${arrayLiteral(records.map((r) => r.providerStatus))}::text[],
+                    ${arrayLiteral(records.map((r) => r.error))}::text[],
+                    ${arrayLiteral(records.map((r) => r.nextAttemptAt?.toISOString() ?? null))}::timestamptz[])
+             as u(id, status, gateway_id, provider_status, error, next_attempt_at)
+       where d.company_id = ${plan.companyId} and d.message_id = ${plan.messageId}
+         and d.created_at = ${plan.recipientsAt} and d.id = u.id
+         ${compact ? sql`and d.id between ${low} and ${high}` : sql``}
+      returning d.company_id, d.gateway_message_id, d.created_at, d.message_id, d.id)
+    insert into recipient_gateway_ids (company_id, gateway_message_id, created_at, message_id, id)
+    select company_id, gateway_message_id, created_at, message_id, id
+      from handed_over
+     where gateway_message_id is not null`.execute(trx);
   const changes: CountChange[] = [...moved].map(([to, count]) => ({
     messageId: plan.messageId,
     from: 'pending',

@@ -147,6 +147,9 @@ select m.company_id, m.created_at, m.id, m.service_id, sub.id, sub.msisdn, r.sta
       else 'expired' end as status
   ) r
  where m.direction = 'outbound' and m.msisdn is null;
+-- Their provider ids, where delivery reports find their recipient (migration 0029).
+insert into recipient_gateway_ids (company_id, gateway_message_id, created_at, message_id, id)
+select company_id, gateway_message_id, created_at, message_id, id from delivery_reports where gateway_message_id is not null;
 
 -- Single messages to one number, and sends scheduled for the coming days.
 insert into messages (company_id, service_id, service_ids, direction, content, msisdn, status, sent_at, recipient_count, encoding, parts, created_at, updated_at)

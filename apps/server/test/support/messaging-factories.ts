@@ -194,10 +194,15 @@ export async function insertHandedOverMessage(
     .values({ company_id: companyId, content: 'Hello', status: 'sent', encoding: 'GSM-7', parts: 1 })
     .returning('id')
     .executeTakeFirstOrThrow();
+  // As the hand-over writes them: the recipient rows and their provider ids (migration 0029).
   await sql`
-    insert into delivery_reports (company_id, created_at, message_id, recipient_phone, status, gateway_message_id, attempts, submitted_at)
-    select ${companyId}, date_trunc('milliseconds', now()), ${message.id}, '+254700000001', 'submitted', gid, 1, now()
-      from unnest(${gids}::text[]) gid`.execute(db);
+    with handed_over as (
+      insert into delivery_reports (company_id, created_at, message_id, recipient_phone, status, gateway_message_id, attempts, submitted_at)
+      select ${companyId}, date_trunc('milliseconds', now()), ${message.id}, '+254700000001', 'submitted', gid, 1, now()
+        from unnest(${gids}::text[]) gid
+      returning company_id, gateway_message_id, created_at, message_id, id)
+    insert into recipient_gateway_ids (company_id, gateway_message_id, created_at, message_id, id)
+    select company_id, gateway_message_id, created_at, message_id, id from handed_over`.execute(db);
   await sql`
     insert into message_delivery_counts (company_id, message_id, shard, submitted)
     values (${companyId}, ${message.id}, 0, ${gids.length})`.execute(db);

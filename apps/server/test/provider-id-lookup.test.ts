@@ -1,0 +1,159 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { companyScope, inTenantTransaction } from '../src/db/tenant-scope.ts';
+import { applyDeliveryUpdates } from '../src/messaging/delivery-reports.ts';
+import { dispatchBatch, readSendPlan, type SendPlan } from '../src/messaging/dispatch.ts';
+import { fanOutBatch } from '../src/messaging/fan-out.ts';
+import { dropExpiredPartitions, ensurePartitions } from '../src/messaging/maintenance.ts';
+import type { DeliveryUpdate } from '../src/messaging/providers/provider.ts';
+import { startSend } from '../src/messaging/send-jobs.ts';
+import {
+  createSendingCompany,
+  messageRow,
+  numbers,
+  recipientsOf,
+  scriptedProvider,
+  subscribe,
+} from './support/messaging-factories.ts';
+import { createTestContext, type TestContext } from './support/test-app.ts';
+
+// Delivery reports find their recipient by the provider's id through recipient_gateway_ids, which
+// the hand-over writes in its own statement (migration 0029); no index of the recipient rows covers
+// a column the hand-over or a report writes, so those updates can be HOT updates.
+let ctx: TestContext;
+
+// No worker: the test drives the hand-over itself.
+beforeAll(async () => {
+  ctx = await createTestContext();
+});
+afterAll(async () => ctx?.close());
+
+const policy = { maxAttempts: 3, baseDelayMs: 60_000, maxDelayMs: 60_000 };
+const anyTokens = async (wanted: number) => ({ granted: wanted, nextWindowInMs: 0 });
+
+/** A send of `count` recipients, fanned out and ready for its hand-over. */
+async function fannedOutSend(count: number): Promise<SendPlan> {
+  const tenant = await createSendingCompany(ctx);
+  const service = await tenant.service();
+  await subscribe(ctx.ownerDb, service, numbers(62, 0, count));
+  const response = await ctx.app.inject({
+    method: 'POST',
+    url: '/api/v1/messages/bulk/send',
+    headers: tenant.admin,
+    payload: { serviceIds: [service.id], message: 'Provider ids' },
+  });
+  const messageId: number = response.json().data.message.id;
+  const companyId = tenant.company.id;
+  const message = await messageRow(ctx.ownerDb, messageId);
+  expect(await startSend(ctx.db, companyId, messageId, message?.queue_job_id ?? '')).toBe(true);
+  while ((await fanOutBatch(ctx.db, companyId, messageId, 1000)) !== 'finished');
+  const plan = await readSendPlan(ctx.db, companyId, messageId);
+  if (!plan) throw new Error('no send plan');
+  return plan;
+}
+
+const delivered = (id: string): DeliveryUpdate => ({
+  providerMessageId: id,
+  status: 'delivered',
+  providerStatus: 'Success',
+  error: null,
+  at: new Date(),
+});
+
+describe('provider ids of their own (recipient_gateway_ids)', () => {
+  it('a hand-over keeps the provider id of each accepted recipient, pointing at it, and its report finds it', async () => {
+    const plan = await fannedOutSend(12);
+    // Every third recipient rejected, every third one to be retried later, the rest accepted.
+    const fate = (key: string) => (['accepted', 'rejected', 'retry'] as const)[Number(key) % 3];
+    const provider = scriptedProvider((sms) => fate(sms.recipientKey));
+    const cursor = { cursor: 0, revisitFrom: null, revisitUntil: null };
+    const companyProvider = { provider, batchSize: 100, messagesPerSecond: 1000 };
+    // Until every recipient was offered once (the retried ones come back only after a minute).
+    while ((await dispatchBatch(ctx.db, plan, companyProvider, cursor, policy, anyTokens)).claimed > 0);
+    const recipients = await recipientsOf(ctx.ownerDb, plan.messageId);
+    const accepted = recipients.filter((r) => fate(String(r.id)) === 'accepted');
+    expect(accepted.length).toBeGreaterThan(0);
+    expect(recipients.filter((r) => r.status === 'pending').length).toBeGreaterThan(0);
+
+    const { rows: kept } = await sql<{ gid: string; created_at: Date; message_id: string; id: string }>`
+      select g.gateway_message_id as gid, g.created_at, g.message_id::text, g.id::text from recipient_gateway_ids g
+       where g.company_id = ${plan.companyId} order by g.id`.execute(ctx.ownerDb);
+    expect(kept).toEqual(
+      accepted.map((r) => ({
+        gid: `SCRIPT-${r.id}`,
+        created_at: plan.recipientsAt,
+        message_id: String(plan.messageId),
+        id: String(r.id),
+      })),
+    );
+    // The recipient row still shows its provider id (the message details read it there).
+    expect(accepted.every((r) => r.gateway_message_id === `SCRIPT-${r.id}`)).toBe(true);
+
+    const rejected = recipients.find((r) => r.status === 'rejected');
+    const outcomes = await inTenantTransaction(ctx.db, companyScope(plan.companyId), (trx) =>
+      applyDeliveryUpdates(trx, plan.companyId, [
+        ...accepted.map((r) => delivered(`SCRIPT-${r.id}`)),
+        delivered(`SCRIPT-${rejected?.id}`),
+      ]),
+    );
+    expect(outcomes).toEqual([...accepted.map(() => 'applied'), 'unknown']);
+    const after = await recipientsOf(ctx.ownerDb, plan.messageId);
+    expect(after.filter((r) => r.status === 'delivered').map((r) => r.id)).toEqual(accepted.map((r) => r.id));
+  });
+
+  it('no index of the recipient rows covers a column the hand-over or a delivery report writes', async () => {
+    // next_attempt_at (the retry index) is written too, but stays null for an accepted recipient.
+    const written = [
+      'status',
+      'gateway_message_id',
+      'provider_status',
+      'error_message',
+      'attempts',
+      'submitted_at',
+      'delivered_at',
+      'updated_at',
+    ];
+    const { rows } = await sql<{ index: string; columns: string[]; predicate: string | null }>`
+      select c.relname as index,
+             array(select a.attname from pg_attribute a
+                    where a.attrelid = i.indrelid and a.attnum = any(i.indkey) order by a.attnum)::text[] as columns,
+             concat(pg_get_expr(i.indpred, i.indrelid), pg_get_expr(i.indexprs, i.indrelid)) as predicate
+        from pg_index i join pg_class c on c.oid = i.indexrelid
+       where i.indrelid = 'delivery_reports'::regclass`.execute(ctx.ownerDb);
+    expect(rows.length).toBeGreaterThan(0);
+    for (const index of rows)
+      for (const column of written) {
+        expect(index.columns, index.index).not.toContain(column);
+        expect(index.predicate ?? '', index.index).not.toMatch(new RegExp(`\\b${column}\\b`));
+      }
+  });
+
+  it('has its month partitions created ahead and dropped with the recipients’ months', async () => {
+    await ensurePartitions(ctx.db);
+    const partitions = async () =>
+      (
+        await sql<{ name: string }>`
+          select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid
+           where i.inhparent in ('delivery_reports'::regclass, 'recipient_gateway_ids'::regclass)
+           order by 1`.execute(ctx.ownerDb)
+      ).rows.map((row) => row.name);
+    const month = (monthsAhead: number) => {
+      const at = new Date();
+      at.setUTCDate(1);
+      at.setUTCMonth(at.getUTCMonth() + monthsAhead);
+      return `y${at.getUTCFullYear()}m${String(at.getUTCMonth() + 1).padStart(2, '0')}`;
+    };
+    for (const ahead of [0, 1, 2])
+      expect(await partitions()).toEqual(
+        expect.arrayContaining([`delivery_reports_${month(ahead)}`, `recipient_gateway_ids_${month(ahead)}`]),
+      );
+
+    await sql`select ensure_delivery_report_partition(now() - interval '14 months')`.execute(ctx.ownerDb);
+    const old = [`delivery_reports_${month(-14)}`, `recipient_gateway_ids_${month(-14)}`];
+    expect(await partitions()).toEqual(expect.arrayContaining(old));
+    expect((await dropExpiredPartitions(ctx.db, 12)).sort()).toEqual(old);
+    const left = await partitions();
+    for (const name of old) expect(left).not.toContain(name);
+    expect(left).toEqual(expect.arrayContaining([`recipient_gateway_ids_${month(0)}`]));
+  });
+});
