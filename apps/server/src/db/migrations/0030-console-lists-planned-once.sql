@@ -437,3 +437,35 @@ begin
 end $$;
 revoke execute on function top_bar_first_pass(bigint, text, text, text, integer, integer) from public;
 grant execute on function top_bar_first_pass(bigint, text, text, text, integer, integer) to sms_app;
+
+-- A page of a message's recipients (its details and /delivery-reports), in the order they were
+-- resolved, planned once per connection: all rows of a message share one created_at (the send's
+-- recipients_at), so the read touches one partition, pruned when the plan starts, by its primary
+-- key; p_from_id: from a remembered id (0: from the first). p_status null: any status. It was
+-- planned on every call (0.4 to 0.5 ms, against 0.1 ms to run a page). SECURITY INVOKER, as above.
+create function recipient_page(
+  p_company_id bigint,
+  p_message_id bigint,
+  p_recipients_at timestamptz,
+  p_status text,
+  p_from_id bigint,
+  p_offset integer,
+  p_limit integer
+) returns json
+  language plpgsql stable
+  set plan_cache_mode = force_generic_plan
+  set search_path = public, pg_temp as $$
+begin
+  return (
+    select coalesce(json_agg(r order by r.id), '[]')
+      from (select d.id, d.recipient_phone, d.status, d.gateway_message_id, d.delivered_at, d.error_message,
+                   d.attempts::int as attempts, d.updated_at
+              from delivery_reports d
+             where d.company_id = p_company_id and d.message_id = p_message_id
+               and d.created_at = p_recipients_at and d.id >= p_from_id
+               and (p_status is null or d.status = p_status)
+             order by d.id
+            offset p_offset limit p_limit) r);
+end $$;
+revoke execute on function recipient_page(bigint, bigint, timestamptz, text, bigint, integer, integer) from public;
+grant execute on function recipient_page(bigint, bigint, timestamptz, text, bigint, integer, integer) to sms_app;

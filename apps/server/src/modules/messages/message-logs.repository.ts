@@ -231,24 +231,24 @@ export type DeliveryReportRow = {
 };
 
 /**
- * A page of a message's recipients in the order they were resolved. All rows of a message share
- * one created_at (recipientsAt), so the read touches one partition, by its primary key.
+ * A page of a message's recipients in the order they were resolved (migration 0030's
+ * recipient_page, planned once per connection). All rows of a message share one created_at
+ * (recipientsAt), so the read touches one partition, by its primary key.
  */
 export async function listDeliveryReports(
   db: Executor,
   where: { companyId: number; messageId: number; recipientsAt: Date; status?: string; fromId?: number },
   offset: number,
   limit: number,
-) {
-  const { rows } = await sql<DeliveryReportRow>`
-    select d.id, d.recipient_phone, d.status, d.gateway_message_id, d.delivered_at, d.error_message,
-           d.attempts::int as attempts, d.updated_at
-      from delivery_reports d
-     where d.company_id = ${where.companyId} and d.message_id = ${where.messageId}
-       and d.created_at = ${where.recipientsAt}
-       ${where.status ? sql`and d.status = ${where.status}` : sql``}
-       ${where.fromId ? sql`and d.id >= ${where.fromId}` : sql``}
-     order by d.id
-     offset ${offset} limit ${limit}`.execute(db);
-  return rows;
+): Promise<DeliveryReportRow[]> {
+  const { rows } = await sql<{ page: Json<DeliveryReportRow>[] }>`
+    select recipient_page(${where.companyId}::bigint, ${where.messageId}::bigint, ${where.recipientsAt}::timestamptz,
+                          ${where.status ?? null}::text, ${where.fromId ?? 0}::bigint, ${offset}::int, ${limit}::int) as page`.execute(
+    db,
+  );
+  return rows[0].page.map((row) => ({
+    ...row,
+    delivered_at: row.delivered_at === null ? null : new Date(row.delivered_at),
+    updated_at: new Date(row.updated_at),
+  }));
 }
