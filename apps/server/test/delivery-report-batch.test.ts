@@ -123,6 +123,23 @@ describe('take_delivery_reports: one statement per batch, its URL token checked 
     expect(await totalsOf(messageId)).toEqual({ submitted: 0, delivered: 2, failed: 1, total: 3 });
   });
 
+  it('two batches at once with a send’s last reports: the one that commits second settles the message', async () => {
+    // The intake applies two batches at once. The second one's count waits for the first one's
+    // commit (the company's rollup rows), so its settle_sends sees every recipient final; without
+    // that wait each would see the other's recipients still in flight and leave the message sent.
+    const messageId = await handedOverMessage(mine.id, ['LAST-1', 'LAST-2']);
+    let second: Promise<unknown> | undefined;
+    await ctx.db.transaction().execute(async (trx) => {
+      await takeDeliveryReports(trx, mine.id, [report('LAST-1')], [sha256(mine.dlr)]);
+      second = take(mine.id, [report('LAST-2')], [mine.dlr]);
+      // Long enough for the second batch to reach its count while the first is not committed.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    });
+    expect(await second).toEqual(['applied']);
+    expect(await totalsOf(messageId)).toEqual({ submitted: 0, delivered: 2, failed: 0, total: 2 });
+    expect(await messageStatus(messageId)).toBe('delivered');
+  });
+
   it('refuses a wrong token, the subscription token, another company’s token and a suspended company: nothing applied, nothing kept', async () => {
     await handedOverMessage(mine.id, ['WRONG-1']);
     await handedOverMessage(suspended.id, ['WRONG-S']);
