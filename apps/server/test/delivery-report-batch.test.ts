@@ -140,6 +140,69 @@ describe('take_delivery_reports: one statement per batch, its URL token checked 
     expect(await messageStatus(messageId)).toBe('delivered');
   });
 
+  it('carries each report’s values as they came: quotes, backslashes, commas and braces in ids and reasons, times to the millisecond', async () => {
+    const gids = ['TAKE-"quoted"', 'TAKE-back\\slash', 'TAKE-a,b{c}', 'TAKE-NULL'];
+    const messageId = await handedOverMessage(mine.id, gids);
+    const at = new Date('2026-11-20T10:11:12.345Z');
+    const updates: DeliveryUpdate[] = gids.map((gid, i) => ({
+      providerMessageId: gid,
+      status: i === 1 ? 'failed' : 'delivered',
+      providerStatus: i === 1 ? 'Failed "hard", {really}' : 'Success',
+      error: i === 1 ? 'reason with \\ and "quotes"' : null,
+      at,
+    }));
+    const unknown = { ...report('TAKE-unknown "x"\\'), at };
+    expect(await take(mine.id, [...updates, unknown], Array(5).fill(mine.dlr))).toEqual([
+      'applied',
+      'applied',
+      'applied',
+      'applied',
+      'unknown',
+    ]);
+    const { rows } = await sql<{
+      gid: string;
+      status: string;
+      provider_status: string;
+      error_message: string | null;
+      delivered_at: Date | null;
+    }>`
+      select gateway_message_id as gid, status, provider_status, error_message, delivered_at from delivery_reports
+       where message_id = ${messageId} order by gateway_message_id collate "C"`.execute(ctx.ownerDb);
+    expect(rows).toEqual(
+      [
+        {
+          gid: gids[0],
+          status: 'delivered',
+          provider_status: 'Success',
+          error_message: null,
+          delivered_at: at,
+        },
+        {
+          gid: gids[1],
+          status: 'failed',
+          provider_status: 'Failed "hard", {really}',
+          error_message: 'reason with \\ and "quotes"',
+          delivered_at: null,
+        },
+        {
+          gid: gids[2],
+          status: 'delivered',
+          provider_status: 'Success',
+          error_message: null,
+          delivered_at: at,
+        },
+        {
+          gid: gids[3],
+          status: 'delivered',
+          provider_status: 'Success',
+          error_message: null,
+          delivered_at: at,
+        },
+      ].sort((a, b) => (a.gid < b.gid ? -1 : a.gid > b.gid ? 1 : 0)),
+    );
+    expect(await keptFor(mine.id)).toContain(unknown.providerMessageId);
+  });
+
   it('refuses a wrong token, the subscription token, another company’s token and a suspended company: nothing applied, nothing kept', async () => {
     await handedOverMessage(mine.id, ['WRONG-1']);
     await handedOverMessage(suspended.id, ['WRONG-S']);

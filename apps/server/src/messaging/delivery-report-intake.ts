@@ -74,7 +74,17 @@ export function createDeliveryReportIntake(db: Database, options: IntakeOptions 
     for (const [companyId, items] of byCompany) {
       try {
         const updates = items.map((item) => item.update);
-        const tokenHashes = items.map((item) => (item.token === undefined ? null : sha256(item.token)));
+        // A provider posts to one URL: its token is hashed once per batch, not once per report.
+        const hashes = new Map<string, Buffer>();
+        const tokenHashes = items.map((item) => {
+          if (item.token === undefined) return null;
+          let hash = hashes.get(item.token);
+          if (!hash) {
+            hash = sha256(item.token);
+            hashes.set(item.token, hash);
+          }
+          return hash;
+        });
         // Reports that all came through a URL: one statement, its own transaction, which binds the
         // company only when their token is its current one. Reports without one (an SMPP receipt)
         // are applied in a transaction bound to their company first.

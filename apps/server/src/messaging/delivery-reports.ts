@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/database.ts';
+import { arrayLiteral } from './dispatch.ts';
 import type { DeliveryUpdate } from './providers/provider.ts';
 
 /**
@@ -41,19 +42,27 @@ export async function takeDeliveryReports(
   const statuses: string[] = [];
   const providerStatuses: string[] = [];
   const errors: (string | null)[] = [];
-  const ats: Date[] = [];
+  const ats: string[] = [];
   for (const update of updates) {
     ids.push(update.providerMessageId);
     statuses.push(update.status);
     providerStatuses.push(update.providerStatus);
     errors.push(update.error);
-    ats.push(update.at);
+    ats.push(update.at.toISOString());
   }
+  // Array literals built here in one pass: the driver's own conversion prepares every element of
+  // every array (regular-expression escaping, Dates by their local parts, each digest as hex).
   const { rows } = await sql<{ outcomes: BatchOutcome[] }>`
-    select take_delivery_reports(${companyId}::bigint, ${tokenHashes}::bytea[], ${ids}::text[], ${statuses}::text[],
-             ${providerStatuses}::text[], ${errors}::text[], ${ats}::timestamptz[], ${REPORT_WINDOW}::interval,
+    select take_delivery_reports(${companyId}::bigint, ${byteaArrayLiteral(tokenHashes)}::bytea[],
+             ${arrayLiteral(ids)}::text[], ${arrayLiteral(statuses)}::text[], ${arrayLiteral(providerStatuses)}::text[],
+             ${arrayLiteral(errors)}::text[], ${arrayLiteral(ats)}::timestamptz[], ${REPORT_WINDOW}::interval,
              ${options.keepUnknown}) as outcomes`.execute(executor);
   return rows[0].outcomes;
+}
+
+/** A PostgreSQL bytea[] literal (null as NULL): each value in hex, its backslash escaped for the array. */
+export function byteaArrayLiteral(values: readonly (Buffer | null)[]) {
+  return `{${values.map((value) => (value === null ? 'NULL' : `"\\\\x${value.toString('hex')}"`)).join(',')}}`;
 }
 
 /**
