@@ -13,8 +13,10 @@ import { startServerProcess } from '../support/server-process.ts';
  * and latency it logs the CPU each report cost in the API process, in PostgreSQL and in the
  * clients (on a shared machine this stays meaningful when rates do not). DLR_PROFILE_DIR=<dir>
  * writes a CPU profile of the API process there; DLR_SIZE=<n> posts another number of reports;
- * DLR_DB_PROFILE=1 logs the time each database function took per report (track_functions) and how
- * many of the recipients' row updates were HOT.
+ * DLR_DB_PROFILE=1 logs the time each database function took per report (track_functions), how
+ * many of the recipients' row updates were HOT, and what the database's connections were doing
+ * during the run (sampled every 3 ms: running, waiting for a commit's WAL flush, for a row lock and
+ * on which table). The WAL written per report is logged on every run.
  */
 
 /**
@@ -183,6 +185,47 @@ async function logDatabaseProfile(owner: DatabaseHandle, size: number, log: (lin
   log(`  updates (HOT): ${tables.map((t) => `${t.relname} ${t.upd} (${t.hot})`).join(', ')}`);
 }
 
+/**
+ * Samples what the API process's backends are doing every few milliseconds while the reports are
+ * posted (DLR_DB_PROFILE): running, idle between batches, or waiting, and on what (a row lock's
+ * table, the WAL flush of a commit). Returns a function that stops sampling, logs the shares and
+ * says how many samples (each its own transaction) it took. Its queries cost PostgreSQL CPU of their
+ * own: compare the CPU per report of runs without it.
+ */
+function sampleBackends(owner: DatabaseHandle, log: (line: string) => void) {
+  const counts = new Map<string, number>();
+  let samples = 0;
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      const { rows } = await sql<{ what: string }>`
+        select case when a.state like 'idle%' then a.state
+                    when a.wait_event is null then 'running'
+                    else a.wait_event_type || ':' || a.wait_event ||
+                         coalesce(' on ' || (select string_agg(distinct c.relname, ',') from pg_locks l
+                                               join pg_class c on c.oid = l.relation
+                                              where l.pid = a.pid and l.locktype = 'tuple' and l.granted
+                                                and l.mode in ('ExclusiveLock', 'AccessExclusiveLock')), '') end as what
+          from pg_stat_activity a
+         where a.datname = current_database() and a.pid <> pg_backend_pid()
+           and a.backend_type = 'client backend'`.execute(owner.db);
+      samples++;
+      for (const row of rows) counts.set(row.what, (counts.get(row.what) ?? 0) + 1);
+      await new Promise((resolve) => setTimeout(resolve, 3));
+    }
+  })();
+  return async () => {
+    stopped = true;
+    await loop;
+    const busy = [...counts].filter(([what]) => !what.startsWith('idle'));
+    const active = busy.reduce((sum, [, n]) => sum + n, 0);
+    log(`  backends over ${samples} samples: ${(active / samples).toFixed(2)} busy on average`);
+    for (const [what, n] of [...counts].sort((a, b) => b[1] - a[1]))
+      log(`    ${what}: ${(n / samples).toFixed(3)} backends on average`);
+    return samples;
+  };
+}
+
 /** autocannon's result in the shape of postEach's. */
 function fromAutocannon(result: Awaited<ReturnType<typeof autocannon>>) {
   return {
@@ -243,6 +286,14 @@ export const scenario: BenchScenario = {
           db: backendCpuMs(postmaster),
           client: process.cpuUsage(),
         };
+        const walOf = async () =>
+          (
+            await sql<{ records: number; fpi: number; bytes: number; syncs: number }>`
+              select wal_records::float8 as records, wal_fpi::float8 as fpi, wal_bytes::float8 as bytes,
+                     wal_sync::float8 as syncs from pg_stat_wal`.execute(owner.db)
+          ).rows[0];
+        const walBefore = await walOf();
+        const stopSampling = process.env.DLR_DB_PROFILE ? sampleBackends(owner, ctx.log) : undefined;
         started = performance.now();
         const bodyOf = (i: number) => {
           const status =
@@ -278,9 +329,14 @@ export const scenario: BenchScenario = {
               });
         const seconds = (performance.now() - started) / 1000;
         const client = process.cpuUsage(cpuBefore.client);
+        const samplerTransactions = (await stopSampling?.()) ?? 0;
         // The transactions the run committed (about one per batch; stats arrive within a second).
         await new Promise((resolve) => setTimeout(resolve, 1000));
-        const transactions = (await commits()) - commitsBefore;
+        const transactions = (await commits()) - commitsBefore - samplerTransactions;
+        const walAfter = await walOf();
+        ctx.log(
+          `WAL per report: ${((walAfter.bytes - walBefore.bytes) / size).toFixed(0)} bytes, ${((walAfter.records - walBefore.records) / size).toFixed(2)} records (${((walAfter.fpi - walBefore.fpi) / size).toFixed(3)} full pages); ${walAfter.syncs - walBefore.syncs} WAL syncs`,
+        );
         const perReportUs = (ms: number) => Math.round((ms * 1000) / size);
         const cpu = {
           api: perReportUs(cpuMsOf(server.pid) - cpuBefore.api),
