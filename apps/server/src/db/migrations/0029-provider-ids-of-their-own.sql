@@ -160,15 +160,21 @@ begin
      order by u.gid, r.rank desc, u.ord
   ),
   -- Each id looked up once and its recipient row locked: a concurrent batch's change is seen after the lock.
+  -- The provider id's row is read per reported id (a lateral subquery the planner cannot flatten):
+  -- a month's provider ids have no statistics until autovacuum's first analyze, and the planner
+  -- then read a whole company's ids and every recipient of them for each batch.
   found as (
     select d.company_id, d.message_id, d.id, d.created_at, d.status as old_status,
            i.gid, i.status, i.provider_status, i.error, i.at, i.rank
       from input i
-      join recipient_gateway_ids g
-        on g.company_id = p_company_id and g.gateway_message_id = i.gid
-       and g.created_at >= now() - p_window and g.created_at <= now() + interval '1 day'
+      cross join lateral (
+        select g.message_id, g.id, g.created_at
+          from recipient_gateway_ids g
+         where g.company_id = p_company_id and g.gateway_message_id = i.gid
+           and g.created_at >= now() - p_window and g.created_at <= now() + interval '1 day'
+        offset 0) g
       join delivery_reports d
-        on d.company_id = g.company_id and d.message_id = g.message_id and d.id = g.id and d.created_at = g.created_at
+        on d.company_id = p_company_id and d.message_id = g.message_id and d.id = g.id and d.created_at = g.created_at
        and d.created_at >= now() - p_window and d.created_at <= now() + interval '1 day'
        for update of d
   ),
