@@ -118,3 +118,40 @@ it('prepares afresh when a migration changes a table under a prepared statement'
   expect(Array.isArray(rows)).toBe(true);
   expect(await readAll()).toEqual(rows);
 });
+
+it('gives a prepared statement the same rows as an unnamed one: keys, order, duplicates, nulls, types', async () => {
+  const probe = (trx: Trx, n: number) =>
+    sql<Record<string, unknown>>`
+      select ${n}::int8 as id, 'a' as dup, null::text as nothing, 'b' as dup,
+             timestamptz '2026-11-23 20:01:02.5+00' as at, '{"k":[1,2]}'::jsonb as doc,
+             array[1, 2]::int[] as list, true as flag, 1.5::numeric as amount, 'p' as "__proto__"
+        from generate_series(1, 3)`.execute(trx);
+  const prepared = await inActorTransaction(single.db, systemAdmin, (trx) => probe(trx, 5));
+  const unnamed = await inActorTransaction(single.db, { ...systemAdmin, readOnly: false }, (trx) =>
+    probe(trx, 5),
+  );
+  expect(prepared.rows).toHaveLength(3);
+  expect(prepared.rows).toStrictEqual(unnamed.rows);
+  for (const [i, row] of prepared.rows.entries()) {
+    expect(Object.keys(row)).toEqual(Object.keys(unnamed.rows[i] as object));
+    expect(Object.getPrototypeOf(row)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(row, '__proto__')?.value).toBe('p');
+  }
+  expect(prepared.rows[0]).toMatchObject({
+    id: 5,
+    dup: 'b',
+    nothing: null,
+    doc: { k: [1, 2] },
+    list: [1, 2],
+  });
+  expect((prepared.rows[0] as { at: Date }).at.toISOString()).toBe('2026-11-23T20:01:02.500Z');
+
+  // A shape without __proto__ is built by its own literal; the same rows again on a second call.
+  const shaped = (trx: Trx, n: number) =>
+    sql<Record<string, unknown>>`select ${n}::int as probe_shape, 'x' as dup, 'y' as dup`.execute(trx);
+  const twice = await inActorTransaction(single.db, systemAdmin, async (trx) => [
+    (await shaped(trx, 1)).rows,
+    (await shaped(trx, 2)).rows,
+  ]);
+  expect(twice).toStrictEqual([[{ probe_shape: 1, dup: 'y' }], [{ probe_shape: 2, dup: 'y' }]]);
+});
