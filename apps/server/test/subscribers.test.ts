@@ -314,6 +314,9 @@ describe('GET /subscriptions/subscribers', () => {
     expect(await page('?limit=100&page=1')).toEqual(expected.slice(0, 100));
     expect(await page('?limit=100&page=11')).toEqual(expected.slice(1_000, 1_100));
     expect(await page('?limit=20&page=60')).toEqual(expected.slice(1_180, 1_200));
+    // Narrowed lists (a status, a number's beginning) read their page's keys, then its rows.
+    expect(await page('?status=active&limit=20&page=3')).toEqual(expected.slice(40, 60));
+    expect(await page('?search=%2B254745&limit=20&page=2')).toEqual(expected.slice(20, 40));
   });
 
   it('filters by status, refuses unknown sizes and statuses', async () => {

@@ -469,3 +469,27 @@ begin
 end $$;
 revoke execute on function recipient_page(bigint, bigint, timestamptz, text, bigint, integer, integer) from public;
 grant execute on function recipient_page(bigint, bigint, timestamptz, text, bigint, integer, integer) to sms_app;
+
+-- The rows of a page of subscribers named by their keys, in that order, with their company's name
+-- and their active services, as json, planned once per connection: a filtered list (a status, a
+-- phone search, a service) finds its page's keys and its capped count in one statement planned for
+-- its values (the search's ranges differ in how much they match), and its rows here. Its one
+-- statement with the rows' join and their active services took 1.2 to 2 ms to plan, the keys alone
+-- 0.2 ms. SECURITY INVOKER, as above.
+create function subscriber_page_rows(p_company_ids bigint[], p_ids bigint[]) returns json
+  language plpgsql stable
+  set plan_cache_mode = force_generic_plan
+  set search_path = public, pg_temp as $$
+begin
+  return (
+    select coalesce(json_agg(r order by r.n), '[]')
+      from (select k.n, s.id, s.msisdn, s.status, s.company_id, c.name as company_name, s.created_at,
+                   coalesce((select array_agg(x.service_id order by x.service_id) from subscriptions x
+                              where x.company_id = s.company_id and x.subscriber_id = s.id and x.status = 'active'),
+                            '{}')::int[] as active_services
+              from unnest(p_company_ids, p_ids) with ordinality k(company_id, id, n)
+              join subscribers s on s.company_id = k.company_id and s.id = k.id
+              join companies c on c.id = s.company_id) r);
+end $$;
+revoke execute on function subscriber_page_rows(bigint[], bigint[]) from public;
+grant execute on function subscriber_page_rows(bigint[], bigint[]) to sms_app;

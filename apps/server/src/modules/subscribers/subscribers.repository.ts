@@ -85,21 +85,70 @@ function everyCompanysNewest<O extends { id: number }>(
 }
 
 /**
- * A page, newest first. The offset is walked over ids alone (an index-only scan) and only the
- * page's rows are then read with their services. (A company's whole list: wholeListPage.)
+ * A page, newest first, with the list's total (see countOf): the page's keys and the count in one
+ * statement planned for its values (a phone search's ranges differ in how much they match), the
+ * offset walked over ids alone (an index-only scan); then the page's rows with their services
+ * (subscriber_page_rows, migration 0030, planned once per connection). A company's whole list:
+ * wholeListPage.
  */
-export function listSubscribers(db: Executor, filter: SubscriberFilter, offset: number, limit: number) {
+export async function listSubscribersWithCount(
+  db: Executor,
+  filter: SubscriberFilter,
+  offset: number,
+  limit: number,
+  cap: number,
+): Promise<{ rows: SubscriberPageRow[]; count: { total: number; exact: boolean } }> {
   const keys = filtered(db, filter).select(['s.company_id', 's.id']);
   const page =
     filter.companyId === null
-      ? subscriberDetails(
-          db,
-          everyCompanysNewest(db, keys, offset + limit)
-            .offset(offset)
-            .limit(limit),
-        )
-      : subscriberDetails(db, keys.orderBy('s.id', 'desc').offset(offset).limit(limit));
-  return page.orderBy('s.id', 'desc').execute();
+      ? everyCompanysNewest(db, keys, offset + limit)
+          .offset(offset)
+          .limit(limit)
+      : keys.orderBy('s.id', 'desc').offset(offset).limit(limit);
+  const counters = !filter.number && filter.serviceId === undefined;
+  const { rows } = await sql<{ company_ids: number[]; ids: number[]; n: number }>`
+    select k.company_ids, k.ids, ${countOf(db, filter, cap)}::bigint as n
+      from (select coalesce(array_agg(p.company_id order by p.id desc), '{}') as company_ids,
+                   coalesce(array_agg(p.id order by p.id desc), '{}') as ids
+              from ${page} p) k`.execute(db);
+  const { company_ids, ids, n } = rows[0];
+  const count = counters
+    ? { total: Number(n), exact: true }
+    : Number(n) > cap
+      ? { total: cap, exact: false }
+      : { total: Number(n), exact: true };
+  return { rows: ids.length === 0 ? [] : await subscriberPageRows(db, company_ids, ids), count };
+}
+
+/**
+ * The total for a filter. Without a phone search or service it is read from the per-status
+ * counters (exact, one row per company); otherwise counting stops after `cap` matches (cap + 1
+ * counted says "more").
+ */
+function countOf(db: Executor, filter: SubscriberFilter, cap: number) {
+  if (!filter.number && filter.serviceId === undefined) {
+    let query = db
+      .selectFrom('company_subscriber_counts')
+      .select(sql<number>`coalesce(sum(subscriber_count), 0)::bigint`.as('total'));
+    if (filter.companyId !== null) query = query.where('company_id', '=', filter.companyId);
+    if (filter.status) query = query.where('status', '=', filter.status);
+    return query;
+  }
+  return db
+    .selectFrom(
+      filtered(db, filter)
+        .select(sql`1`.as('one'))
+        .limit(cap + 1)
+        .as('m'),
+    )
+    .select(sql<number>`count(*)::int`.as('n'));
+}
+
+async function subscriberPageRows(db: Executor, companyIds: number[], ids: number[]) {
+  const { rows } = await sql<{
+    page: (Omit<SubscriberPageRow, 'created_at'> & { created_at: string })[];
+  }>`select subscriber_page_rows(${companyIds}::bigint[], ${ids}::bigint[]) as page`.execute(db);
+  return rows[0].page.map((row) => ({ ...row, created_at: new Date(row.created_at) }));
 }
 
 export type SubscriberPageRow = {
@@ -165,23 +214,6 @@ function subscriberDetails<TDatabase, TTables extends keyof TDatabase>(
       's.created_at',
       activeServiceIds(eb).as('active_services'),
     ]);
-}
-
-/**
- * The total for a filter. Without a phone search or service it is read from the per-status
- * counters (exact, one row per company); otherwise counting stops after `cap` matches.
- */
-export async function countSubscribers(db: Executor, filter: SubscriberFilter, cap: number) {
-  if (!filter.number && filter.serviceId === undefined) {
-    let query = db
-      .selectFrom('company_subscriber_counts')
-      .select(sql<number>`coalesce(sum(subscriber_count), 0)::bigint`.as('total'));
-    if (filter.companyId !== null) query = query.where('company_id', '=', filter.companyId);
-    if (filter.status) query = query.where('status', '=', filter.status);
-    const row = await query.executeTakeFirstOrThrow();
-    return { total: Number(row.total), exact: true };
-  }
-  return countUpTo(db, filtered(db, filter), cap);
 }
 
 /** Keyset batches for the export: every matching row, newest first, `size` at a time. */

@@ -99,10 +99,7 @@ export async function listSubscribers(
       const page = await listWholeSubscriberList(trx, filter.companyId, offset, query.limit);
       return { rows: page.rows, count: { total: page.total, exact: true } };
     }
-    return {
-      rows: await repo.listSubscribers(trx, filter, offset, query.limit),
-      count: await repo.countSubscribers(trx, filter, SUBSCRIBER_COUNT_CAP),
-    };
+    return repo.listSubscribersWithCount(trx, filter, offset, query.limit, SUBSCRIBER_COUNT_CAP);
   });
   return {
     subscribers: rows.map(presentSubscriber),
