@@ -135,19 +135,25 @@ export async function prepareHandedOverSend(owner: DatabaseHandle, size: number)
     values (${companyId}, date_trunc('month', ${recipientsAt}::timestamptz at time zone 'UTC')::date, ${size})`.execute(
     db,
   );
-  // Recipient i is subscriber i's number, handed over with provider id ATPid_bench_i.
+  // Recipient i is subscriber i's number, handed over with provider id ATPid_bench_i, which the
+  // hand-over also writes where delivery reports look it up (recipient_gateway_ids, migration 0029).
   await sql`
-    insert into delivery_reports (company_id, created_at, message_id, service_id, subscriber_id, recipient_phone, parts,
-                                  status, gateway_message_id, provider_status, attempts, submitted_at)
-    select s.company_id, ${recipientsAt}::timestamptz, ${message.id}, ${service.id}, s.id, s.msisdn, 1,
-           'submitted', 'ATPid_bench_' || ltrim(substr(s.msisdn, 6), '0'), 'Success', 1, now()
-      from subscribers s
-     where s.company_id = ${companyId}`.execute(db);
+    with handed_over as (
+      insert into delivery_reports (company_id, created_at, message_id, service_id, subscriber_id, recipient_phone, parts,
+                                    status, gateway_message_id, provider_status, attempts, submitted_at)
+      select s.company_id, ${recipientsAt}::timestamptz, ${message.id}, ${service.id}, s.id, s.msisdn, 1,
+             'submitted', 'ATPid_bench_' || ltrim(substr(s.msisdn, 6), '0'), 'Success', 1, now()
+        from subscribers s
+       where s.company_id = ${companyId}
+      returning company_id, gateway_message_id, created_at, message_id, id)
+    insert into recipient_gateway_ids (company_id, gateway_message_id, created_at, message_id, id)
+    select company_id, gateway_message_id, created_at, message_id, id from handed_over`.execute(db);
   // The counters as fan-out (pending) and hand-over (pending -> submitted) leave them, in one row.
   await sql`
     insert into message_delivery_counts (company_id, message_id, shard, submitted)
     values (${companyId}, ${message.id}, 0, ${size})`.execute(db);
   await sql`vacuum analyze delivery_reports`.execute(db);
+  await sql`vacuum analyze recipient_gateway_ids`.execute(db);
   await sql`vacuum analyze subscribers`.execute(db);
   return { companyId, messageId: message.id, dlrToken: tokens.dlr };
 }
