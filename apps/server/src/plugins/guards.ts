@@ -1,6 +1,7 @@
 import { AUTH_MESSAGES } from '@sms/contracts/auth/login';
 import { ALL_ROLES, isRoleAllowed, type TRole } from '@sms/contracts/auth/roles';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import { sql } from 'kysely';
 import type { AppDeps } from '../app-deps.ts';
 import { inActorTransaction } from '../db/actor-transaction.ts';
 import { AppError, notFound } from '../errors.ts';
@@ -84,17 +85,16 @@ function requireVisibleId(deps: AppDeps, table: IdTable): Check {
     // Not a well-formed id: the route's params schema answers it with a 400.
     if (typeof raw !== 'string' || !/^[1-9]\d{0,14}$/.test(raw)) return;
     const ctx = contextOf(request);
-    const companyId = tenantOf(ctx.actor);
-    const row = await inActorTransaction(deps.db, ctx, (trx) => {
-      let query = trx
-        .selectFrom(table as 'services')
-        .select('id')
-        .where('id', '=', Number(raw));
-      // Tenant tables are keyed by (company_id, id): naming the company lets the key serve.
-      if (COMPANY_KEYED.has(table) && companyId !== null) query = query.where('company_id', '=', companyId);
-      return query.executeTakeFirst();
-    });
-    if (!row) throw notFound(ID_TABLES[table]);
+    // Tenant tables are keyed by (company_id, id): naming the company lets the key serve.
+    const companyId = COMPANY_KEYED.has(table) ? tenantOf(ctx.actor) : null;
+    // app_row_visible (migration 0031): the same lookup by key, under row-level security, its plan
+    // kept for the connection instead of made on every call (a read forces custom plans).
+    const { rows } = await inActorTransaction(deps.db, ctx, (trx) =>
+      sql<{
+        visible: boolean;
+      }>`select app_row_visible(${table}, ${Number(raw)}, ${companyId}) as visible`.execute(trx),
+    );
+    if (!rows[0]?.visible) throw notFound(ID_TABLES[table]);
   };
 }
 
