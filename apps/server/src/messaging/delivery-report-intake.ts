@@ -29,8 +29,9 @@ export type IntakeOptions = {
   /**
    * Batches applied at once; more reports queue up meanwhile and form the next, larger batch. One
    * by default: a company's batches wait on each other anyway (the same counter rollup rows stay
-   * locked until commit), so a second one in flight only halved the batches and doubled the
-   * per-batch work (docs/decisions/0014-delivery-report-intake.md).
+   * locked until commit, which is what lets the last one settle its send exactly), so a second one
+   * in flight made the batches smaller and cost 20-40% more CPU per report for no gain
+   * (docs/decisions/0014-delivery-report-intake.md, fifth pass).
    */
   concurrency?: number;
 };
