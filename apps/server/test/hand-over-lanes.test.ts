@@ -1,22 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  dispatchBatch,
-  type LaneCursor,
-  readSendPlan,
-  type SendPlan,
-  type SharedLanes,
-} from '../src/messaging/dispatch.ts';
-import { fanOutBatch } from '../src/messaging/fan-out.ts';
+import { dispatchBatch, type LaneCursor, type SharedLanes } from '../src/messaging/dispatch.ts';
 import type { CompanyProvider } from '../src/messaging/providers/registry.ts';
-import { startSend } from '../src/messaging/send-jobs.ts';
-import {
-  createSendingCompany,
-  messageRow,
-  numbers,
-  recipientsOf,
-  scriptedProvider,
-  subscribe,
-} from './support/messaging-factories.ts';
+import { anyTokens, fannedOutSend, recipientsOf, scriptedProvider } from './support/messaging-factories.ts';
 import { createTestContext, type TestContext } from './support/test-app.ts';
 
 let ctx: TestContext;
@@ -28,32 +13,10 @@ beforeAll(async () => {
 afterAll(async () => ctx?.close());
 
 const policy = { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 1000 };
-const anyTokens = async (wanted: number) => ({ granted: wanted, nextWindowInMs: 0 });
-
-/** A send of `count` recipients, fanned out and ready for its hand-over. */
-async function fannedOutSend(count: number): Promise<SendPlan> {
-  const tenant = await createSendingCompany(ctx);
-  const service = await tenant.service();
-  await subscribe(ctx.ownerDb, service, numbers(61, 0, count));
-  const response = await ctx.app.inject({
-    method: 'POST',
-    url: '/api/v1/messages/bulk/send',
-    headers: tenant.admin,
-    payload: { serviceIds: [service.id], message: 'Lanes' },
-  });
-  const messageId: number = response.json().data.message.id;
-  const companyId = tenant.company.id;
-  const message = await messageRow(ctx.ownerDb, messageId);
-  expect(await startSend(ctx.db, companyId, messageId, message?.queue_job_id ?? '')).toBe(true);
-  while ((await fanOutBatch(ctx.db, companyId, messageId, 1000)) !== 'finished');
-  const plan = await readSendPlan(ctx.db, companyId, messageId);
-  if (!plan) throw new Error('no send plan');
-  return plan;
-}
 
 describe('hand-over lanes of one process', () => {
   it('step over a sibling’s block without going back to it, start where their siblings got, and the holder of a rolled-back batch takes it again', async () => {
-    const plan = await fannedOutSend(24);
+    const plan = await fannedOutSend(ctx, 24, { prefix: 61, message: 'Lanes' });
     const provider = scriptedProvider(() => 'accepted');
     const companyProvider: CompanyProvider = { provider, batchSize: 4, messagesPerSecond: 1000 };
     const shared: SharedLanes = { frontier: 0, held: new Set(), rescannedAt: Date.now() };

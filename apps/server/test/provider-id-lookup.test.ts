@@ -2,19 +2,16 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { companyScope, inTenantTransaction } from '../src/db/tenant-scope.ts';
 import { applyDeliveryUpdates } from '../src/messaging/delivery-reports.ts';
-import { dispatchBatch, readSendPlan, type SendPlan } from '../src/messaging/dispatch.ts';
-import { fanOutBatch } from '../src/messaging/fan-out.ts';
+import { dispatchBatch } from '../src/messaging/dispatch.ts';
 import { dropExpiredPartitions, ensurePartitions } from '../src/messaging/maintenance.ts';
 import type { DeliveryUpdate } from '../src/messaging/providers/provider.ts';
-import { startSend } from '../src/messaging/send-jobs.ts';
 import {
+  anyTokens,
   createSendingCompany,
+  fannedOutSend,
   insertHandedOverMessage,
-  messageRow,
-  numbers,
   recipientsOf,
   scriptedProvider,
-  subscribe,
 } from './support/messaging-factories.ts';
 import { createTestContext, type TestContext } from './support/test-app.ts';
 
@@ -30,28 +27,6 @@ beforeAll(async () => {
 afterAll(async () => ctx?.close());
 
 const policy = { maxAttempts: 3, baseDelayMs: 60_000, maxDelayMs: 60_000 };
-const anyTokens = async (wanted: number) => ({ granted: wanted, nextWindowInMs: 0 });
-
-/** A send of `count` recipients, fanned out and ready for its hand-over. */
-async function fannedOutSend(count: number): Promise<SendPlan> {
-  const tenant = await createSendingCompany(ctx);
-  const service = await tenant.service();
-  await subscribe(ctx.ownerDb, service, numbers(62, 0, count));
-  const response = await ctx.app.inject({
-    method: 'POST',
-    url: '/api/v1/messages/bulk/send',
-    headers: tenant.admin,
-    payload: { serviceIds: [service.id], message: 'Provider ids' },
-  });
-  const messageId: number = response.json().data.message.id;
-  const companyId = tenant.company.id;
-  const message = await messageRow(ctx.ownerDb, messageId);
-  expect(await startSend(ctx.db, companyId, messageId, message?.queue_job_id ?? '')).toBe(true);
-  while ((await fanOutBatch(ctx.db, companyId, messageId, 1000)) !== 'finished');
-  const plan = await readSendPlan(ctx.db, companyId, messageId);
-  if (!plan) throw new Error('no send plan');
-  return plan;
-}
 
 const delivered = (id: string): DeliveryUpdate => ({
   providerMessageId: id,
@@ -63,7 +38,7 @@ const delivered = (id: string): DeliveryUpdate => ({
 
 describe('provider ids of their own (recipient_gateway_ids)', () => {
   it('a hand-over keeps the provider id of each accepted recipient, pointing at it, and its report finds it', async () => {
-    const plan = await fannedOutSend(12);
+    const plan = await fannedOutSend(ctx, 12, { prefix: 62, message: 'Provider ids' });
     // Every third recipient rejected, every third one to be retried later, the rest accepted.
     const fate = (key: string) => (['accepted', 'rejected', 'retry'] as const)[Number(key) % 3];
     const provider = scriptedProvider((sms) => fate(sms.recipientKey));

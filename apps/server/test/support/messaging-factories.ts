@@ -1,8 +1,11 @@
 import { sql } from 'kysely';
 import { buildApp } from '../../src/app.ts';
 import { APP_ROLE, connectDatabase, type Database } from '../../src/db/database.ts';
+import { readSendPlan, type SendPlan } from '../../src/messaging/dispatch.ts';
+import { fanOutBatch } from '../../src/messaging/fan-out.ts';
 import { createMessaging, type WorkerOptions } from '../../src/messaging/messaging.ts';
 import type { OutboundSms, SmsProvider, SubmitOutcome } from '../../src/messaging/providers/provider.ts';
+import { startSend } from '../../src/messaging/send-jobs.ts';
 import { regenerateCallbackTokens } from '../../src/modules/callbacks/callback-tokens.ts';
 import { bearer, createCompany, createUser, signIn } from './factories.ts';
 import { createService } from './services-factories.ts';
@@ -144,6 +147,38 @@ export async function openProcess(ctx: TestContext) {
       await handle.close();
     },
   };
+}
+
+/** A rate window that always grants what is asked: tests that drive the hand-over themselves. */
+export const anyTokens = async (wanted: number) => ({ granted: wanted, nextWindowInMs: 0 });
+
+/**
+ * A bulk send of `count` recipients (numbers with `prefix`) of a new company's service, started and
+ * fanned out by the test itself (no worker), ready for its hand-over.
+ */
+export async function fannedOutSend(
+  ctx: TestContext,
+  count: number,
+  { prefix, message }: { prefix: number; message: string },
+): Promise<SendPlan> {
+  const tenant = await createSendingCompany(ctx);
+  const service = await tenant.service();
+  await subscribe(ctx.ownerDb, service, numbers(prefix, 0, count));
+  const response = await ctx.app.inject({
+    method: 'POST',
+    url: '/api/v1/messages/bulk/send',
+    headers: tenant.admin,
+    payload: { serviceIds: [service.id], message },
+  });
+  const messageId: number = response.json().data.message.id;
+  const companyId = tenant.company.id;
+  const queued = await messageRow(ctx.ownerDb, messageId);
+  if (!(await startSend(ctx.db, companyId, messageId, queued?.queue_job_id ?? '')))
+    throw new Error('send not started');
+  while ((await fanOutBatch(ctx.db, companyId, messageId, 1000)) !== 'finished');
+  const plan = await readSendPlan(ctx.db, companyId, messageId);
+  if (!plan) throw new Error('no send plan');
+  return plan;
 }
 
 /**
