@@ -1,4 +1,5 @@
 import net from 'node:net';
+import { readHttpAnswer } from './http-answer.ts';
 import { percentileOf } from './percentile.ts';
 import { cpuSecondsOf } from './process-cpu.ts';
 
@@ -17,7 +18,6 @@ export type ConcurrentGetsResult = {
 
 /** A request with no answer after this long fails, and its connection is opened again. */
 const ANSWER_TIMEOUT_MS = 30_000;
-const LAST_CHUNK = Buffer.from('0\r\n\r\n');
 
 /**
  * `clients` keep-alive connections each sending GETs one after another for `seconds`, every
@@ -115,37 +115,21 @@ export async function driveConcurrentGets(options: {
   const read = (client: Client, chunk: Buffer) => {
     const path = client.path;
     if (path === null) return drop(client);
-    const data = client.pending ? Buffer.concat([client.pending, chunk]) : chunk;
-    const headerEnd = data.indexOf('\r\n\r\n');
-    if (headerEnd < 0) {
-      client.pending = data;
+    const answer = readHttpAnswer(client.pending, chunk);
+    if (answer.kind === 'partial') {
+      client.pending = answer.pending;
       return;
     }
-    const head = data.toString('latin1', 0, headerEnd).toLowerCase();
-    const length = /\r\ncontent-length: *(\d+)/.exec(head);
-    // A chunked answer (none of the API's JSON, but an error page could be) ends with its last chunk.
-    const chunked = !length && /\r\ntransfer-encoding: *chunked/.test(head);
-    if (!head.startsWith('http/1.1 ') || (!length && !chunked)) {
-      answered(client, `${path}: unreadable answer: ${head.slice(0, 200)}`);
+    if (answer.kind === 'broken') {
+      answered(client, `${path}: ${answer.why}`);
       return drop(client);
     }
-    const end = length ? headerEnd + 4 + Number(length[1]) : data.length;
-    if (data.length < end || (chunked && !data.subarray(-5).equals(LAST_CHUNK))) {
-      client.pending = data;
-      return;
-    }
-    const status = Number(head.slice(9, 12));
-    if (data.length > end) {
-      answered(client, `${path}: more bytes than the answer holds`);
-      return drop(client);
-    }
+    const { status } = answer;
     answered(
       client,
-      status >= 200 && status < 300
-        ? undefined
-        : `${path}: ${status} ${data.toString('utf8', headerEnd + 4, end).slice(0, 300)}`,
+      status >= 200 && status < 300 ? undefined : `${path}: ${status} ${answer.body().slice(0, 300)}`,
     );
-    if (/\r\nconnection: *close/.test(head)) return drop(client);
+    if (answer.closes) return drop(client);
     send(client);
   };
 

@@ -1,4 +1,5 @@
 import net from 'node:net';
+import { readHttpAnswer } from './http-answer.ts';
 import { percentileOf } from './percentile.ts';
 
 export type PostsResult = {
@@ -75,37 +76,24 @@ export async function postEach(options: {
     };
     const { socket } = connection;
     socket.on('data', (chunk: Buffer) => {
-      const data = connection.pending ? Buffer.concat([connection.pending, chunk]) : chunk;
-      const headerEnd = data.indexOf('\r\n\r\n');
-      if (headerEnd < 0) {
-        connection.pending = data;
+      const answer = readHttpAnswer(connection.pending, chunk);
+      if (answer.kind === 'partial') {
+        connection.pending = answer.pending;
         return;
       }
-      const head = data.toString('latin1', 0, headerEnd).toLowerCase();
-      const length = /\r\ncontent-length: *(\d+)/.exec(head);
-      if (!head.startsWith('http/1.1 ') || !length) {
-        fail('errors', `unreadable answer: ${head.slice(0, 200)}`);
-        return drop(connection);
-      }
-      const end = headerEnd + 4 + Number(length[1]);
-      if (data.length < end) {
-        connection.pending = data;
-        return;
-      }
-      if (data.length > end) {
-        fail('errors', 'more bytes than the answer holds');
+      if (answer.kind === 'broken') {
+        fail('errors', answer.why);
         return drop(connection);
       }
       connection.pending = null;
       connection.busy = false;
       latencies[answered++] = performance.now() - connection.startedAt;
-      const status = Number(head.slice(9, 12));
-      if (status >= 200 && status < 300) result.ok++;
+      if (answer.status >= 200 && answer.status < 300) result.ok++;
       else {
         result.notOk++;
-        result.firstFailure ??= `${status}: ${data.toString('utf8', headerEnd + 4, end).slice(0, 300)}`;
+        result.firstFailure ??= `${answer.status}: ${answer.body().slice(0, 300)}`;
       }
-      if (/\r\nconnection: *close/.test(head)) return drop(connection, false);
+      if (answer.closes) return drop(connection, false);
       send(connection);
     });
     socket.on('error', () => {});
