@@ -25,15 +25,8 @@ import { type ImportSource, readImportRows } from './read-import-rows.ts';
 import { listWholeSubscriberList } from './subscriber-page-anchors.ts';
 import * as repo from './subscribers.repository.ts';
 
-type SubscriberRow = {
-  id: number;
-  msisdn: string;
-  status: string;
-  company_id: number;
-  company_name: string;
-  created_at: Date;
-  active_services: number[] | null;
-};
+/** A subscriber as the lists read it; reads outside a page may not know its services (null). */
+type SubscriberRow = Omit<repo.SubscriberPageRow, 'active_services'> & { active_services: number[] | null };
 
 export function presentSubscriber(row: SubscriberRow): TSubscriber {
   return {
