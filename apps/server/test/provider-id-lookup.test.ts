@@ -149,6 +149,26 @@ describe('provider ids of their own (recipient_gateway_ids)', () => {
     await sql`select ensure_delivery_report_partition(now() - interval '14 months')`.execute(ctx.ownerDb);
     const old = [`delivery_reports_${month(-14)}`, `recipient_gateway_ids_${month(-14)}`];
     expect(await partitions()).toEqual(expect.arrayContaining(old));
+    // Each month is walled like its parent: row-level security forced, the tenant policy, no grant.
+    const walls = await sql<{
+      name: string;
+      rls: boolean;
+      forced: boolean;
+      policy: string | null;
+      granted: boolean;
+    }>`
+      select c.relname as name, c.relrowsecurity as rls, c.relforcerowsecurity as forced,
+             (select p.qual from pg_policies p where p.tablename = c.relname and p.policyname = 'tenant_isolation') as policy,
+             has_table_privilege('sms_app', c.oid, 'select') as granted
+        from pg_class c where c.relname = any(${old})`.execute(ctx.ownerDb);
+    expect(walls.rows).toHaveLength(2);
+    for (const wall of walls.rows)
+      expect(wall, wall.name).toMatchObject({
+        rls: true,
+        forced: true,
+        granted: false,
+        policy: expect.stringContaining('app_company_id()'),
+      });
     expect((await dropExpiredPartitions(ctx.db, 12)).sort()).toEqual(old);
     const left = await partitions();
     for (const name of old) expect(left).not.toContain(name);

@@ -36,6 +36,27 @@ create function recipient_gateway_partition_name(month_start date) returns text
   select format('recipient_gateway_ids_y%sm%s', to_char(month_start, 'YYYY'), to_char(month_start, 'MM'))
 $$;
 
+-- One month's partition of a tenant-owned table, walled like its parent: row-level security forced,
+-- the InitPlan form of the tenant policy, nothing granted to sms_app on the partition itself.
+-- p_storage: a WITH clause's storage parameters, or null. Called by the partition functions below
+-- (SECURITY DEFINER), never by the application.
+create function create_tenant_month_partition(p_parent regclass, p_name text, p_month_start date, p_storage text)
+  returns void language plpgsql set search_path = public, pg_temp as $$
+begin
+  execute format(
+    'create table %I partition of %s for values from (%L) to (%L)%s',
+    p_name, p_parent, p_month_start::timestamp at time zone 'UTC',
+    (p_month_start + interval '1 month')::timestamp at time zone 'UTC',
+    coalesce(' with (' || p_storage || ')', ''));
+  execute format('revoke all on table %I from sms_app', p_name);
+  execute format('alter table %I enable row level security, force row level security', p_name);
+  execute format(
+    'create policy tenant_isolation on %I using ((select app_platform_scope()) or company_id = (select app_company_id())) '
+    'with check ((select app_platform_scope()) or company_id = (select app_company_id()))',
+    p_name);
+end $$;
+revoke execute on function create_tenant_month_partition(regclass, text, date, text) from public;
+
 -- A month's partitions of both tables. The recipients' at fillfactor 50 (85 before): a recipient row
 -- grows by its provider id, submission time and provider status at hand-over, and its new version
 -- must find room on its own page to be a HOT update; the versions the hand-over leaves behind are
@@ -44,7 +65,6 @@ create or replace function ensure_delivery_report_partition(at timestamptz) retu
   language plpgsql security definer set search_path = public, pg_temp as $$
 declare
   month_start date := date_trunc('month', at at time zone 'UTC')::date;
-  month_end date := (date_trunc('month', at at time zone 'UTC') + interval '1 month')::date;
   partition_name text := delivery_report_partition_name(month_start);
   gateway_partition text := recipient_gateway_partition_name(month_start);
 begin
@@ -54,26 +74,10 @@ begin
   -- Two workers creating the same month wait for each other instead of colliding.
   perform pg_advisory_xact_lock(hashtext('delivery_reports partition'));
   if to_regclass(partition_name) is null then
-    execute format(
-      'create table %I partition of delivery_reports for values from (%L) to (%L) with (fillfactor = 50)',
-      partition_name, month_start::timestamp at time zone 'UTC', month_end::timestamp at time zone 'UTC');
-    execute format('revoke all on table %I from sms_app', partition_name);
-    execute format('alter table %I enable row level security, force row level security', partition_name);
-    execute format(
-      'create policy tenant_isolation on %I using ((select app_platform_scope()) or company_id = (select app_company_id())) '
-      'with check ((select app_platform_scope()) or company_id = (select app_company_id()))',
-      partition_name);
+    perform create_tenant_month_partition('delivery_reports', partition_name, month_start, 'fillfactor = 50');
   end if;
   if to_regclass(gateway_partition) is null then
-    execute format(
-      'create table %I partition of recipient_gateway_ids for values from (%L) to (%L)',
-      gateway_partition, month_start::timestamp at time zone 'UTC', month_end::timestamp at time zone 'UTC');
-    execute format('revoke all on table %I from sms_app', gateway_partition);
-    execute format('alter table %I enable row level security, force row level security', gateway_partition);
-    execute format(
-      'create policy tenant_isolation on %I using ((select app_platform_scope()) or company_id = (select app_company_id())) '
-      'with check ((select app_platform_scope()) or company_id = (select app_company_id()))',
-      gateway_partition);
+    perform create_tenant_month_partition('recipient_gateway_ids', gateway_partition, month_start, null);
   end if;
   return partition_name;
 end $$;
