@@ -1,4 +1,5 @@
--- Delivery-report batches side by side (docs/decisions/0014-delivery-report-intake.md, fifth pass).
+-- A delivery-report batch holds the company's rollup rows last (docs/decisions/0014-delivery-report-intake.md,
+-- fifth pass). The intake still applies one batch at a time: this shortens what a second one would wait on.
 --
 -- What a second batch in flight waits on, measured (pg_stat_activity sampled every 3 ms during the
 -- bench, track_functions): the counters' rollup trigger (record_activity, 27 -> 101-166 us of wall
