@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reapplyUnmatchedReports } from '../src/messaging/maintenance.ts';
+import { applyAcceptedReports, inboxReports } from './support/delivery-report-inbox.ts';
 import {
   countTotals,
   createSendingCompany,
@@ -55,6 +56,13 @@ const post = (payload: Record<string, string> | object, token = tenant.tokens.dl
           headers: { 'content-type': 'application/x-www-form-urlencoded' },
         }),
   });
+/** Posts a report and applies the inbox, as the worker would right after. */
+const postAndApply = async (...args: Parameters<typeof post>) => {
+  const response = await post(...args);
+  await applyAcceptedReports(ctx.db);
+  return response;
+};
+const ACCEPTED = { success: true, data: { accepted: 1 } };
 const recipient = async (index: number) =>
   (await recipientsOf(ctx.ownerDb, messageId)).find((row) => row.id === recipients[index].id)!;
 
@@ -64,17 +72,18 @@ describe('POST /callbacks/dlr/{companyId}/{token}', () => {
     expect(recipients.every((r) => r.status === 'submitted' && r.gateway_message_id)).toBe(true);
   });
 
-  it('applies a delivery: status, delivered_at, and the counters', async () => {
+  it('accepts a delivery into the inbox, then the applier moves status, delivered_at and the counters', async () => {
     const response = await post({
       id: recipients[0].gateway_message_id!,
       status: 'Success',
       phoneNumber: recipients[0].recipient_phone,
     });
     expect(response.statusCode, response.body).toBe(200);
-    expect(response.json().data).toEqual({ received: true, outcome: 'applied' });
-    // The answer is a constant string per outcome: still JSON, and still the whole envelope.
+    // The answer is a constant string: still JSON, and still the whole envelope.
     expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
-    expect(response.json()).toEqual({ success: true, data: { received: true, outcome: 'applied' } });
+    expect(response.json()).toEqual(ACCEPTED);
+    await applyAcceptedReports(ctx.db);
+    expect(await inboxReports(ctx.ownerDb)).toBe(0);
     const row = await recipient(0);
     expect(row).toMatchObject({ status: 'delivered', provider_status: 'Success' });
     expect(row.delivered_at).toBeInstanceOf(Date);
@@ -84,12 +93,12 @@ describe('POST /callbacks/dlr/{companyId}/{token}', () => {
   it('changes nothing for a repeat, an intermediate report after the final one, or a second final one', async () => {
     const before = await recipient(0);
     for (const status of ['Success', 'Sent', 'Buffered', 'Failed']) {
-      const response = await post({
+      const response = await postAndApply({
         id: before.gateway_message_id!,
         status,
         failureReason: 'DeliveryFailure',
       });
-      expect(response.json().data.outcome, status).toBe('unchanged');
+      expect(response.json(), status).toEqual(ACCEPTED);
     }
     expect(await recipient(0)).toEqual(before);
     expect(await countTotals(ctx.ownerDb, messageId)).toMatchObject({ delivered: 1, submitted: 5 });
@@ -97,29 +106,45 @@ describe('POST /callbacks/dlr/{companyId}/{token}', () => {
 
   it('moves forward through intermediate reports and records a failure with its reason (JSON bodies too)', async () => {
     const id = recipients[1].gateway_message_id!;
-    expect((await post({ id, status: 'Sent' })).json().data.outcome).toBe('applied');
+    expect((await postAndApply({ id, status: 'Sent' })).statusCode).toBe(200);
     expect((await recipient(1)).status).toBe('sent');
-    expect((await post({ id, status: 'Submitted' })).json().data.outcome).toBe('unchanged');
-    const failed = await post({ id, status: 'Failed', failureReason: 'UserInBlackList' }, undefined, true);
-    expect(failed.json().data.outcome).toBe('applied');
+    expect((await postAndApply({ id, status: 'Submitted' })).statusCode).toBe(200);
+    expect((await recipient(1)).status).toBe('sent');
+    const failed = await postAndApply(
+      { id, status: 'Failed', failureReason: 'UserInBlackList' },
+      undefined,
+      true,
+    );
+    expect(failed.json()).toEqual(ACCEPTED);
     expect(await recipient(1)).toMatchObject({
       status: 'failed',
       error_message: 'UserInBlackList',
       delivered_at: null,
     });
-    expect((await post({ id: recipients[2].gateway_message_id!, status: 'Expired' })).statusCode).toBe(200);
+    expect(
+      (await postAndApply({ id: recipients[2].gateway_message_id!, status: 'Expired' })).statusCode,
+    ).toBe(200);
     expect(await recipient(2)).toMatchObject({ status: 'expired', error_message: 'Expired' });
   });
 
   it('changes nothing for an unknown id, and refuses an unreadable report', async () => {
     const before = await recipientsOf(ctx.ownerDb, messageId);
-    const unknown = await post({ id: 'ATXid_never_sent', status: 'Success' });
+    const unknown = await postAndApply({ id: 'ATXid_never_sent', status: 'Success' });
     expect(unknown.statusCode).toBe(200);
-    expect(unknown.json().data.outcome).toBe('unknown');
+    expect(unknown.json()).toEqual(ACCEPTED);
     const unreadable = await post({ id: recipients[3].gateway_message_id!, status: 'Teleported' });
     expect(unreadable.statusCode).toBe(400);
     expect((await post({ status: 'Success' })).statusCode).toBe(400);
+    // Bad input stores nothing.
+    expect(await inboxReports(ctx.ownerDb)).toBe(0);
+    await applyAcceptedReports(ctx.db);
     expect(await recipientsOf(ctx.ownerDb, messageId)).toEqual(before);
+    const kept = await ctx.ownerDb
+      .selectFrom('unmatched_delivery_reports')
+      .select('gateway_message_id')
+      .where('company_id', '=', tenant.company.id)
+      .execute();
+    expect(kept.map((row) => row.gateway_message_id)).toEqual(['ATXid_never_sent']);
   });
 
   it('refuses a wrong token, the subscription token and another company’s id, changing nothing', async () => {
@@ -127,6 +152,8 @@ describe('POST /callbacks/dlr/{companyId}/{token}', () => {
     const body = { id: recipients[3].gateway_message_id!, status: 'Success' };
     expect((await post(body, 'x'.repeat(43))).statusCode).toBe(404);
     expect((await post(body, tenant.tokens.subscription)).statusCode).toBe(404);
+    // A wrong URL stores nothing.
+    expect(await inboxReports(ctx.ownerDb)).toBe(0);
     const other = await createSendingCompany(ctx);
     const foreign = await ctx.app.inject({
       method: 'POST',
@@ -134,19 +161,23 @@ describe('POST /callbacks/dlr/{companyId}/{token}', () => {
       payload: body,
     });
     expect(foreign.statusCode).toBe(404);
+    expect(await inboxReports(ctx.ownerDb)).toBe(0);
     // Another company's valid URL cannot reach this company's recipients either.
     const theirUrl = await ctx.app.inject({
       method: 'POST',
       url: `/api/v1/callbacks/dlr/${other.company.id}/${other.tokens.dlr}`,
       payload: body,
     });
-    expect(theirUrl.json().data.outcome).toBe('unknown');
+    expect(theirUrl.json()).toEqual(ACCEPTED);
+    expect(await inboxReports(ctx.ownerDb, other.company.id)).toBe(1);
+    await applyAcceptedReports(ctx.db);
     expect(await recipientsOf(ctx.ownerDb, messageId)).toEqual(before);
   });
 
   it('keeps a report that came before its hand-over was committed, and applies it once it is', async () => {
-    const early = await post({ id: 'SIM-early-bird', status: 'Success' });
-    expect(early.json().data.outcome).toBe('unknown');
+    const early = await postAndApply({ id: 'SIM-early-bird', status: 'Success' });
+    expect(early.statusCode).toBe(200);
+    expect((await recipient(3)).status).toBe('submitted');
     // The hand-over's commit lands after the report: recipient 3 now carries that provider id.
     await sql`
       with handed_over as (
@@ -167,7 +198,7 @@ describe('POST /callbacks/dlr/{companyId}/{token}', () => {
     expect(left.map((row) => row.gateway_message_id)).toEqual(['ATXid_never_sent']);
   });
 
-  it('applies concurrent reports in shared batches (group commit), each answered after its batch committed', async () => {
+  it('stores concurrent reports in shared batches (group commit), each answered after its batch committed', async () => {
     const rest = [recipients[4], recipients[5]];
     const before = ctx.deps.messaging.deliveryReports.stats();
     const responses = await Promise.all(
@@ -179,6 +210,7 @@ describe('POST /callbacks/dlr/{companyId}/{token}', () => {
     const after = ctx.deps.messaging.deliveryReports.stats();
     expect(after.reports - before.reports).toBe(40);
     expect(after.batches - before.batches).toBeLessThan(40);
+    await applyAcceptedReports(ctx.db);
     expect((await recipient(4)).status).toBe('delivered');
     expect((await recipient(5)).status).toBe('delivered');
     // Every recipient is final now: the message follows (some delivered, so delivered).
@@ -195,13 +227,19 @@ describe('POST /callbacks/dlr/{companyId}/{token}', () => {
 
   it('takes receipts from connection-based providers (SMPP) through the same path', async () => {
     const other = await createSendingCompany(ctx);
-    const outcome = await ctx.deps.messaging.deliveryReports.submit(other.company.id, {
+    await ctx.deps.messaging.deliveryReports.submit(other.company.id, {
       providerMessageId: 'smpp-0001',
       status: 'delivered',
       providerStatus: 'DELIVRD',
       error: null,
       at: new Date(),
     });
-    expect(outcome).toBe('unknown');
+    await applyAcceptedReports(ctx.db);
+    const kept = await ctx.ownerDb
+      .selectFrom('unmatched_delivery_reports')
+      .select('gateway_message_id')
+      .where('company_id', '=', other.company.id)
+      .execute();
+    expect(kept.map((row) => row.gateway_message_id)).toEqual(['smpp-0001']);
   });
 });

@@ -66,6 +66,10 @@ async function seedTenantRows(companyId: number) {
     sql`insert into recipient_gateway_ids (company_id, gateway_message_id, created_at, message_id, id)
         select company_id, 'wall-gateway-id', created_at, message_id, id from delivery_reports
          where company_id = ${companyId}`,
+    // Delivery reports accepted and not yet applied (migration 0032).
+    sql`insert into delivery_report_inbox (company_id, gateway_message_ids, statuses, provider_statuses,
+                                           error_messages, reported_ats)
+        values (${companyId}, '{wall-gateway-id}', '{delivered}', '{Success}', '{NULL}', array[now()])`,
     // Provider settings per company (migration 0007).
     sql`insert into company_provider_settings (company_id, kind) values (${companyId}, 'simulator')`,
   ])

@@ -4,20 +4,21 @@ import { companyScope, inTenantTransaction } from '../db/tenant-scope.ts';
 import { AppError } from '../errors.ts';
 import { sha256 } from '../lib/crypto.ts';
 import { isWellFormedCallbackUrl } from '../modules/callbacks/callback-tokens.ts';
-import { type DeliveryOutcome, takeDeliveryReports } from './delivery-reports.ts';
+import { acceptDeliveryReports } from './delivery-reports.ts';
 import type { DeliveryUpdate } from './providers/provider.ts';
 
 export type DeliveryReportIntake = {
   /**
-   * Resolves once the report's batch has committed (or rejects if it could not be). With `token`
-   * (a report posted to a callback URL) the URL is checked in the batch's own transaction, by the
-   * shared rule (the company's current dlr token, an active company): a wrong one rejects with the
-   * callback's 404 and applies nothing.
+   * Resolves once the report's batch is committed to the delivery-report inbox (or rejects if it
+   * could not be): nothing accepted is lost, and the worker applies it shortly after
+   * (delivery-report-applier.ts). With `token` (a report posted to a callback URL) the URL is
+   * checked in the batch's own transaction, by the shared rule (the company's current dlr token, an
+   * active company): a wrong one rejects with the callback's 404 and stores nothing.
    */
-  submit(companyId: number, update: DeliveryUpdate, token?: string): Promise<DeliveryOutcome>;
-  /** Applies what is queued and stops taking more. */
+  submit(companyId: number, update: DeliveryUpdate, token?: string): Promise<void>;
+  /** Stores what is queued and stops taking more. */
   close(): Promise<void>;
-  /** Reports applied and the batches they took (a batch is one transaction per company). */
+  /** Reports accepted and the batches they took (a batch is one transaction per company). */
   stats(): { reports: number; batches: number };
 };
 
@@ -27,33 +28,36 @@ export type IntakeOptions = {
   /** How long the first report of a batch waits for others to join it. */
   maxWaitMs?: number;
   /**
-   * Batches applied at once; more reports queue up meanwhile and form the next, larger batch. One
-   * by default: a company's batches wait on each other anyway (the same counter rollup rows stay
-   * locked until commit, which is what lets the last one settle its send exactly), so a second one
-   * in flight made the batches smaller and cost 20-40% more CPU per report for no gain
-   * (docs/decisions/0014-delivery-report-intake.md, fifth pass).
+   * Batches stored at once; more reports queue up meanwhile and form the next batch. Inbox inserts
+   * share no rows, so batches commit side by side (their WAL flushes grouped)
+   * (docs/decisions/0014-delivery-report-intake.md, sixth pass).
    */
   concurrency?: number;
+  /** Called after a batch of the company's reports was committed (the applier's wake-up). */
+  onAccepted?: (companyId: number) => void;
 };
+
+/** Measured in the sixth pass (docs/decisions/0014-delivery-report-intake.md). */
+const DEFAULT_CONCURRENCY = 2;
 
 type Pending = {
   companyId: number;
   update: DeliveryUpdate;
   token: string | undefined;
-  resolve: (outcome: DeliveryOutcome) => void;
+  resolve: () => void;
   reject: (error: Error) => void;
 };
 
 /**
- * Group commit for delivery reports: requests are queued, applied together (one statement, its own
- * transaction, per company per batch: takeDeliveryReports), and each request is answered only after
- * its batch committed, so nothing acknowledged is lost. Under load the batches grow by themselves:
- * reports that arrive while batches are being applied form the next one.
+ * Group commit for delivery reports: requests are queued, stored together in the inbox (one
+ * statement, its own transaction, per company per batch: acceptDeliveryReports), and each request
+ * is answered only after its batch committed, so nothing acknowledged is lost. Under load the
+ * batches grow by themselves: reports that arrive while batches are being stored form the next one.
  */
 export function createDeliveryReportIntake(db: Database, options: IntakeOptions = {}): DeliveryReportIntake {
   const maxBatch = options.maxBatch ?? 1000;
   const maxWaitMs = options.maxWaitMs ?? 2;
-  const concurrency = options.concurrency ?? 1;
+  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   let queue: Pending[] = [];
   let applying = 0;
   let timer: NodeJS.Timeout | undefined;
@@ -88,22 +92,23 @@ export function createDeliveryReportIntake(db: Database, options: IntakeOptions 
         });
         // Reports that all came through a URL: one statement, its own transaction, which binds the
         // company only when their token is its current one. Reports without one (an SMPP receipt)
-        // are applied in a transaction bound to their company first.
-        const outcomes = tokenHashes.includes(null)
+        // are stored in a transaction bound to their company first.
+        const accepted = tokenHashes.includes(null)
           ? await inTenantTransaction(db, companyScope(companyId), (trx) =>
-              takeDeliveryReports(trx, companyId, updates, tokenHashes),
+              acceptDeliveryReports(trx, companyId, updates, tokenHashes),
             )
-          : await takeDeliveryReports(db, companyId, updates, tokenHashes);
+          : await acceptDeliveryReports(db, companyId, updates, tokenHashes);
         counted.batches++;
+        let any = false;
         items.forEach((item, index) => {
-          const outcome = outcomes[index];
-          if (outcome === 'refused')
-            item.reject(new AppError('not_found', CALLBACK_MESSAGES.invalidCallback));
+          if (!accepted[index]) item.reject(new AppError('not_found', CALLBACK_MESSAGES.invalidCallback));
           else {
+            any = true;
             counted.reports++;
-            item.resolve(outcome);
+            item.resolve();
           }
         });
+        if (any) options.onAccepted?.(companyId);
       } catch (error) {
         for (const item of items) item.reject(error as Error);
       }
@@ -137,7 +142,7 @@ export function createDeliveryReportIntake(db: Database, options: IntakeOptions 
   return {
     submit(companyId, update, token) {
       if (closed) return Promise.reject(new Error('Delivery reports are no longer accepted: shutting down'));
-      return new Promise<DeliveryOutcome>((resolve, reject) => {
+      return new Promise<void>((resolve, reject) => {
         queue.push({ companyId, update, token, resolve, reject });
         schedule();
       });

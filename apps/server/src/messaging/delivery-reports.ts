@@ -11,7 +11,7 @@ import type { DeliveryUpdate } from './providers/provider.ts';
 export type DeliveryOutcome = 'applied' | 'unchanged' | 'unknown';
 
 /** Reports name recipients handed over at most this long ago (the partitions they may live in). */
-const REPORT_WINDOW = '62 days';
+export const REPORT_WINDOW = '62 days';
 
 /** A batch's report whose URL token was not the company's current one (the callback's 404). */
 export type BatchOutcome = DeliveryOutcome | 'refused';
@@ -58,6 +58,42 @@ export async function takeDeliveryReports(
              ${arrayLiteral(errors)}::text[], ${arrayLiteral(ats)}::timestamptz[], ${REPORT_WINDOW}::interval,
              ${options.keepUnknown}) as outcomes`.execute(executor);
   return rows[0].outcomes;
+}
+
+/**
+ * Takes one batch of one company's reports into the delivery-report inbox (the database function
+ * accept_delivery_reports, migration 0032), after their URL tokens are checked by the shared rule
+ * (`tokenHashes` as for takeDeliveryReports). Run on the pool outside a transaction, the statement
+ * is its own transaction: its answer comes after the reports are committed. Returns, per report in
+ * order, whether it was accepted (a refused one is the callback's 404 and is not stored). The worker
+ * applies the inbox later (delivery-report-applier.ts).
+ */
+export async function acceptDeliveryReports(
+  executor: Executor,
+  companyId: number,
+  updates: readonly DeliveryUpdate[],
+  tokenHashes: readonly (Buffer | null)[],
+): Promise<boolean[]> {
+  if (updates.length === 0) return [];
+  const ids: string[] = [];
+  const statuses: string[] = [];
+  const providerStatuses: string[] = [];
+  const errors: (string | null)[] = [];
+  const ats: string[] = [];
+  for (const update of updates) {
+    ids.push(update.providerMessageId);
+    statuses.push(update.status);
+    providerStatuses.push(update.providerStatus);
+    errors.push(update.error);
+    ats.push(update.at.toISOString());
+  }
+  const { rows } = await sql<{ accepted: boolean[] }>`
+    select accept_delivery_reports(${companyId}::bigint, ${byteaArrayLiteral(tokenHashes)}::bytea[],
+             ${arrayLiteral(ids)}::text[], ${arrayLiteral(statuses)}::text[], ${arrayLiteral(providerStatuses)}::text[],
+             ${arrayLiteral(errors)}::text[], ${arrayLiteral(ats)}::timestamptz[]) as accepted`.execute(
+    executor,
+  );
+  return rows[0].accepted;
 }
 
 /** A PostgreSQL bytea[] literal (null as NULL): each value in hex, its backslash escaped for the array. */

@@ -1,6 +1,11 @@
 import type pg from 'pg';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
+import {
+  createDeliveryReportApplier,
+  createInboxNotifier,
+  type DeliveryReportApplier,
+} from './delivery-report-applier.ts';
 import { createDeliveryReportIntake, type DeliveryReportIntake } from './delivery-report-intake.ts';
 import { createMessagingEngine, type MessagingEngine } from './engine.ts';
 import {
@@ -35,8 +40,13 @@ export type Messaging = {
    */
   providerSettingsChanged(companyId: number): void;
   /** Runs the worker side (send jobs, fan-out, hand-over, upkeep) in this process. */
-  startWorker(options: WorkerOptions): Promise<{ engine: MessagingEngine; providers: ProviderRegistry }>;
-  /** Stops the worker (in-flight batches finish), applies queued delivery reports, closes the queue. */
+  startWorker(
+    options: WorkerOptions,
+  ): Promise<{ engine: MessagingEngine; providers: ProviderRegistry; applier: DeliveryReportApplier }>;
+  /**
+   * Stores queued delivery reports in the inbox, stops the worker (in-flight batches finish; what
+   * the inbox holds is applied by the next worker), closes the queue.
+   */
   close(): Promise<void>;
 };
 
@@ -53,8 +63,16 @@ export function createMessaging(input: {
     supervise,
     onError: (error) => log('warn', 'job queue error', error),
   });
-  const deliveryReports = createDeliveryReportIntake(input.db);
-  let worker: { engine: MessagingEngine; providers: ProviderRegistry } | null = null;
+  let worker: {
+    engine: MessagingEngine;
+    providers: ProviderRegistry;
+    applier: DeliveryReportApplier;
+  } | null = null;
+  // Accepted reports wake this process's applier; a process without one tells the workers (NOTIFY).
+  const notifyWorkers = createInboxNotifier(input.db);
+  const deliveryReports = createDeliveryReportIntake(input.db, {
+    onAccepted: (companyId) => (worker ? worker.applier.wake(companyId) : notifyWorkers(companyId)),
+  });
 
   return {
     queue,
@@ -86,17 +104,27 @@ export function createMessaging(input: {
         log,
         idleMs: options.idleMs,
       });
+      const applier = createDeliveryReportApplier({
+        db,
+        listenConnection: input.pool.options,
+        log,
+      });
       await engine.start();
-      worker = { engine, providers };
+      await applier.start();
+      worker = { engine, providers, applier };
       return worker;
     },
     async close() {
+      const applier = worker?.applier;
       if (worker) {
         await worker.engine.stop();
         await worker.providers.close();
         worker = null;
       }
+      // Reports still queued are stored (their posters wait for the answer); the inbox keeps what
+      // the applier has not applied yet for the next worker.
       await deliveryReports.close();
+      await applier?.stop();
       await queue.close();
     },
   };

@@ -1,4 +1,7 @@
-import { successEnvelope } from '@sms/contracts/common/envelope';
+import {
+  type TDeliveryReportCallbackResponse,
+  ZDeliveryReportCallbackResponse,
+} from '@sms/contracts/callbacks/delivery-report-callback';
 import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
 import type { App } from '../../app.ts';
@@ -10,29 +13,13 @@ import { inCallbackTransaction } from './callback-transaction.ts';
 
 const ZCallbackParams = z.object({ companyId: z.string().max(20), token: z.string().max(300) });
 
-const ZDeliveryReportCallbackResponse = successEnvelope(
-  z.object({
-    received: z.literal(true),
-    /** applied: the recipient moved on; unchanged: a repeat or older news; unknown: no recipient has that id (yet). */
-    outcome: z.enum(['applied', 'unchanged', 'unknown']),
-  }),
-);
-
-type Answer = z.infer<typeof ZDeliveryReportCallbackResponse>;
-type Outcome = Answer['data']['outcome'];
-
 /**
- * The three answers, written once through the response schema: the busiest route sends a constant
- * string instead of checking and serialising an object per report.
+ * The answer (one report accepted), written once through the response schema: the busiest route
+ * sends a constant string instead of checking and serialising an object per report.
  */
-const ANSWERS = Object.fromEntries(
-  ZDeliveryReportCallbackResponse.shape.data.shape.outcome.options.map((outcome) => [
-    outcome,
-    JSON.stringify(
-      ZDeliveryReportCallbackResponse.parse({ success: true, data: { received: true, outcome } }),
-    ),
-  ]),
-) as Record<Outcome, string>;
+export const ONE_ACCEPTED = JSON.stringify(
+  ZDeliveryReportCallbackResponse.parse({ success: true, data: { accepted: 1 } }),
+);
 
 /** Levels that log every request ("incoming request", "request completed"). */
 const PER_REQUEST_LEVELS = new Set(['info', 'debug', 'trace']);
@@ -64,10 +51,11 @@ function dlrRequestLogger(
 
 /**
  * The delivery-report callback: POST {PUBLIC_URL}/api/v1/callbacks/dlr/{companyId}/{token}. The
- * URL is checked like every provider callback (isCallbackTokenValid: the company's current dlr
- * token, an active company; anything else is the same 404), inside the transaction that applies
- * the report with others (group commit): one transaction per company per batch, not per report,
- * and the answer comes once the report's batch has committed.
+ * URL is checked like every provider callback (the company's current dlr token, an active company;
+ * anything else is the same 404), inside the transaction that stores the report with others in the
+ * delivery-report inbox (group commit: one transaction per company per batch, not per report), and
+ * the answer comes once that has committed. The worker applies the inbox in large batches
+ * (messaging/delivery-report-applier.ts).
  */
 export function dlrCallbackRoutes(app: App, deps: AppDeps) {
   app.post(
@@ -84,8 +72,9 @@ export function dlrCallbackRoutes(app: App, deps: AppDeps) {
         description:
           "Delivery reports, as Africa's Talking posts them (form-encoded or JSON): id (the provider's message id), " +
           'status (Sent, Submitted, Buffered, Success, Rejected, Failed, AbsentSubscriber, Expired), phoneNumber, ' +
-          'failureReason. A recipient only moves forward (a final status is never replaced); repeats and unknown ' +
-          'ids change nothing. A wrong URL is a 404.',
+          'failureReason. The answer (accepted) comes once the report is stored; it is applied to its recipient ' +
+          'shortly after: a recipient only moves forward (a final status is never replaced); repeats and unknown ' +
+          'ids change nothing. An unreadable report is a 400 and a wrong URL a 404; neither stores anything.',
         params: ZCallbackParams,
         response: { 200: ZDeliveryReportCallbackResponse },
       },
@@ -101,9 +90,11 @@ export function dlrCallbackRoutes(app: App, deps: AppDeps) {
       }
       // The URL's token is checked in the batch's own transaction (the same rule as every callback).
       const companyId = /^\d{1,15}$/.test(request.params.companyId) ? Number(request.params.companyId) : 0;
-      const outcome = await deps.messaging.deliveryReports.submit(companyId, update, request.params.token);
+      await deps.messaging.deliveryReports.submit(companyId, update, request.params.token);
       // Already serialised: a string with a JSON content type is sent as it is.
-      return reply.type('application/json; charset=utf-8').send(ANSWERS[outcome] as unknown as Answer);
+      return reply
+        .type('application/json; charset=utf-8')
+        .send(ONE_ACCEPTED as unknown as TDeliveryReportCallbackResponse);
     },
   );
 }

@@ -1,0 +1,162 @@
+-- Delivery reports go through a durable inbox (docs/decisions/0014-delivery-report-intake.md, sixth
+-- pass). The callback checks its URL, stores the batch of reports it was grouped in and answers once
+-- that insert has committed; the worker applies the inbox in large batches, per company, with the
+-- same rule as before (apply_delivery_reports, record_count_changes, settle_sends), in the
+-- transaction that deletes what it applied: a crash re-applies nothing twice and loses nothing.
+--
+-- Inserts into the inbox share no rows, so the callback's batches commit side by side (group
+-- commit); the company's rollup rows, which serialise its applying batches (and keep settle_sends
+-- exact), are now taken once per few thousand reports instead of once per fifty.
+
+-- One row per intake batch and company: the reports as the arrays the apply takes (one heap tuple
+-- and one index entry per batch, not per report). Insert-only until the applier deletes the rows it
+-- applied; nothing else reads it.
+create table delivery_report_inbox (
+  company_id bigint not null references companies (id) on delete cascade,
+  id bigint generated always as identity,
+  accepted_at timestamptz not null default now(),
+  gateway_message_ids text[] not null,
+  statuses text[] not null,
+  provider_statuses text[] not null,
+  error_messages text[] not null,
+  reported_ats timestamptz[] not null,
+  primary key (company_id, id)
+  -- A batch of a hundred reports is a few kilobytes: kept in the row rather than compressed and
+  -- moved to the TOAST table at 2 kB (CPU on both sides for a row that lives a fraction of a second).
+) with (toast_tuple_target = 8160);
+
+alter table delivery_report_inbox enable row level security, force row level security;
+create policy tenant_isolation on delivery_report_inbox
+  using ((select app_platform_scope()) or company_id = (select app_company_id()))
+  with check ((select app_platform_scope()) or company_id = (select app_company_id()));
+
+-- Takes one batch of one company's reports into the inbox, after the URL tokens are checked by the
+-- shared rule (take_delivery_reports' check, migration 0028: each report's SHA-256 of its URL token
+-- against the company's current dlr token of an active company; a null hash is a report that came
+-- through no URL, accepted only in a transaction already bound to the company). Run on the pool
+-- outside a transaction, the statement is its own transaction: it binds itself to the company only
+-- once a token is that company's. Returns, per report in order, whether it was accepted; refused
+-- reports are not stored.
+create function accept_delivery_reports(
+  p_company_id bigint,
+  p_token_hashes bytea[],
+  p_ids text[],
+  p_statuses text[],
+  p_provider_statuses text[],
+  p_errors text[],
+  p_ats timestamptz[]
+) returns boolean[] language plpgsql
+as $$
+declare
+  bound_before boolean := coalesce(current_setting('app.company_id', true), '') <> ''
+                          or coalesce(current_setting('app.platform', true), '') <> '';
+  valid_hash bytea;
+  allowed boolean[];
+begin
+  if not bound_before then
+    perform set_config('app.company_id', p_company_id::text, true);
+  end if;
+  if cardinality(array_remove(p_token_hashes, null)) > 0 then
+    valid_hash := current_callback_token_hash(p_company_id, 'dlr');
+  end if;
+  if valid_hash is not null and cardinality(array_remove(p_token_hashes, valid_hash)) = 0 then
+    -- Every report came with the company's current token (the usual case).
+    allowed := array_fill(true, array[cardinality(p_token_hashes)]);
+  else
+    allowed := array(
+      select case when h is null then bound_before else coalesce(h = valid_hash, false) end
+        from unnest(p_token_hashes) with ordinality as t(h, ord)
+       order by ord);
+  end if;
+  if not (true = any(allowed)) then
+    if not bound_before then
+      perform set_config('app.company_id', '', true);
+    end if;
+    return allowed;
+  end if;
+  if false = any(allowed) then
+    p_ids := array(select p_ids[i] from generate_subscripts(allowed, 1) i where allowed[i] order by i);
+    p_statuses := array(select p_statuses[i] from generate_subscripts(allowed, 1) i where allowed[i] order by i);
+    p_provider_statuses :=
+      array(select p_provider_statuses[i] from generate_subscripts(allowed, 1) i where allowed[i] order by i);
+    p_errors := array(select p_errors[i] from generate_subscripts(allowed, 1) i where allowed[i] order by i);
+    p_ats := array(select p_ats[i] from generate_subscripts(allowed, 1) i where allowed[i] order by i);
+  end if;
+  insert into delivery_report_inbox (company_id, gateway_message_ids, statuses, provider_statuses, error_messages,
+                                     reported_ats)
+  values (p_company_id, p_ids, p_statuses, p_provider_statuses, p_errors, p_ats);
+  return allowed;
+end $$;
+
+-- Applies up to p_max_rows of the company's inbox rows (oldest first) and deletes them, in the
+-- caller's transaction, which must be bound to the company (row-level security holds: security
+-- invoker). One applier per company at a time (a transaction-scoped advisory lock; another one
+-- returns -1 at once and leaves the rows to the holder), and rows another transaction holds are
+-- skipped. The rule is take_delivery_reports' (migration 0028) without the URL check, done at
+-- intake: each provider id takes its most advanced report of the batch (the earliest of equals),
+-- statuses only move forward, ids no recipient carries are kept in unmatched_delivery_reports, the
+-- counters and the sends move last. Returns the number of reports applied (0: nothing waiting).
+create function apply_delivery_report_inbox(p_company_id bigint, p_max_rows integer, p_window interval)
+  returns integer language plpgsql
+as $$
+declare
+  taken_ids text[];
+  taken_statuses text[];
+  taken_provider_statuses text[];
+  taken_errors text[];
+  taken_ats timestamptz[];
+  found_messages bigint[];
+  found_old text[];
+  found_new text[];
+  move_messages bigint[];
+  move_statuses text[];
+  move_deltas integer[];
+begin
+  -- Key space of its own: 2^52 + company id (fan-out's slices use negative keys, the dispatch's
+  -- blocks the two-integer form).
+  if not pg_try_advisory_xact_lock((1::bigint << 52) + p_company_id) then
+    return -1;
+  end if;
+  with taken as (
+    delete from delivery_report_inbox b
+     where b.company_id = p_company_id
+       and b.id in (select q.id from delivery_report_inbox q
+                     where q.company_id = p_company_id
+                     order by q.id
+                     limit p_max_rows
+                       for update skip locked)
+    returning b.id, b.gateway_message_ids, b.statuses, b.provider_statuses, b.error_messages, b.reported_ats
+  )
+  select array_agg(u.gid order by t.id, u.ord), array_agg(u.status order by t.id, u.ord),
+         array_agg(u.provider_status order by t.id, u.ord), array_agg(u.error order by t.id, u.ord),
+         array_agg(u.at order by t.id, u.ord)
+    into taken_ids, taken_statuses, taken_provider_statuses, taken_errors, taken_ats
+    from taken t
+    cross join lateral unnest(t.gateway_message_ids, t.statuses, t.provider_statuses, t.error_messages, t.reported_ats)
+         with ordinality as u(gid, status, provider_status, error, at, ord);
+  if taken_ids is null then
+    return 0;
+  end if;
+
+  select array_agg(a.message_id), array_agg(a.old_status), array_agg(a.new_status)
+    into found_messages, found_old, found_new
+    from apply_delivery_reports(p_company_id, taken_ids, taken_statuses, taken_provider_statuses, taken_errors,
+                                taken_ats, p_window, true) a;
+
+  -- Each recipient that moved: one down from where it was, one up where it went; last, so that the
+  -- company's rollup rows (locked by the counters' trigger) are held from here to the commit only.
+  select array_agg(m.message_id order by m.message_id), array_agg(m.status order by m.message_id),
+         array_agg(m.delta order by m.message_id)
+    into move_messages, move_statuses, move_deltas
+    from (select f.message_id, s.status, sum(s.delta)::integer as delta
+            from unnest(found_messages, found_old, found_new) as f(message_id, old_status, new_status)
+           cross join lateral (values (f.old_status, -1), (f.new_status, 1)) as s(status, delta)
+           where f.new_status is not null
+           group by f.message_id, s.status) m
+   where m.delta <> 0;
+  if move_messages is not null then
+    perform record_count_changes(p_company_id, move_messages, move_statuses, move_deltas);
+    perform settle_sends(p_company_id, array(select distinct unnest(move_messages)));
+  end if;
+  return cardinality(taken_ids);
+end $$;
