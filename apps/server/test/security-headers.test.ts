@@ -35,6 +35,12 @@ describe('security headers', () => {
       'x-frame-options': 'SAMEORIGIN',
       'referrer-policy': 'no-referrer',
       'cross-origin-opener-policy': 'same-origin',
+      'cross-origin-resource-policy': 'same-origin',
+      'origin-agent-cluster': '?1',
+      'x-dns-prefetch-control': 'off',
+      'x-download-options': 'noopen',
+      'x-permitted-cross-domain-policies': 'none',
+      'x-xss-protection': '0',
     });
     expect(response.headers['x-powered-by']).toBeUndefined();
     // HSTS is sent by the response-headers hook, over TLS only.
