@@ -99,9 +99,16 @@ export function authenticate(deps: AppDeps) {
 /**
  * onSend of a signed-in route: the answer is ready, so the read's transaction ends (its COMMIT goes
  * out while the answer is written). A streamed answer's later reads open their own transactions.
+ * Callback-style (done), as it waits for nothing.
  */
-export async function endReadTransaction(request: FastifyRequest) {
+export function endReadTransaction(
+  request: FastifyRequest,
+  _reply: FastifyReply,
+  payload: unknown,
+  done: (error: Error | null, payload: unknown) => void,
+) {
   request.readTransaction?.end();
+  done(null, payload);
 }
 
 export function contextOf(request: FastifyRequest): RequestContext {
