@@ -228,6 +228,55 @@ describe('GET /subscriptions/subscribers', () => {
     expect(await found('98')).toEqual(['+254798100200']);
   });
 
+  it('reads a narrow phone search in one call, following the company’s country when it changes, and a broad one as before', async () => {
+    const fresh = await createTenantWithStaff(ctx.app, ctx.ownerDb);
+    const service = await createService(ctx.ownerDb, fresh.company.id);
+    const kenyan = Array.from({ length: 60 }, (_, i) => kenyanNumber(31, i));
+    // The same numbers in Tanzania (+255), older, then Kenya's.
+    await subscribeNumbers(
+      ctx.ownerDb,
+      service,
+      kenyan.map((number) => number.replace('+254', '+255')),
+    );
+    await subscribeNumbers(ctx.ownerDb, service, kenyan);
+    const search = async (text: string, query = '') =>
+      (
+        await call(
+          'GET',
+          `/subscriptions/subscribers?search=${encodeURIComponent(text)}${query}`,
+          'company_admin',
+          undefined,
+          fresh,
+        )
+      ).json().data;
+    const newestFirst = async (prefix: string) =>
+      (
+        await sql<{ msisdn: string }>`select msisdn from subscribers
+           where company_id = ${fresh.company.id} and msisdn like ${`${prefix}%`} order by id desc`.execute(
+          ctx.ownerDb,
+        )
+      ).rows.map((row) => row.msisdn);
+    const numbersOf = (data: { subscribers: { msisdn: string }[] }) => data.subscribers.map((s) => s.msisdn);
+    const inKenya = await search('0731', '&page=2&limit=20');
+    expect(numbersOf(inKenya)).toEqual((await newestFirst('+254731')).slice(20, 40));
+    expect(inKenya).toMatchObject({ totalItems: 60, totalIsExact: true, totalPages: 3 });
+    // The company moves to Tanzania: the same text now reads as a Tanzanian national number.
+    await ctx.ownerDb
+      .updateTable('companies')
+      .set({ default_country: 'TZ' })
+      .where('id', '=', fresh.company.id)
+      .execute();
+    const inTanzania = await search('0731');
+    expect(numbersOf(inTanzania)).toEqual((await newestFirst('+255731')).slice(0, 20));
+    expect(inTanzania).toMatchObject({ totalItems: 60, totalIsExact: true });
+    // More than 200 matches: read as before, with its total counted to the cap.
+    const broad = Array.from({ length: 250 }, (_, i) => `+255740${String(i).padStart(6, '0')}`);
+    await subscribeNumbers(ctx.ownerDb, service, broad);
+    const many = await search('0740', '&page=13');
+    expect(numbersOf(many)).toEqual((await newestFirst('+255740')).slice(240, 250));
+    expect(many).toMatchObject({ totalItems: 250, totalIsExact: true, totalPages: 13 });
+  });
+
   it('reads deep pages of the whole list newest first, and again after numbers come and go', async () => {
     const fresh = await createTenantWithStaff(ctx.app, ctx.ownerDb);
     const neighbour = await createTenantWithStaff(ctx.app, ctx.ownerDb);

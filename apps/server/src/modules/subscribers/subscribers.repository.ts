@@ -193,6 +193,49 @@ export async function wholeListPage(
   };
 }
 
+/**
+ * A company's phone search (no other filter) in one call: migration 0034's subscriber_search_page,
+ * planned once per connection. `country` is the company's default country the prefixes were made
+ * for: when the company's is another, the answer is that country and nothing else (make the
+ * prefixes again). A search with more than `few` matches is broad: read it with
+ * listSubscribersWithCount.
+ */
+export async function searchCompanyNumbers(
+  db: Executor,
+  companyId: number,
+  country: string | null,
+  search: NumberSearch,
+  offset: number,
+  limit: number,
+  few: number,
+): Promise<
+  | { kind: 'page'; total: number; rows: SubscriberPageRow[] }
+  | { kind: 'country'; country: string | null }
+  | { kind: 'broad' }
+> {
+  const [first, second = first] = search.prefixes;
+  const reversed = [...search.digits].reverse().join('');
+  const { rows } = await sql<{
+    page: {
+      country?: string | null;
+      broad?: true;
+      total?: number;
+      subscribers?: (Omit<SubscriberPageRow, 'created_at'> & { created_at: string })[];
+    };
+  }>`select subscriber_search_page(${companyId}::bigint, ${country}::text, ${first}::text, ${second}::text,
+                                   ${reversed}::text, ${offset}::int, ${limit}::int, ${few}::int) as page`.execute(
+    db,
+  );
+  const { page } = rows[0];
+  if (page.country !== undefined) return { kind: 'country', country: page.country };
+  if (page.broad) return { kind: 'broad' };
+  return {
+    kind: 'page',
+    total: Number(page.total),
+    rows: (page.subscribers ?? []).map((row) => ({ ...row, created_at: new Date(row.created_at) })),
+  };
+}
+
 /** What the API shows of a subscriber, for the ids a query picks (a page, or one number). */
 function subscriberDetails<TDatabase, TTables extends keyof TDatabase>(
   db: Executor,

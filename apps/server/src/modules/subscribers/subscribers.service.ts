@@ -79,14 +79,68 @@ async function numberSearch(
   return { digits, prefixes: numberPrefixes(search, country) };
 }
 
+/** A phone search with at most this many matches is read in one call (subscriber_search_page). */
+const FEW_MATCHES = 200;
+/** Companies' default countries as last read: subscriber_search_page checks them on every call. */
+const knownCountries = new Map<number, string | null>();
+
+/**
+ * A company's phone search in one call, with its exact total; null when it is broad (more than
+ * FEW_MATCHES) or not digits enough for the number ranges: the caller reads it as before. The
+ * company's country is assumed as last read here and checked by the call itself (when it changed,
+ * the call answers with the new one and the search is made again).
+ */
+async function searchCompanyNumbers(
+  deps: AppDeps,
+  db: Executor,
+  companyId: number,
+  search: string,
+  offset: number,
+  limit: number,
+) {
+  const digits = phoneSearchDigits(search);
+  if (!digits) return null;
+  let country = knownCountries.has(companyId)
+    ? (knownCountries.get(companyId) as string | null)
+    : await repo.findCompanyCountry(db, companyId);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const prefixes = numberPrefixes(search, country ?? deps.config.defaultCountry);
+    if (prefixes.length === 0) return null;
+    const page = await repo.searchCompanyNumbers(
+      db,
+      companyId,
+      country,
+      { digits, prefixes },
+      offset,
+      limit,
+      FEW_MATCHES,
+    );
+    if (page.kind === 'country') {
+      country = page.country;
+      continue;
+    }
+    knownCountries.delete(companyId);
+    knownCountries.set(companyId, country);
+    if (knownCountries.size > 1_000) knownCountries.delete(knownCountries.keys().next().value as number);
+    return page.kind === 'page' ? { rows: page.rows, count: { total: page.total, exact: true } } : null;
+  }
+  return null;
+}
+
 export async function listSubscribers(
   deps: AppDeps,
   ctx: RequestContext,
   query: ListFilter & { page: number; limit: number },
 ) {
   const { rows, count } = await inActorTransaction(deps.db, ctx, async (trx) => {
-    const filter = await scopedFilter(deps, trx, ctx, query);
     const offset = (query.page - 1) * query.limit;
+    const companyId = tenantOf(ctx.actor) ?? query.companyId ?? null;
+    // A company's phone search alone: one call when it is narrow (most are).
+    if (companyId !== null && query.search && !query.status && query.serviceId === undefined) {
+      const found = await searchCompanyNumbers(deps, trx, companyId, query.search, offset, query.limit);
+      if (found) return found;
+    }
+    const filter = await scopedFilter(deps, trx, ctx, query);
     // A company's whole list: one call with its exact total, deep pages from a remembered id.
     if (filter.companyId !== null && !filter.status && !filter.number && filter.serviceId === undefined) {
       const page = await listWholeSubscriberList(trx, filter.companyId, offset, query.limit);

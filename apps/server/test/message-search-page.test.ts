@@ -1,0 +1,144 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  companyScope,
+  inTenantTransaction,
+  platformScope,
+  type TenantScope,
+} from '../src/db/tenant-scope.ts';
+import { createCompany } from './support/factories.ts';
+import { insertManyMessages } from './support/message-log-factories.ts';
+import { createTestContext, type TestContext } from './support/test-app.ts';
+
+// Migration 0034: a search without another filter is answered from the word index (more than the
+// cap hold the text as a whole word), from one trigram lookup (every match when there are at most
+// the cap) or from the company's newest messages (a common text's page), else as 0030 did. Whichever
+// way, the total, its exactness and the page must be a direct read's: matches newest first, counted
+// to the cap + 1. Probed through sms_app's own connections.
+
+let ctx: TestContext;
+let a: number;
+let b: number;
+let c: number;
+
+/** Messages of one company, newest last, `minutes` apart, ending `endMinutesAgo` before now. */
+async function insertTexts(companyId: number, texts: string[], endMinutesAgo: number) {
+  await sql`
+    insert into messages (company_id, direction, content, msisdn, status, created_at, updated_at)
+    select ${companyId}, case when t.text like 'From %' then 'inbound' else 'outbound' end, t.text,
+           case when t.text like 'From %' then '+2547110000' || lpad(t.n::text, 2, '0') end,
+           case when t.text like 'From %' then 'received' else 'sent' end,
+           now() - ((${endMinutesAgo}::int + ${texts.length}::int - t.n) || ' minutes')::interval, now()
+      from unnest(${texts}::text[]) with ordinality t(text, n)`.execute(ctx.ownerDb);
+}
+
+// Seven whole "weekend"s, four "weekends" and two "midweekend" (the text, not the word), numbers.
+const TEXTS = [
+  ...Array.from({ length: 7 }, (_, i) => `Weekend sale ${i}`),
+  ...Array.from({ length: 4 }, (_, i) => `Weekends off ${i}`),
+  'A midweekend match',
+  'midweekend!',
+  ...Array.from({ length: 5 }, (_, i) => `From a reader ${i}`),
+  'Nothing to see',
+].sort(
+  (x, y) =>
+    ((x.length * 31 + x.charCodeAt(x.length - 1)) % 7) - ((y.length * 31 + y.charCodeAt(y.length - 1)) % 7),
+);
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+  a = (await createCompany(ctx.ownerDb)).id;
+  b = (await createCompany(ctx.ownerDb)).id;
+  c = (await createCompany(ctx.ownerDb)).id;
+  await insertTexts(a, TEXTS, 10);
+  await insertTexts(b, [...TEXTS].reverse(), 5);
+  // Company c: twelve matches older than its newest 5,000 messages (none of which match).
+  await insertTexts(
+    c,
+    Array.from({ length: 12 }, (_, i) => `An oldword here ${i}`),
+    60 * 24 * 30,
+  );
+  await insertManyMessages(ctx.ownerDb, c, 5_100, new Date());
+});
+afterAll(() => ctx?.close());
+
+const patternOf = (text: string) => `%${text}%`;
+
+/** The direct read: the company's (or every company's) matches, newest first. */
+async function direct(companyId: number | null, text: string) {
+  const { rows } = await sql<{ id: number }>`
+    select id from messages
+     where (${companyId}::bigint is null or company_id = ${companyId})
+       and (lower(content) like ${patternOf(text)} or (${text} ~ '^\\+?[0-9]+$' and msisdn like ${patternOf(text)}))
+     order by created_at desc, id desc`.execute(ctx.ownerDb);
+  return rows.map((row) => row.id);
+}
+
+type Page = { searched: { n: number; more: boolean }; messages: { id: number }[] };
+
+const searchPage = (
+  scope: TenantScope,
+  companyId: number | null,
+  text: string,
+  offset: number,
+  limit: number,
+  cap: number,
+) =>
+  inTenantTransaction(ctx.db, scope, async (trx) => {
+    const { rows } = await sql<{ page: Page }>`
+      select message_search_page(${companyId}::bigint, ${patternOf(text)}::text, null, null,
+                                 ${offset}::int, ${limit}::int, ${cap}::int) as page`.execute(trx);
+    return rows[0]!.page;
+  });
+
+async function expectDirect(scope: TenantScope, companyId: number | null, text: string, cap: number) {
+  const all = await direct(companyId, text);
+  const searched = all.length > cap ? { n: cap + 1, more: true } : { n: all.length, more: false };
+  for (const offset of [0, 2, 6, 12]) {
+    const page = await searchPage(scope, companyId, text, offset, 3, cap);
+    expect(page.searched, `${text}, cap ${cap}`).toEqual(searched);
+    // A page past an exact total is not read; otherwise the page is the direct read's.
+    const expected = !searched.more && offset >= all.length ? [] : all.slice(offset, offset + 3);
+    expect(
+      page.messages.map((m) => m.id),
+      `${text}, cap ${cap}, offset ${offset}`,
+    ).toEqual(expected);
+  }
+}
+
+describe('message_search_page without another filter (migration 0034)', () => {
+  it('counts and pages every way as a direct read: word index, one trigram lookup, the newest messages', async () => {
+    for (const text of [
+      'weekend',
+      'weekends',
+      'midweek',
+      'sale',
+      'reader',
+      '711000',
+      '+25471100000',
+      'nothing',
+      'zzqx',
+    ])
+      for (const cap of [3, 5, 7, 10, 13, 20]) await expectDirect(companyScope(a), a, text, cap);
+  });
+
+  it('across every company in the platform scope, and for one', async () => {
+    for (const cap of [5, 10, 13, 30]) {
+      await expectDirect(platformScope, null, 'weekend', cap);
+      await expectDirect(platformScope, b, 'weekend', cap);
+    }
+  });
+
+  it('finds a common text older than the company’s newest 5,000 messages', async () => {
+    for (const cap of [5, 11, 12, 20]) await expectDirect(companyScope(c), c, 'oldword', cap);
+  });
+
+  it("bound to company A, finds A's messages only, whichever company is asked for", async () => {
+    const asked = await searchPage(companyScope(a), b, 'weekend', 0, 20, 5);
+    expect(asked).toMatchObject({ searched: { n: 0, more: false }, messages: [] });
+    const own = await searchPage(companyScope(a), null, 'weekend', 0, 20, 5);
+    expect(own.searched).toEqual({ n: 6, more: true });
+    const ofA = new Set(await direct(a, 'weekend'));
+    for (const message of own.messages) expect(ofA.has(message.id)).toBe(true);
+  });
+});
