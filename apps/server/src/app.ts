@@ -53,7 +53,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   registerResponseHeaders(app, { hsts: config.hsts });
 
   // External plugins first, then the API, then the console (fastify/demo's order).
-  await registerRateLimits(app, config.rateLimits);
+  const clientRateLimit = registerRateLimits(app, config.rateLimits);
   registerSecurityHeaders(app);
   await app.register(formbody);
   await app.register(multipart, { limits: MULTIPART_LIMITS });
@@ -75,7 +75,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     consoleDir: config.consoleDir,
     enabled: options.serveConsole ?? true,
     // Unknown URLs count against the client's limit too, so probing for routes is throttled.
-    notFoundPreHandler: app.rateLimit(),
+    notFoundPreHandler: clientRateLimit,
   });
   return app as unknown as App;
 }

@@ -50,6 +50,33 @@ describe('rate limits', () => {
     expect((await send(newClient(), { method: 'GET', url: '/api/v1/health' })).statusCode).toBe(200);
   });
 
+  it('tells every answer the limit, what is left of it and when the window ends', async () => {
+    const client = newClient();
+    const health = () => send(client, { method: 'GET', url: '/api/v1/health' });
+    const limitHeaders = (response: Awaited<ReturnType<typeof send>>) => [
+      response.headers['x-ratelimit-limit'],
+      response.headers['x-ratelimit-remaining'],
+      response.headers['x-ratelimit-reset'],
+    ];
+    expect(limitHeaders(await health())).toEqual(['5', '4', '60']);
+    const second = await health();
+    expect(second.headers['x-ratelimit-remaining']).toBe('3');
+    expect(Number(second.headers['x-ratelimit-reset'])).toBeGreaterThanOrEqual(59);
+    await statusesOf(3, health);
+    const refused = await health();
+    expectRateLimited(refused);
+    expect(limitHeaders(refused).slice(0, 2)).toEqual(['5', '0']);
+  });
+
+  it('counts an IPv6 client by its /64, as one client', async () => {
+    const subnet = `2001:db8:${++address}:1`;
+    const from = (host: string) => () => send(`${subnet}::${host}`, { method: 'GET', url: '/api/v1/health' });
+    expect(await statusesOf(5, from('1'))).toEqual([200, 200, 200, 200, 200]);
+    expectRateLimited(await from('2')());
+    const elsewhere = await send(`2001:db8:${address}:2::1`, { method: 'GET', url: '/api/v1/health' });
+    expect(elsewhere.statusCode).toBe(200);
+  });
+
   it('limits sign-in more strictly than the default, per client', async () => {
     const client = newClient();
     const login = () =>
