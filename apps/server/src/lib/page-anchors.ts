@@ -1,5 +1,10 @@
 /** Every ANCHOR_STEP-th key of a long list is remembered; a deep page then walks fewer than this many keys. */
-export const ANCHOR_STEP = 1_000;
+export const ANCHOR_STEP = 100;
+/**
+ * Pages start from a remembered key only this deep: nearer the top a walk from the top is cheap
+ * (fewer than 1,000 keys), and reading a list's anchors (one walk over all its keys) is not.
+ */
+export const ANCHORS_FROM = 1_000;
 
 /** Where a page starts: from a remembered key (null: from the top of the list), skipping `skip` rows. */
 export type PageStart = { anchorId: number | null; skip: number };
@@ -21,7 +26,7 @@ export function createPageAnchors<Key>(maxLists: number) {
     offset: number,
     readAnchors: () => Promise<number[]>,
   ): Promise<PageStart> {
-    if (offset < ANCHOR_STEP) return { anchorId: null, skip: offset };
+    if (offset < ANCHORS_FROM) return { anchorId: null, skip: offset };
     let anchors = byList.get(key);
     if (!anchors || (await anchors.catch(() => null))?.version !== version) {
       const reading = readAnchors().then((ids) => ({ version, ids }));

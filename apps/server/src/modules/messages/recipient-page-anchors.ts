@@ -9,7 +9,7 @@ const anchorsOfSend = createPageAnchors<string>(200);
 
 /**
  * Where a deep page of a send's recipients (in id order) starts (lib/page-anchors.ts): 80,000
- * keys walked for page 3,200 of a 100,000-recipient send with OFFSET, fewer than 1,000 from an
+ * keys walked for page 3,200 of a 100,000-recipient send with OFFSET, fewer than 100 from an
  * anchor. Only for a send whose fan-out has finished: its recipients are then fixed (ids come from
  * one sequence and never change; rows leave only with their message, whose lookup fails first),
  * so one version serves for good.

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/database.ts';
-import { ANCHOR_STEP, createPageAnchors, type PageStart } from '../../lib/page-anchors.ts';
+import { ANCHOR_STEP, ANCHORS_FROM, createPageAnchors, type PageStart } from '../../lib/page-anchors.ts';
 import { type SubscriberPage, wholeListPage } from './subscribers.repository.ts';
 
 /** Companies whose anchors this process keeps (the most recently read). */
@@ -22,7 +22,7 @@ const stateOf = (page: SubscriberPage) => `${page.total}:${page.newest}`;
 /**
  * A page of a company's whole subscriber list (newest first) with its exact total, in one call
  * (subscriber_list_page, migration 0030). A deep page starts from a remembered id
- * (lib/page-anchors.ts): 560,000 keys walked for page 5,600 of 100 with OFFSET, fewer than 1,000
+ * (lib/page-anchors.ts): 560,000 keys walked for page 5,600 of 100 with OFFSET, fewer than 100
  * from an anchor. The anchors belong to one state of the list, named by its exact total (the
  * per-status counters) and its newest id: ids come from one sequence and are never reused, so any
  * insert or delete changes one of the two. The call returns the state it read its page in; a page
@@ -34,7 +34,7 @@ export async function listWholeSubscriberList(
   offset: number,
   limit: number,
 ): Promise<SubscriberPage> {
-  if (offset < ANCHOR_STEP) return wholeListPage(db, companyId, offset, limit, null);
+  if (offset < ANCHORS_FROM) return wholeListPage(db, companyId, offset, limit, null);
   const startIn = (state: string): Promise<PageStart> =>
     anchorsOfCompany(companyId, state, offset, readAnchors(db, companyId));
   // The first deep page of a company in this process asks for the state alone (a page of none).
