@@ -14,6 +14,9 @@ export const INBOX_CHANNEL = 'delivery_report_inbox';
  */
 export const INBOX_ROWS_PER_BATCH = 200;
 
+/** Measured in the sixth pass (docs/decisions/0014-delivery-report-intake.md). */
+const DEFAULT_GATHER_MS = 50;
+
 /**
  * Applies up to `maxRows` of a company's inbox rows and deletes them, in one transaction bound to
  * the company (apply_delivery_report_inbox, migration 0032: the delivery-report rule, counters and
@@ -86,8 +89,14 @@ export type ApplierOptions = {
   maxRows?: number;
   /** How often an idle applier looks at the whole inbox (notifications lost, a crashed applier's rows). */
   pollMs?: number;
-  /** How long a woken idle applier waits for more reports to join the batch. */
+  /**
+   * How long reports gather between two applying passes while they keep coming: a company's batch
+   * then holds what arrived meanwhile instead of one intake batch, and the fixed costs of an
+   * applying transaction (the rollup rows, settle_sends, the commit) are shared by all of them.
+   */
   gatherMs?: number;
+  /** How long an idle applier, once woken, waits for the next few intake batches (a sparse report is applied at once). */
+  wakeGatherMs?: number;
 };
 
 /**
@@ -101,7 +110,8 @@ export function createDeliveryReportApplier(options: ApplierOptions): DeliveryRe
   const { db, log } = options;
   const maxRows = options.maxRows ?? INBOX_ROWS_PER_BATCH;
   const pollMs = options.pollMs ?? 1000;
-  const gatherMs = options.gatherMs ?? 2;
+  const gatherMs = options.gatherMs ?? DEFAULT_GATHER_MS;
+  const wakeGatherMs = options.wakeGatherMs ?? 2;
   const waiting = new Set<number>();
   const counted = { reports: 0, batches: 0 };
   let running = false;
@@ -125,17 +135,7 @@ export function createDeliveryReportApplier(options: ApplierOptions): DeliveryRe
       sleeper = { timer: setTimeout(() => endSleep(true), ms), resolve };
     });
 
-  const applyCompany = async (companyId: number) => {
-    for (;;) {
-      const result = await applyInboxBatch(db, companyId, maxRows);
-      // Held by another process's applier: look again soon, in case it took its rows before ours committed.
-      if (result === 'busy') return 'busy';
-      if (result === 0) return 'empty';
-      counted.reports += result;
-      counted.batches++;
-      if (!running) return 'stopped';
-    }
-  };
+  const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
   const run = async () => {
     let failures = 0;
@@ -149,7 +149,7 @@ export function createDeliveryReportApplier(options: ApplierOptions): DeliveryRe
           const timedOut = await sleep(pollMs);
           if (timedOut) scanAll = true;
           // Woken by the first accepted batch: let the next ones join it.
-          else if (gatherMs > 0) await new Promise((resolve) => setTimeout(resolve, gatherMs));
+          else if (wakeGatherMs > 0) await pause(wakeGatherMs);
           continue;
         }
         const companies = [...waiting];
@@ -157,18 +157,24 @@ export function createDeliveryReportApplier(options: ApplierOptions): DeliveryRe
         let busy = false;
         for (const companyId of companies) {
           if (!running) break;
-          if ((await applyCompany(companyId)) === 'busy') busy = true;
+          const result = await applyInboxBatch(db, companyId, maxRows);
+          // Held by another process's applier: look again soon, in case it took its rows before ours committed.
+          if (result === 'busy') busy = true;
+          else if (result > 0) {
+            counted.reports += result;
+            counted.batches++;
+            // More may have arrived meanwhile (or more than one batch was waiting): the next pass looks.
+            waiting.add(companyId);
+          }
         }
-        if (busy && running) {
-          await new Promise((resolve) => setTimeout(resolve, 20));
-          scanAll = true;
-        }
+        if (busy) scanAll = true;
+        if (running && (busy || waiting.size > 0)) await pause(Math.max(gatherMs, busy ? 20 : 0));
         failures = 0;
       } catch (error) {
         failures++;
         log('error', 'delivery-report applier failed a step; retrying', error);
         scanAll = true;
-        await new Promise((resolve) => setTimeout(resolve, Math.min(5000, 100 * 2 ** failures)));
+        await pause(Math.min(5000, 100 * 2 ** failures));
       }
     }
   };
