@@ -1,14 +1,19 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inActorTransaction } from '../src/db/actor-transaction.ts';
 import {
   APP_ROLE,
   connectDatabase,
   type DatabaseHandle,
   PREPARED_PER_CONNECTION,
+  withPreparedStatements,
 } from '../src/db/database.ts';
+import { RequestTransaction } from '../src/db/request-transaction.ts';
 import { inTenantTransaction, platformScope } from '../src/db/tenant-scope.ts';
+import { beginSessionTransaction } from '../src/modules/auth/auth.repository.ts';
 import type { RequestContext } from '../src/request-context.ts';
+import { createCompany, createUser, signIn } from './support/factories.ts';
+import { createService } from './support/services-factories.ts';
 import { createTestContext, type TestContext } from './support/test-app.ts';
 
 // One connection, so every statement below meets the same server session and its prepared statements.
@@ -17,6 +22,8 @@ let single: DatabaseHandle;
 beforeAll(async () => {
   ctx = await createTestContext();
   single = connectDatabase(ctx.config.databaseUrl ?? '', 1, { role: APP_ROLE });
+  // A row for the reads below to see (platform scope).
+  await ctx.ownerDb.insertInto('platform_secrets').values({ name: 'probe-row', value: 'x' }).execute();
 });
 afterAll(async () => {
   await single.close();
@@ -103,20 +110,110 @@ it('keeps at most PREPARED_PER_CONNECTION statements on a connection, dropping t
   expect(rows.rows[0]?.probe_bound_0).toBe(42);
 });
 
-it('prepares afresh when a migration changes a table under a prepared statement', async () => {
+it('answers a read whose prepared statement a migration made stale: the transaction begun again, once', async () => {
   const readAll = () =>
-    inActorTransaction(single.db, systemAdmin, (trx) =>
-      trx.selectFrom('platform_secrets').selectAll().where('name', '<>', 'none').execute(),
-    );
+    inActorTransaction(single.db, systemAdmin, async (trx) => {
+      // A read before it in the same transaction: it has answered already and loses nothing.
+      const visible = await sql<{ n: number }>`select ${1}::int as n`.execute(trx);
+      const rows = await trx.selectFrom('platform_secrets').selectAll().where('name', '<>', 'none').execute();
+      const bound = await sql<{ platform: string }>`
+        select current_setting('app.platform', true) as platform where ${true}::boolean`.execute(trx);
+      return { visible: visible.rows, rows, platform: bound.rows[0]?.platform };
+    });
   await readAll();
   await readAll();
   // A deploy's migration while this process keeps serving.
-  await sql`alter table platform_secrets add column probe_added int`.execute(ctx.ownerDb);
-  // The statement prepared before fails once on this connection; from then on it is prepared again.
-  await expect(readAll()).rejects.toThrow('cached plan must not change result type');
-  const rows = await readAll();
-  expect(Array.isArray(rows)).toBe(true);
-  expect(await readAll()).toEqual(rows);
+  await sql`alter table platform_secrets add column probe_retried int`.execute(ctx.ownerDb);
+  // The statement prepared before is refused; the read still answers, with the new column, bound as before.
+  const answered = await readAll();
+  expect(answered.visible).toEqual([{ n: 1 }]);
+  expect(answered.platform).toBe('on');
+  expect(answered.rows.length).toBeGreaterThan(0);
+  for (const row of answered.rows) expect(row).toHaveProperty('probe_retried', null);
+  expect(await readAll()).toEqual(answered);
+});
+
+it('does not begin again a transaction that wrote: the stale statement fails and the write is rolled back', async () => {
+  const readAll = (write: boolean) =>
+    inActorTransaction(single.db, systemAdmin, async (trx) => {
+      if (write)
+        await sql`insert into platform_secrets (name, value) values ('probe-stale-write', 'x')`.execute(trx);
+      return trx.selectFrom('platform_secrets').selectAll().where('name', '<>', 'none').execute();
+    });
+  await readAll(false);
+  await sql`alter table platform_secrets add column probe_after_write int`.execute(ctx.ownerDb);
+  await expect(readAll(true)).rejects.toThrow('cached plan must not change result type');
+  const written = await ctx.ownerDb
+    .selectFrom('platform_secrets')
+    .select('name')
+    .where('name', '=', 'probe-stale-write')
+    .executeTakeFirst();
+  expect(written).toBeUndefined();
+  // Prepared afresh from then on.
+  expect((await readAll(false)).every((row) => 'probe_after_write' in row)).toBe(true);
+});
+
+/** A read as the API runs it: its transaction opened by the session lookup, its statements prepared. */
+async function readInRequestTransaction(userId: number, sessionId: string) {
+  const { transaction, value } = await RequestTransaction.open(single.db, (connection) =>
+    beginSessionTransaction(connection, userId, sessionId, true),
+  );
+  try {
+    return await withPreparedStatements(() =>
+      transaction.run(async (trx) => ({
+        user: value?.id,
+        services: await trx.selectFrom('services').selectAll().where('id', '>', 0).execute(),
+      })),
+    );
+  } finally {
+    transaction.end();
+  }
+}
+
+describe('a request transaction made stale by a migration', () => {
+  const signedInAdmin = async () => {
+    const company = await createCompany(ctx.ownerDb);
+    await createService(ctx.ownerDb, company.id);
+    const user = await createUser(ctx.ownerDb, { role: 'company_admin', companyId: company.id });
+    await signIn(ctx.app, user.email);
+    const { family_id } = await ctx.ownerDb
+      .selectFrom('refresh_tokens')
+      .select('family_id')
+      .where('user_id', '=', user.id)
+      .executeTakeFirstOrThrow();
+    return { user, session: family_id as string };
+  };
+
+  it('is begun again with its own message (the session looked up again) and answers', async () => {
+    const { user, session } = await signedInAdmin();
+    await readInRequestTransaction(user.id, session);
+    await sql`alter table services add column probe_held int`.execute(ctx.ownerDb);
+    const read = await readInRequestTransaction(user.id, session);
+    expect(read.user).toBe(user.id);
+    expect(read.services).toHaveLength(1);
+    expect(read.services[0]).toHaveProperty('probe_held', null);
+  });
+
+  it('fails as before when the session lookup answers otherwise the second time (signed out meanwhile)', async () => {
+    const { user, session } = await signedInAdmin();
+    await readInRequestTransaction(user.id, session);
+    await sql`alter table services add column probe_signed_out int`.execute(ctx.ownerDb);
+    // The sign-in ends between the request's lookup and its stale statement.
+    const { transaction } = await RequestTransaction.open(single.db, (connection) =>
+      beginSessionTransaction(connection, user.id, session, true),
+    );
+    await ctx.ownerDb
+      .updateTable('refresh_tokens')
+      .set({ revoked_at: new Date() })
+      .where('user_id', '=', user.id)
+      .execute();
+    await expect(
+      withPreparedStatements(() =>
+        transaction.run((trx) => trx.selectFrom('services').selectAll().where('id', '>', 0).execute()),
+      ),
+    ).rejects.toThrow('cached plan must not change result type');
+    transaction.end();
+  });
 });
 
 it('gives a prepared statement the same rows as an unnamed one: keys, order, duplicates, nulls, types', async () => {

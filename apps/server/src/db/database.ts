@@ -153,11 +153,41 @@ function preparing(pool: PostgresPool): PostgresPool {
   };
 }
 
+/**
+ * The transaction a connection is in, as far as its statements say: the message that began and
+ * bound it, what that answered, and whether every statement since was a read's prepared statement.
+ */
+type OpenTransaction = { begin: string; answer: string; onlyPreparedReads: boolean };
+
 function namingClient(client: PoolClient): PoolClient {
   // Names in least-recently-used order (a Map keeps insertion order; a hit moves to the end).
   const prepared = new Map<string, true>();
   let generation = 0;
+  let transaction: OpenTransaction | null = null;
   const parsed = () => (client as unknown as ParsedStatements).connection?.parsedStatements ?? {};
+  const nameOf = (text: string) =>
+    generation === 0 ? statementName(text) : `${statementName(text)}_${generation}`;
+  const execute = async (text: string, values: readonly unknown[]) => {
+    // Only a read request prepares, but a SELECT is the one kind of statement that reads alone.
+    if (transaction && !/^\s*select\b/i.test(text)) transaction.onlyPreparedReads = false;
+    const name = nameOf(text);
+    if (prepared.delete(name)) prepared.set(name, true);
+    else {
+      if (prepared.size >= PREPARED_PER_CONNECTION) await deallocateOldest(client, prepared, parsed());
+      prepared.set(name, true);
+    }
+    return withObjectRows(
+      await client.query({ name, text, values: values as unknown[], rowMode: 'array' } as never),
+    );
+  };
+  const unnamed = async (text: string, values: readonly unknown[]) => {
+    const result = await client.query(text, values as unknown[]);
+    if (/^\s*begin\b/i.test(text))
+      transaction = { begin: text, answer: answerOf(result), onlyPreparedReads: true };
+    else if (/^\s*(commit|rollback|end|abort)\s*;?\s*$/i.test(text)) transaction = null;
+    else if (transaction) transaction.onlyPreparedReads = false;
+    return lastResult(result);
+  };
   const query = async (text: string, values?: readonly unknown[]) => {
     if (
       values === undefined ||
@@ -165,30 +195,46 @@ function namingClient(client: PoolClient): PoolClient {
       values.length > MAX_PREPARED_VALUES ||
       !preparesStatements()
     )
-      return lastResult(await client.query(text, values ?? []));
-    const name = generation === 0 ? statementName(text) : `${statementName(text)}_${generation}`;
-    if (prepared.delete(name)) prepared.set(name, true);
-    else {
-      if (prepared.size >= PREPARED_PER_CONNECTION) await deallocateOldest(client, prepared, parsed());
-      prepared.set(name, true);
-    }
+      return unnamed(text, values ?? []);
     try {
-      return withObjectRows(
-        await client.query({ name, text, values: values as unknown[], rowMode: 'array' } as never),
-      );
+      return await execute(text, values);
     } catch (error) {
+      if (!isStalePlan(error)) throw error;
       // A migration changed a table under a prepared `select *` (a deploy while this process runs):
       // PostgreSQL refuses the statement from then on. New names prepare every statement afresh;
       // the old ones are deallocated as they age out.
-      if (isStalePlan(error)) generation += 1;
-      throw error;
+      generation += 1;
+      // The refusal aborted the transaction. Where it had only read, the same transaction is begun
+      // again (the same message: the same binding, the sign-in looked up again) and the statement
+      // prepared afresh, once; anything else fails as before.
+      if (!(await begunAgain())) throw error;
+      return execute(text, values);
     }
   };
+  /**
+   * Rolls back a transaction that only read and begins it again with its own message, if that
+   * answers as it did the first time (the same user, still admitted). Under READ COMMITTED every
+   * statement reads its own snapshot, so the reads already answered lose nothing.
+   */
+  const begunAgain = async () => {
+    const open = transaction;
+    if (!open?.onlyPreparedReads) return false;
+    await client.query('rollback', []);
+    transaction = null;
+    const result = await client.query(open.begin, []);
+    transaction = { ...open };
+    if (answerOf(result) === open.answer) return true;
+    // Bound otherwise now (signed out, suspended): that transaction is not this request's.
+    await client.query('rollback', []);
+    transaction = null;
+    return false;
+  };
   return {
-    query: ((textOrConfig: unknown, values?: readonly unknown[]) =>
-      typeof textOrConfig === 'string'
-        ? query(textOrConfig, values)
-        : client.query(textOrConfig as never)) as PoolClient['query'],
+    query: ((textOrConfig: unknown, values?: readonly unknown[]) => {
+      if (typeof textOrConfig === 'string') return query(textOrConfig, values);
+      if (transaction) transaction.onlyPreparedReads = false;
+      return client.query(textOrConfig as never);
+    }) as PoolClient['query'],
     release: (destroy?: boolean) => client.release(destroy),
     get processID() {
       return (client as unknown as { processID?: number }).processID;
@@ -255,6 +301,11 @@ function assignedRow(fields: { name: string }[], values: unknown[]) {
  */
 function lastResult<R>(result: R | R[]): R {
   return Array.isArray(result) ? (result[result.length - 1] as R) : result;
+}
+
+/** What a begin message answered (its rows, the last statement's), to compare a second answer with. */
+function answerOf(result: unknown) {
+  return JSON.stringify((lastResult(result) as { rows?: unknown[] }).rows ?? []);
 }
 
 function isStalePlan(error: unknown) {
