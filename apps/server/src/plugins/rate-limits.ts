@@ -91,7 +91,8 @@ export function clientLimit({ max, timeWindow }: RateLimitPolicy, clients: numbe
   return (request, reply, done) => {
     if (request[COUNTED]) return done();
     request[COUNTED] = true;
-    const key = normalizeIP(request.ip);
+    // normalizeIP's answer for an address without a colon (not IPv6), without its IPv6 regular expression.
+    const key = request.ip.includes(':') ? normalizeIP(request.ip) : request.ip.toLowerCase();
     const now = Date.now();
     let window = windows.get(key);
     if (window) windows.delete(key);
