@@ -260,6 +260,46 @@ describe('applying the inbox', () => {
     expect(await totalsOf(messageId)).toMatchObject({ submitted: 0, delivered: 4, total: 4 });
   });
 
+  it('settles the message when the engine moves its send to done while the last report is being applied', async () => {
+    const messageId = await insertHandedOverMessage(ctx.ownerDb, mine.id, ['RACE-1'], { send: false });
+    await sql`
+      insert into message_sends (company_id, message_id, state, recipients)
+      values (${mine.id}, ${messageId}, 'dispatch', 1)`.execute(ctx.ownerDb);
+    await accept(mine, [report('RACE-1')]);
+    // The engine's settle: everyone handed over, the report not applied yet, so the send is done and
+    // the message stays sent; its transaction is still open when the applier gets there.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let settled!: () => void;
+    const settling = new Promise<void>((resolve) => {
+      settled = resolve;
+    });
+    const engine = inTenantTransaction(ctx.db, companyScope(mine.id), async (trx) => {
+      await sql`select * from settle_sends(${mine.id}::bigint, array[${messageId}]::bigint[])`.execute(trx);
+      settled();
+      await held;
+    });
+    await settling;
+    const applying = applyInboxBatch(ctx.db, mine.id);
+    await waitFor(
+      async () =>
+        (
+          await sql<{ n: number }>`
+            select count(*)::int as n from pg_stat_activity
+             where datname = current_database() and wait_event_type = 'Lock'`.execute(ctx.ownerDb)
+        ).rows[0].n,
+      (waiting) => waiting > 0,
+      { timeoutMs: 5000, everyMs: 10, what: 'the applier waiting on the engine’s settle' },
+    );
+    release();
+    await engine;
+    expect(await applying).toBe(1);
+    expect(await totalsOf(messageId)).toMatchObject({ submitted: 0, delivered: 1 });
+    expect(await messageStatus(messageId)).toBe('delivered');
+  });
+
   it('two workers’ appliers on their own pools, woken together, apply every report once', async () => {
     const gids = gidsOf('TWO', 600);
     const messageId = await insertHandedOverMessage(ctx.ownerDb, mine.id, gids, { send: true });

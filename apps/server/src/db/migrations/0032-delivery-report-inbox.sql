@@ -156,6 +156,16 @@ begin
    where m.delta <> 0;
   if move_messages is not null then
     perform record_count_changes(p_company_id, move_messages, move_statuses, move_deltas);
+    -- The sends' rows are locked before settle_sends reads them: the engine's own settle (a
+    -- transaction that moves no counter, so it does not wait on the rollup rows) may be committing
+    -- a send's move to 'done' right now. Without the lock, settle_sends' update would wait for it
+    -- and then skip the row (no longer 'dispatch') while its read of the finished sends, on the
+    -- snapshot taken before, would not see it 'done' either: the message would keep 'sent'. After
+    -- the lock, settle_sends' statement starts with that commit in its snapshot. (Taken after the
+    -- counters' rollup rows, in the order the engine's hand-over takes them.)
+    perform 1 from message_sends s
+     where s.company_id = p_company_id and s.message_id = any(move_messages)
+       for update;
     perform settle_sends(p_company_id, array(select distinct unnest(move_messages)));
   end if;
   return cardinality(taken_ids);
