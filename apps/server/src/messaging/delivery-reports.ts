@@ -29,6 +29,8 @@ export type BatchOutcome = DeliveryOutcome | 'refused';
  * Run on the pool outside a transaction, the statement is its own transaction: it binds itself to
  * the company only once a report's token is that company's, and its answer comes after its commit.
  * Inside a bound transaction it keeps that binding. Returns one outcome per input, in order.
+ * Callbacks no longer come this way (they go through the inbox: acceptDeliveryReports, and the
+ * worker's apply_delivery_report_inbox); the sweep of kept reports and tests do.
  */
 export async function takeDeliveryReports(
   executor: Executor,
