@@ -216,6 +216,29 @@ describe('a request transaction made stale by a migration', () => {
   });
 });
 
+it('does not begin again a transaction above READ COMMITTED (its reads share one snapshot)', async () => {
+  const read = async (isolation: string) => {
+    const { transaction } = await RequestTransaction.open(single.db, (connection) =>
+      sql.raw(`begin${isolation}; select set_config('app.platform', 'on', true)`).execute(connection),
+    );
+    try {
+      return await withPreparedStatements(() =>
+        transaction.run((trx) =>
+          trx.selectFrom('platform_secrets').selectAll().where('name', '<>', 'none-isolated').execute(),
+        ),
+      );
+    } finally {
+      transaction.end();
+    }
+  };
+  await read('');
+  await sql`alter table platform_secrets add column probe_isolated int`.execute(ctx.ownerDb);
+  await expect(read(' isolation level repeatable read')).rejects.toThrow(
+    'cached plan must not change result type',
+  );
+  expect(await read('')).toEqual([expect.objectContaining({ probe_isolated: null })]);
+});
+
 it('gives a prepared statement the same rows as an unnamed one: keys, order, duplicates, nulls, types', async () => {
   const probe = (trx: Trx, n: number) =>
     sql<Record<string, unknown>>`

@@ -182,8 +182,13 @@ function namingClient(client: PoolClient): PoolClient {
   };
   const unnamed = async (text: string, values: readonly unknown[]) => {
     const result = await client.query(text, values as unknown[]);
+    // Begun again, a transaction reads a newer snapshot: only READ COMMITTED (the default) allows that.
     if (/^\s*begin\b/i.test(text))
-      transaction = { begin: text, answer: answerOf(result), onlyPreparedReads: true };
+      transaction = {
+        begin: text,
+        answer: answerOf(result),
+        onlyPreparedReads: !/\bisolation\b/i.test(text),
+      };
     else if (/^\s*(commit|rollback|end|abort)\s*;?\s*$/i.test(text)) transaction = null;
     else if (transaction) transaction.onlyPreparedReads = false;
     return lastResult(result);
