@@ -40,7 +40,8 @@ begin
     ignored := set_config('app.platform', platform_before, true);
     return;
   end if;
-  admitted := status = 'active' and (role = 'system_admin' or company_status = 'active');
+  -- coalesce: an unknown (a missing company's status) admits no one, as 0025's IF did not.
+  admitted := coalesce(status = 'active' and (role = 'system_admin' or company_status = 'active'), false);
   if not admitted then
     ignored := set_config('app.platform', platform_before, true);
     return next;
