@@ -6,7 +6,6 @@ import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from 'fastify';
 import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppDeps } from './app-deps.ts';
-import { lazyChildLogger } from './lib/lazy-request-logger.ts';
 import { redactingLoggerOptions } from './lib/log-redaction.ts';
 import { registerConsole } from './plugins/console.ts';
 import { errorHandler } from './plugins/error-handler.ts';
@@ -39,7 +38,6 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   const logger = options.logger ?? false;
   const app = Fastify({
     logger: logger === false ? false : redactingLoggerOptions(logger === true ? {} : logger),
-    ...(logger === false ? {} : { childLoggerFactory: lazyChildLogger }),
     trustProxy: config.trustProxy,
     bodyLimit: 1024 * 1024,
     // Graceful stop: finish in-flight requests, refuse new ones.
