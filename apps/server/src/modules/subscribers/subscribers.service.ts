@@ -48,6 +48,7 @@ async function scopedFilter(
   trx: Executor,
   ctx: RequestContext,
   filter: ListFilter,
+  knownCountry?: string | null,
 ): Promise<repo.SubscriberFilter> {
   const companyId = tenantOf(ctx.actor) ?? filter.companyId ?? null;
   let serviceCompanyId: number | null = null;
@@ -60,7 +61,7 @@ async function scopedFilter(
     // A service's subscribers are all of its company: naming it lets the tables' keys serve.
     companyId: serviceCompanyId ?? companyId,
     status: filter.status,
-    number: filter.search ? await numberSearch(deps, trx, companyId, filter.search) : null,
+    number: filter.search ? await numberSearch(deps, trx, companyId, filter.search, knownCountry) : null,
     serviceId: filter.serviceId,
   };
 }
@@ -71,11 +72,18 @@ async function numberSearch(
   db: Executor,
   companyId: number | null,
   search: string,
+  /** The company's country when it was just read (undefined: read it). */
+  knownCountry?: string | null,
 ): Promise<repo.NumberSearch> {
   const digits = phoneSearchDigits(search);
   if (!digits) return { digits: '#', prefixes: [] };
-  const country =
-    (companyId === null ? null : await repo.findCompanyCountry(db, companyId)) ?? deps.config.defaultCountry;
+  const companyCountry =
+    knownCountry !== undefined
+      ? knownCountry
+      : companyId === null
+        ? null
+        : await repo.findCompanyCountry(db, companyId);
+  const country = companyCountry ?? deps.config.defaultCountry;
   return { digits, prefixes: numberPrefixes(search, country) };
 }
 
@@ -85,10 +93,11 @@ const FEW_MATCHES = 200;
 const knownCountries = new Map<number, string | null>();
 
 /**
- * A company's phone search in one call, with its exact total; null when it is broad (more than
- * FEW_MATCHES) or not digits enough for the number ranges: the caller reads it as before. The
- * company's country is assumed as last read here and checked by the call itself (when it changed,
- * the call answers with the new one and the search is made again).
+ * A company's phone search in one call, with its exact total (`page`); when it is broad (more than
+ * FEW_MATCHES) the company's country as the call checked it, or null when the text has not digits
+ * enough for the number ranges: the caller reads those as before. The company's country is assumed
+ * as last read here and checked by the call itself (when it changed, the call answers with the new
+ * one and the search is made again).
  */
 async function searchCompanyNumbers(
   deps: AppDeps,
@@ -122,7 +131,9 @@ async function searchCompanyNumbers(
     knownCountries.delete(companyId);
     knownCountries.set(companyId, country);
     if (knownCountries.size > 1_000) knownCountries.delete(knownCountries.keys().next().value as number);
-    return page.kind === 'page' ? { rows: page.rows, count: { total: page.total, exact: true } } : null;
+    return page.kind === 'page'
+      ? { page: { rows: page.rows, count: { total: page.total, exact: true } } }
+      : { broad: true, country };
   }
   return null;
 }
@@ -135,12 +146,14 @@ export async function listSubscribers(
   const { rows, count } = await inActorTransaction(deps.db, ctx, async (trx) => {
     const offset = (query.page - 1) * query.limit;
     const companyId = tenantOf(ctx.actor) ?? query.companyId ?? null;
+    let knownCountry: string | null | undefined;
     // A company's phone search alone: one call when it is narrow (most are).
     if (companyId !== null && query.search && !query.status && query.serviceId === undefined) {
       const found = await searchCompanyNumbers(deps, trx, companyId, query.search, offset, query.limit);
-      if (found) return found;
+      if (found?.page) return found.page;
+      if (found) knownCountry = found.country;
     }
-    const filter = await scopedFilter(deps, trx, ctx, query);
+    const filter = await scopedFilter(deps, trx, ctx, query, knownCountry);
     // A company's whole list: one call with its exact total, deep pages from a remembered id.
     if (filter.companyId !== null && !filter.status && !filter.number && filter.serviceId === undefined) {
       const page = await listWholeSubscriberList(trx, filter.companyId, offset, query.limit);
