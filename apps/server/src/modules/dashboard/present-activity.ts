@@ -3,6 +3,7 @@ import {
   type TActivityType,
   type TRecentActivity,
 } from '@sms/contracts/dashboard/dashboard-stats';
+import { isoString } from '../../lib/iso-time.ts';
 import type { AuditRow, RecentMessageRow } from './dashboard.repository.ts';
 
 /** What the activity feed needs of a message (the dashboard reads more). */
@@ -90,13 +91,13 @@ export function presentRecentActivity(
       id: `audit-${row.id}`,
       type: TYPES[row.entity] ?? 'other',
       message: describeAudit(row, showNumbers),
-      time: row.created_at.toISOString(),
+      time: isoString(row.created_at),
     })),
     ...messages.map((row) => ({
       id: `message-${row.id}`,
       type: 'message' as const,
       message: describeMessage(row, showNumbers),
-      time: row.created_at.toISOString(),
+      time: isoString(row.created_at),
     })),
   ];
   return items.sort((a, b) => b.time.localeCompare(a.time)).slice(0, RECENT_ACTIVITY_LIMIT);

@@ -20,6 +20,7 @@ import type { AppDeps } from '../../app-deps.ts';
 import { inActorTransaction } from '../../db/actor-transaction.ts';
 import type { Executor } from '../../db/database.ts';
 import { notFound } from '../../errors.ts';
+import { isoString } from '../../lib/iso-time.ts';
 import { SEND_MESSAGE_JOB } from '../../messaging/queue/jobs.ts';
 import { type RequestContext, tenantOf } from '../../request-context.ts';
 import * as repo from './message-logs.repository.ts';
@@ -36,9 +37,9 @@ export function presentMessage(row: repo.MessageRow): TMessage {
     msisdn: row.msisdn,
     direction: row.direction as TMessageDirection,
     status: row.status as TMessageStatus,
-    createdAt: row.created_at.toISOString(),
-    sent_at: row.sent_at?.toISOString() ?? null,
-    scheduledAt: row.scheduled_at?.toISOString() ?? null,
+    createdAt: isoString(row.created_at),
+    sent_at: row.sent_at ? isoString(row.sent_at) : null,
+    scheduledAt: row.scheduled_at ? isoString(row.scheduled_at) : null,
     recipient_count: row.recipient_count,
     queue_job_id: row.queue_job_id,
     service:
@@ -59,10 +60,10 @@ function presentDeliveryReport(row: repo.DeliveryReportRow): TDeliveryReport {
     recipient_phone: row.recipient_phone,
     status: row.status as TDeliveryReport['status'],
     gateway_message_id: row.gateway_message_id,
-    delivered_at: row.delivered_at?.toISOString() ?? null,
+    delivered_at: row.delivered_at ? isoString(row.delivered_at) : null,
     error_message: row.error_message,
     attempts: row.attempts,
-    updatedAt: row.updated_at.toISOString(),
+    updatedAt: isoString(row.updated_at),
   };
 }
 
