@@ -14,6 +14,7 @@ import type { AppDeps } from '../../app-deps.ts';
 import { inActorTransaction } from '../../db/actor-transaction.ts';
 import type { Executor } from '../../db/database.ts';
 import { badRequest, notFound } from '../../errors.ts';
+import { isoString } from '../../lib/iso-time.ts';
 import { type RequestContext, tenantOf } from '../../request-context.ts';
 import { type AuditSource, auditSourceOf, recordAudit } from '../audit/record-audit.ts';
 import { ensureSubscriberRoom, lockSubscriberRoom } from '../plans/plan-limits.ts';
@@ -35,7 +36,7 @@ export function presentSubscriber(row: SubscriberRow): TSubscriber {
     status: row.status as TSubscriber['status'],
     companyId: row.company_id,
     company: { name: row.company_name },
-    createdAt: row.created_at.toISOString(),
+    createdAt: isoString(row.created_at),
     active_services: row.active_services ?? [],
   };
 }
