@@ -45,8 +45,6 @@ export type SharedLanes = {
   frontier: number;
   held: Set<number>;
   rescannedAt: number;
-  /** A lane handed rows over while the fan-out's slices were still committing (out of id order). */
-  besideFanOut?: boolean;
 };
 
 export type DispatchResult = {
