@@ -5,7 +5,7 @@ import { applyDeliveryUpdates } from '../src/messaging/delivery-reports.ts';
 import type { DeliveryUpdate } from '../src/messaging/providers/provider.ts';
 import { settleSends } from '../src/messaging/send-progress.ts';
 import { createCompany } from './support/factories.ts';
-import { insertHandedOverMessage } from './support/messaging-factories.ts';
+import { insertHandedOverMessage, waitFor } from './support/messaging-factories.ts';
 import { createTestContext, type TestContext } from './support/test-app.ts';
 
 /**
@@ -149,5 +149,50 @@ describe('settle_sends (settleSends as a database function)', () => {
     );
     expect(own).toEqual([{ id: theirSettled, status: 'delivered' }]);
     expect(await messageStatus()).toBe('delivered');
+  });
+
+  it('settles the message when the engine moves its send to done while a kept report is applied (the sweep)', async () => {
+    const messageId = await handedOverRecipient(mine.id, 'SWEEP-race-1');
+    await sql`
+      insert into message_sends (company_id, message_id, state, recipients)
+      values (${mine.id}, ${messageId}, 'dispatch', 1)`.execute(ctx.ownerDb);
+    // The engine's settle: everyone handed over, the report not applied yet, so the send is done and
+    // the message stays sent; its transaction is still open when the sweep applies the report.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let settled!: () => void;
+    const settling = new Promise<void>((resolve) => {
+      settled = resolve;
+    });
+    const engine = inTenantTransaction(ctx.db, companyScope(mine.id), async (trx) => {
+      await settleSends(trx, mine.id, [messageId]);
+      settled();
+      await held;
+    });
+    await settling;
+    const sweeping = inTenantTransaction(ctx.db, companyScope(mine.id), (trx) =>
+      applyDeliveryUpdates(trx, mine.id, [report('SWEEP-race-1')]),
+    );
+    await waitFor(
+      async () =>
+        (
+          await sql<{ n: number }>`
+            select count(*)::int as n from pg_stat_activity
+             where datname = current_database() and wait_event_type = 'Lock'`.execute(ctx.ownerDb)
+        ).rows[0].n,
+      (waiting) => waiting > 0,
+      { timeoutMs: 5000, everyMs: 10, what: 'the sweep waiting on the engine’s settle' },
+    );
+    release();
+    await engine;
+    expect(await sweeping).toEqual(['applied']);
+    const status = await ctx.ownerDb
+      .selectFrom('messages')
+      .select('status')
+      .where('id', '=', messageId)
+      .executeTakeFirstOrThrow();
+    expect(status.status).toBe('delivered');
   });
 });
