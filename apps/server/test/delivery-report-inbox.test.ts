@@ -129,7 +129,7 @@ describe('accepting reports into the inbox', () => {
         trx,
       );
       const { rows: applied } = await sql<{ n: number }>`
-        select apply_delivery_report_inbox(${mine.id}::bigint, 100, ${REPORT_WINDOW}::interval) as n`.execute(
+        select apply_delivery_report_inbox(${mine.id}::bigint, 100, 10000, ${REPORT_WINDOW}::interval) as n`.execute(
         trx,
       );
       return { rows: rows[0].n, applied: applied[0].n };
@@ -216,7 +216,7 @@ describe('applying the inbox', () => {
     await expect(
       inTenantTransaction(ctx.db, companyScope(mine.id), async (trx) => {
         const { rows } = await sql<{ n: number }>`
-          select apply_delivery_report_inbox(${mine.id}::bigint, 100, ${REPORT_WINDOW}::interval) as n`.execute(
+          select apply_delivery_report_inbox(${mine.id}::bigint, 100, 10000, ${REPORT_WINDOW}::interval) as n`.execute(
           trx,
         );
         expect(rows[0].n).toBe(10);
@@ -246,7 +246,7 @@ describe('applying the inbox', () => {
       applied = resolve;
     });
     const first = inTenantTransaction(ctx.db, companyScope(mine.id), async (trx) => {
-      await sql`select apply_delivery_report_inbox(${mine.id}::bigint, 100, ${REPORT_WINDOW}::interval)`.execute(
+      await sql`select apply_delivery_report_inbox(${mine.id}::bigint, 100, 10000, ${REPORT_WINDOW}::interval)`.execute(
         trx,
       );
       applied();
@@ -258,6 +258,24 @@ describe('applying the inbox', () => {
     await first;
     expect(await applyInboxBatch(ctx.db, mine.id)).toBe(0);
     expect(await totalsOf(messageId)).toMatchObject({ submitted: 0, delivered: 4, total: 4 });
+  });
+
+  it('takes whole rows up to about maxReports reports a transaction, the first row however large', async () => {
+    const gids = gidsOf('CAP', 1_800);
+    const messageId = await insertHandedOverMessage(ctx.ownerDb, mine.id, gids, { send: true });
+    for (const part of [0, 1, 2])
+      await accept(
+        mine,
+        gids.slice(part * 600, (part + 1) * 600).map((gid) => report(gid)),
+      );
+    // 600 came before the second row (fewer than 1,000): it is taken; 1,200 before the third: left.
+    expect(await applyInboxBatch(ctx.db, mine.id, 200, 1_000)).toBe(1_200);
+    expect(await inboxReports(ctx.ownerDb, mine.id)).toBe(600);
+    // A row larger than the bound on its own is still applied whole.
+    expect(await applyInboxBatch(ctx.db, mine.id, 200, 100)).toBe(600);
+    expect(await applyInboxBatch(ctx.db, mine.id, 200, 100)).toBe(0);
+    expect(await totalsOf(messageId)).toMatchObject({ submitted: 0, delivered: 1_800, total: 1_800 });
+    expect(await messageStatus(messageId)).toBe('delivered');
   });
 
   it('settles the message when the engine moves its send to done while the last report is being applied', async () => {

@@ -13,12 +13,18 @@ export const INBOX_CHANNEL = 'delivery_report_inbox';
  * shared by all of them.
  */
 export const INBOX_ROWS_PER_BATCH = 200;
+/**
+ * Reports an applying transaction takes at most (about: whole rows, the first always): a row holds
+ * up to 1,000 when a provider bursts, and 200 of those would hold the company's rollup rows and
+ * recipients for seconds (migration 0036).
+ */
+export const INBOX_REPORTS_PER_BATCH = 10_000;
 
 /** Measured in the sixth pass (docs/decisions/0014-delivery-report-intake.md). */
 const DEFAULT_GATHER_MS = 50;
 
 /**
- * Applies up to `maxRows` of a company's inbox rows and deletes them, in one transaction bound to
+ * Applies up to `maxRows` of a company's inbox rows (and about `maxReports` reports) and deletes them, in one transaction bound to
  * the company (apply_delivery_report_inbox, migration 0032: the delivery-report rule, counters and
  * settle exact). Returns the reports applied, 0 when nothing was waiting, or 'busy' when another
  * applier holds the company (it will apply what is there).
@@ -27,12 +33,12 @@ export async function applyInboxBatch(
   db: Database,
   companyId: number,
   maxRows = INBOX_ROWS_PER_BATCH,
+  maxReports = INBOX_REPORTS_PER_BATCH,
 ): Promise<number | 'busy'> {
   const applied = await inTenantTransaction(db, companyScope(companyId), async (trx) => {
     const { rows } = await sql<{ applied: number }>`
-      select apply_delivery_report_inbox(${companyId}::bigint, ${maxRows}::int, ${REPORT_WINDOW}::interval) as applied`.execute(
-      trx,
-    );
+      select apply_delivery_report_inbox(${companyId}::bigint, ${maxRows}::int, ${maxReports}::int,
+                                         ${REPORT_WINDOW}::interval) as applied`.execute(trx);
     return rows[0].applied;
   });
   return applied < 0 ? 'busy' : applied;
@@ -87,6 +93,7 @@ export type ApplierOptions = {
   listenConnection: pg.ClientConfig;
   log: (level: 'info' | 'warn' | 'error', message: string, error?: unknown) => void;
   maxRows?: number;
+  maxReports?: number;
   /** How often an idle applier looks at the whole inbox (notifications lost, a crashed applier's rows). */
   pollMs?: number;
   /**
@@ -109,6 +116,7 @@ export type ApplierOptions = {
 export function createDeliveryReportApplier(options: ApplierOptions): DeliveryReportApplier {
   const { db, log } = options;
   const maxRows = options.maxRows ?? INBOX_ROWS_PER_BATCH;
+  const maxReports = options.maxReports ?? INBOX_REPORTS_PER_BATCH;
   const pollMs = options.pollMs ?? 1000;
   const gatherMs = options.gatherMs ?? DEFAULT_GATHER_MS;
   const wakeGatherMs = options.wakeGatherMs ?? 2;
@@ -157,7 +165,7 @@ export function createDeliveryReportApplier(options: ApplierOptions): DeliveryRe
         let busy = false;
         for (const companyId of companies) {
           if (!running) break;
-          const result = await applyInboxBatch(db, companyId, maxRows);
+          const result = await applyInboxBatch(db, companyId, maxRows, maxReports);
           // Held by another process's applier: look again soon, in case it took its rows before ours committed.
           if (result === 'busy') busy = true;
           else if (result > 0) {
