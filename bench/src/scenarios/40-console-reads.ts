@@ -12,6 +12,12 @@ import type { BenchContext, BenchScenario } from '../support/scenario.ts';
 import { startServerProcess } from '../support/server-process.ts';
 
 const CLIENTS = 50;
+/**
+ * Seconds each read is measured (after 1 s of warm-up). 4 s held 4,000-8,000 requests, so one stall
+ * of the machine of a few hundred ms moved a p95 by 10-30 ms between runs of the same code (ADR 0012,
+ * 2026-11-24); 10 s makes the p95 the read's own.
+ */
+const SECONDS_PER_READ = 10;
 
 type Read = {
   measure: string;
@@ -207,7 +213,7 @@ export async function measureConsoleReads(
         baseUrl: url,
         token: tokens[read.who],
         clients: CLIENTS,
-        seconds: ctx.quick ? 0.2 : Number(process.env.CONSOLE_READS_SECONDS ?? 4),
+        seconds: ctx.quick ? 0.2 : Number(process.env.CONSOLE_READS_SECONDS ?? SECONDS_PER_READ),
         warmUpSeconds: ctx.quick ? 0.05 : 1,
         pathOf: read.pathOf,
         cpuPids,
