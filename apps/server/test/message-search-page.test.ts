@@ -142,3 +142,89 @@ describe('message_search_page without another filter (migration 0034)', () => {
     for (const message of own.messages) expect(ofA.has(message.id)).toBe(true);
   });
 });
+
+// Migration 0038: past the cap, a word's page comes from the word index, with the messages of the
+// longer words that hold it, when that is provably every message holding the text.
+describe('a word’s page from the word index (migration 0038)', () => {
+  let longWords: number;
+  let longDigits: number;
+  let manyWords: number;
+  let numbers: number;
+
+  beforeAll(async () => {
+    longWords = (await createCompany(ctx.ownerDb)).id;
+    longDigits = (await createCompany(ctx.ownerDb)).id;
+    manyWords = (await createCompany(ctx.ownerDb)).id;
+    numbers = (await createCompany(ctx.ownerDb)).id;
+    // The newest holds "weekend" past the 40 characters the word index keeps of its word.
+    await insertTexts(
+      longWords,
+      [...Array.from({ length: 6 }, (_, i) => `Weekend fun ${i}`), `${'x'.repeat(38)}weekend!`],
+      10,
+    );
+    // The same past 40 digits: a word of digits alone, but of 40 characters.
+    await insertTexts(
+      longDigits,
+      [...Array.from({ length: 6 }, (_, i) => `Weekend fun ${i}`), `${'1'.repeat(40)}weekend`],
+      10,
+    );
+    // Seventeen words hold "promo".
+    await insertTexts(
+      manyWords,
+      Array.from({ length: 17 }, (_, i) => `Promo${String.fromCharCode(97 + i)} and promo ${i}`),
+      10,
+    );
+    // "711000" is a word of the older texts and in the numbers of the newer ones.
+    await insertTexts(
+      numbers,
+      [
+        'Ref x711000',
+        ...Array.from({ length: 5 }, (_, i) => `Code 711000 number ${i}`),
+        ...Array.from({ length: 4 }, (_, i) => `From a reader ${i}`),
+        // Both a word and a longer word holding it: one message, once.
+        ...Array.from({ length: 4 }, (_, i) => `Weekend or weekends ${i}`),
+      ],
+      10,
+    );
+  });
+
+  const wordPage = (scope: TenantScope, companyId: number | null, word: string, limit: number) =>
+    inTenantTransaction(ctx.db, scope, async (trx) => {
+      const { rows } = await sql<{ message_id: number }>`
+        select message_id from message_search_word_page(${companyId}::bigint, ${word}::text, ${limit}::int)`.execute(
+        trx,
+      );
+      return rows.map((row) => row.message_id);
+    });
+
+  it('is the newest messages holding the text, those of longer words included', async () => {
+    for (const word of ['weekend', 'weekends', 'midweek', 'sale', 'reader']) {
+      const all = await direct(a, word);
+      for (const limit of [1, 3, 5, 8, 13, 20]) {
+        expect(await wordPage(companyScope(a), a, word, limit), `${word}, ${limit}`).toEqual(
+          all.slice(0, limit),
+        );
+      }
+    }
+    expect(await wordPage(platformScope, b, 'weekend', 9)).toEqual((await direct(b, 'weekend')).slice(0, 9));
+    for (const limit of [3, 4, 5])
+      expect(await wordPage(companyScope(numbers), numbers, 'weekend', limit)).toEqual(
+        (await direct(numbers, 'weekend')).slice(0, limit),
+      );
+  });
+
+  it('answers nothing where it cannot prove its page, and the search reads it as before', async () => {
+    expect(await wordPage(companyScope(longWords), longWords, 'weekend', 5)).toEqual([]);
+    expect(await wordPage(companyScope(longDigits), longDigits, 'weekend', 5)).toEqual([]);
+    expect(await wordPage(companyScope(numbers), numbers, '711000', 5)).toEqual([]);
+    expect(await wordPage(companyScope(manyWords), manyWords, 'promo', 5)).toEqual([]);
+    expect(await wordPage(companyScope(a), b, 'weekend', 5)).toEqual([]);
+    for (const cap of [3, 4, 5]) {
+      await expectDirect(companyScope(longWords), longWords, 'weekend', cap);
+      await expectDirect(companyScope(longDigits), longDigits, 'weekend', cap);
+      await expectDirect(companyScope(manyWords), manyWords, 'promo', cap);
+      // A number search also finds the numbers: its page is not the word's.
+      await expectDirect(companyScope(numbers), numbers, '711000', cap);
+    }
+  });
+});
