@@ -325,6 +325,49 @@ describe('GET /subscriptions/subscribers', () => {
     });
   });
 
+  it('shows every field of each subscriber of a whole-list page, top and deep, as the table holds it', async () => {
+    const fresh = await createTenantWithStaff(ctx.app, ctx.ownerDb);
+    const neighbour = await createTenantWithStaff(ctx.app, ctx.ownerDb);
+    const service = await createService(ctx.ownerDb, fresh.company.id);
+    await sql`insert into subscribers (company_id, msisdn, status, created_at)
+              select case when g % 4 = 0 then ${neighbour.company.id}::bigint else ${fresh.company.id}::bigint end,
+                     '+254746' || lpad(g::text, 6, '0'),
+                     (array['active', 'unsubscribed', 'pending'])[1 + g % 3],
+                     timestamptz '2026-01-01 00:00:00.123456+00' + g * interval '1 minute 0.0017 seconds'
+                from generate_series(1, 1800) g order by g`.execute(ctx.ownerDb);
+    await sql`insert into subscriptions (company_id, service_id, subscriber_id, status, source)
+              select s.company_id, ${service.id}, s.id, case when s.id % 2 = 0 then 'active' else 'unsubscribed' end, 'import'
+                from subscribers s where s.company_id = ${fresh.company.id} and s.msisdn like '+254746%' and s.id % 5 <> 0`.execute(
+      ctx.ownerDb,
+    );
+    const { rows } = await sql<{
+      id: number;
+      msisdn: string;
+      status: string;
+      created_at: Date;
+      active: boolean;
+    }>`
+      select s.id, s.msisdn, s.status, s.created_at,
+             exists (select 1 from subscriptions x where x.company_id = s.company_id and x.subscriber_id = s.id
+                        and x.status = 'active') as active
+        from subscribers s where s.company_id = ${fresh.company.id} order by s.id desc`.execute(ctx.ownerDb);
+    const expected = rows.map((row) => ({
+      id: Number(row.id),
+      msisdn: row.msisdn,
+      status: row.status,
+      companyId: fresh.company.id,
+      company: { name: fresh.company.name },
+      createdAt: row.created_at.toISOString(),
+      active_services: row.active ? [service.id] : [],
+    }));
+    const page = async (query: string) =>
+      (await call('GET', `/subscriptions/subscribers${query}`, 'company_admin', undefined, fresh)).json().data
+        .subscribers;
+    expect(await page('?limit=100&page=1')).toEqual(expected.slice(0, 100));
+    expect(await page('?limit=100&page=12')).toEqual(expected.slice(1_100, 1_200));
+    expect(await page('?limit=50&page=27')).toEqual(expected.slice(1_300, 1_350));
+  });
+
   it('gives each subscriber of a page, deep ones too, their own active services', async () => {
     const fresh = await createTenantWithStaff(ctx.app, ctx.ownerDb);
     const neighbour = await createTenantWithStaff(ctx.app, ctx.ownerDb);

@@ -166,8 +166,10 @@ export type SubscriberPage = { total: number; newest: number | null; rows: Subsc
 
 /**
  * A page of a company's whole list (no filter), newest first, from the top or (atOrBelowId) from a
- * remembered id, with the list's exact total and newest id: one call of migration 0030's
- * subscriber_list_page, planned once per connection.
+ * remembered id, with the list's exact total and newest id: one call of migration 0037's
+ * subscriber_list_columns, planned once per connection. The page comes as one array a column and
+ * the active subscriptions of its range as (subscriber, service) pairs in the page's order, services
+ * ascending: each row takes the run of pairs that names it.
  */
 export async function wholeListPage(
   db: Executor,
@@ -176,22 +178,46 @@ export async function wholeListPage(
   limit: number,
   atOrBelowId: number | null,
 ): Promise<SubscriberPage> {
-  const { rows } = await sql<{
-    page: {
-      total: number;
-      newest: number | null;
-      subscribers: (Omit<SubscriberPageRow, 'created_at'> & { created_at: string })[];
-    };
-  }>`select subscriber_list_page(${companyId}::bigint, ${offset}::int, ${limit}::int, ${atOrBelowId}::bigint) as page`.execute(
+  const { rows } = await sql<{ page: SubscriberColumns }>`
+    select subscriber_list_columns(${companyId}::bigint, ${offset}::int, ${limit}::int, ${atOrBelowId}::bigint) as page`.execute(
     db,
   );
-  const { total, newest, subscribers } = rows[0].page;
-  return {
-    total: Number(total),
-    newest,
-    rows: subscribers.map((row) => ({ ...row, created_at: new Date(row.created_at) })),
-  };
+  const { total, newest, company, ids, msisdns, statuses, created, subscribed, services } = rows[0].page;
+  const subscribers: SubscriberPageRow[] = new Array(ids.length);
+  let pair = 0;
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i];
+    // A pair whose subscriber is not on the page is passed over.
+    while (pair < subscribed.length && subscribed[pair] > id) pair++;
+    const active: number[] = [];
+    while (pair < subscribed.length && subscribed[pair] === id) active.push(services[pair++]);
+    subscribers[i] = {
+      id,
+      msisdn: msisdns[i],
+      status: statuses[i],
+      company_id: companyId,
+      company_name: company as string,
+      created_at: new Date(created[i]),
+      active_services: active,
+    };
+  }
+  return { total: Number(total), newest, rows: subscribers };
 }
+
+/** subscriber_list_columns' answer (migration 0037). */
+type SubscriberColumns = {
+  total: number;
+  newest: number | null;
+  /** The company's name; null when its row is not visible (then no rows). */
+  company: string | null;
+  ids: number[];
+  msisdns: string[];
+  statuses: string[];
+  created: string[];
+  /** The page's range's active subscriptions, subscriber descending then service ascending. */
+  subscribed: number[];
+  services: number[];
+};
 
 /**
  * A company's phone search (no other filter) in one call: migration 0034's subscriber_search_page,
