@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { companyScope, inTenantTransaction, platformScope } from '../src/db/tenant-scope.ts';
 import { enqueueSend } from '../src/messaging/send-jobs.ts';
+import { readMessageDetails } from '../src/modules/messages/message-details-page.ts';
 import {
   findMessageWithState,
   listMessagesWithCounts,
@@ -445,6 +446,9 @@ describe('deep pages of a large send’s recipients', () => {
     const recipients = Array.from({ length: RECIPIENTS }, (_, i) => ({
       phone: phoneOf(i + 1),
       status: (i % 10 === 9 ? 'failed' : 'delivered') as 'failed' | 'delivered',
+      gatewayMessageId: i % 3 === 0 ? null : `GW-${i}`,
+      deliveredAt: i % 10 === 9 ? null : new Date(Date.UTC(2026, 0, 1) + i * 1_001.7),
+      errorMessage: i % 10 === 9 ? `Failed ${i}` : null,
     }));
     await recordSend(ctx.ownerDb, { id: largeId, companyId: tenant.company.id }, 'done', recipients);
   });
@@ -467,6 +471,61 @@ describe('deep pages of a large send’s recipients', () => {
     expect(await phones('?limit=100&page=26')).toEqual([]);
     // A second read of the same send starts from what the first one remembered.
     expect(await phones('?limit=100&page=13')).toEqual(expected(1201, 100));
+  });
+
+  it('shows every field of a deep page’s recipients as the table holds them, read again from its anchors', async () => {
+    const { rows } = await sql<{
+      id: number;
+      recipient_phone: string;
+      status: string;
+      gateway_message_id: string | null;
+      delivered_at: Date | null;
+      error_message: string | null;
+      attempts: number;
+      updated_at: Date;
+    }>`select id, recipient_phone, status, gateway_message_id, delivered_at, error_message, attempts, updated_at
+         from delivery_reports where company_id = ${tenant.company.id} and message_id = ${largeId}
+        order by id offset 1_900 limit 50`.execute(ctx.ownerDb);
+    const expectedReports = rows.map((row) => ({
+      id: Number(row.id),
+      recipient_phone: row.recipient_phone,
+      status: row.status,
+      gateway_message_id: row.gateway_message_id,
+      delivered_at: row.delivered_at?.toISOString() ?? null,
+      error_message: row.error_message,
+      attempts: row.attempts,
+      updatedAt: row.updated_at.toISOString(),
+    }));
+    const details = async () => {
+      const response = await get(`/messages/${largeId}/details?limit=50&page=39`, 'company_admin');
+      expect(response.statusCode, response.body).toBe(200);
+      return response.json().data;
+    };
+    const first = await details();
+    expect(first.deliveryReports).toEqual(expectedReports);
+    expect(first).toMatchObject({ currentPage: 39, totalPages: 50, totalItems: RECIPIENTS });
+    expect(first.summary).toMatchObject({ total: RECIPIENTS, failed: RECIPIENTS / 10 });
+    expect(first.message).toMatchObject({ id: largeId, status: 'delivered', companyId: tenant.company.id });
+    expect(first.jobStatus).toMatchObject({ status: 'completed', progress: 100 });
+    expect(await details()).toEqual(first);
+  });
+
+  it('starts a page from a remembered id only for the send it was read for, fanned out, without a status', async () => {
+    const { rows } = await sql<{ id: number; created_at: Date }>`
+      select id, created_at from delivery_reports where company_id = ${tenant.company.id} and message_id = ${largeId}
+       order by id offset 1_200 limit 1`.execute(ctx.ownerDb);
+    const [{ id: anchorId, created_at: recipientsAt }] = rows;
+    const page = (status: string | null, start: { recipientsAt: Date; anchorId: number; skip: number }) =>
+      inTenantTransaction(ctx.db, companyScope(tenant.company.id), async (trx) => {
+        const found = await readMessageDetails(trx, largeId, tenant.company.id, status, 100, 5, start);
+        return found?.reports.map((report) => report.recipient_phone);
+      });
+    // The start is taken as given (an id 1,200 rows in, two more skipped): the page it names.
+    expect(await page(null, { recipientsAt, anchorId, skip: 2 })).toEqual(expected(1203, 5));
+    // Another fan-out time, or a status: the page walks its offset from the top.
+    const otherTime = new Date(recipientsAt.getTime() + 1);
+    expect(await page(null, { recipientsAt: otherTime, anchorId, skip: 2 })).toEqual(expected(101, 5));
+    expect(await page('failed', { recipientsAt, anchorId, skip: 2 })).toEqual(expected(1010, 5, 10));
   });
 
   it('pages one status deep as well', async () => {

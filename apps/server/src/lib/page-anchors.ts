@@ -20,7 +20,23 @@ type Anchors = { version: string; ids: number[] };
  */
 export function createPageAnchors<Key>(maxLists: number) {
   const byList = new Map<Key, Promise<Anchors>>();
-  return async function pageStart(
+  /** The anchors of each list in byList once read (a list being read is not here yet). */
+  const readLists = new Map<Key, Anchors>();
+  /**
+   * Where a page starts when this process already holds the list's anchors for `version`, without
+   * reading anything; null otherwise (pageStart reads them).
+   */
+  const knownStart = (key: Key, version: string, offset: number): PageStart | null => {
+    if (offset < ANCHORS_FROM) return { anchorId: null, skip: offset };
+    const anchors = readLists.get(key);
+    const reading = byList.get(key);
+    if (anchors?.version !== version || !reading) return null;
+    // Most recently used last (as pageStart).
+    byList.delete(key);
+    byList.set(key, reading);
+    return startIn(anchors.ids, offset);
+  };
+  const pageStart = async function pageStart(
     key: Key,
     version: string,
     offset: number,
@@ -30,18 +46,31 @@ export function createPageAnchors<Key>(maxLists: number) {
     let anchors = byList.get(key);
     if (!anchors || (await anchors.catch(() => null))?.version !== version) {
       const reading = readAnchors().then((ids) => ({ version, ids }));
-      reading.catch(() => {
-        if (byList.get(key) === reading) byList.delete(key);
-      });
+      reading.then(
+        (read) => {
+          if (byList.get(key) === reading) readLists.set(key, read);
+        },
+        () => {
+          if (byList.get(key) === reading) byList.delete(key);
+        },
+      );
       anchors = reading;
     }
     // Most recently used last, so the oldest goes first when the map is full.
     byList.delete(key);
     byList.set(key, anchors);
-    if (byList.size > maxLists) byList.delete(byList.keys().next().value as Key);
-    const { ids } = await anchors;
-    const index = Math.floor(offset / ANCHOR_STEP);
-    if (index >= ids.length) return { anchorId: null, skip: offset };
-    return { anchorId: ids[index], skip: offset - index * ANCHOR_STEP };
+    if (byList.size > maxLists) {
+      const oldest = byList.keys().next().value as Key;
+      byList.delete(oldest);
+      readLists.delete(oldest);
+    }
+    return startIn((await anchors).ids, offset);
   };
+  return Object.assign(pageStart, { knownStart });
+}
+
+function startIn(ids: number[], offset: number): PageStart {
+  const index = Math.floor(offset / ANCHOR_STEP);
+  if (index >= ids.length) return { anchorId: null, skip: offset };
+  return { anchorId: ids[index], skip: offset - index * ANCHOR_STEP };
 }

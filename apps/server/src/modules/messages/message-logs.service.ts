@@ -21,10 +21,12 @@ import { inActorTransaction } from '../../db/actor-transaction.ts';
 import type { Executor } from '../../db/database.ts';
 import { notFound } from '../../errors.ts';
 import { isoString } from '../../lib/iso-time.ts';
+import { ANCHORS_FROM } from '../../lib/page-anchors.ts';
 import { SEND_MESSAGE_JOB } from '../../messaging/queue/jobs.ts';
 import { type RequestContext, tenantOf } from '../../request-context.ts';
+import { readMessageDetails } from './message-details-page.ts';
 import * as repo from './message-logs.repository.ts';
-import { recipientPageStart } from './recipient-page-anchors.ts';
+import { knownRecipientStart, recipientPageStart } from './recipient-page-anchors.ts';
 
 /** Send states in which every recipient row has been written (migration 0006). */
 const FANNED_OUT = new Set(['dispatch', 'done']);
@@ -266,13 +268,50 @@ function readQueueJob(
   return deps.messaging.queue.find(SEND_MESSAGE_JOB, message.queue_job_id, db);
 }
 
+/**
+ * The message, its job and a page of its recipients in one call (readMessageDetails), the page of
+ * a finished send's whole list from the anchors this process holds for it. A deep page of a send
+ * whose anchors are not here yet is walked in that call, and its anchors are read for the next.
+ */
 export async function getMessageDetails(deps: AppDeps, ctx: RequestContext, id: number, query: ReportsQuery) {
   return inActorTransaction(deps.db, ctx, async (trx) => {
-    const { message, send, counts } = await messageWithStateInScope(trx, ctx, id);
+    const offset = (query.page - 1) * query.limit;
+    const known = query.status ? null : knownRecipientStart(id, offset);
+    const found = await readMessageDetails(
+      trx,
+      id,
+      tenantOf(ctx.actor),
+      query.status ?? null,
+      offset,
+      query.limit,
+      known,
+    );
+    if (!found) throw notFound('Message');
+    const { message, send, counts } = found;
+    const total = query.status
+      ? (counts[query.status as keyof repo.DeliveryCounts] ?? 0)
+      : summariseDeliveries(counts).total;
+    const recipientsAt = send?.recipients_at;
+    if (
+      recipientsAt &&
+      total > 0 &&
+      !query.status &&
+      FANNED_OUT.has(send.state) &&
+      offset >= ANCHORS_FROM &&
+      known?.recipientsAt.getTime() !== recipientsAt.getTime()
+    )
+      await recipientPageStart(
+        trx,
+        { companyId: message.company_id, messageId: message.id, recipientsAt },
+        offset,
+      );
     const job = await readQueueJob(deps, trx, message, send);
-    const reports = await readReports(trx, message, send, counts, query);
+    const rows = recipientsAt && total > 0 ? found.reports : [];
     return {
-      ...reports,
+      deliveryReports: rows.map(presentDeliveryReport),
+      currentPage: query.page,
+      totalPages: totalPages(total, query.limit),
+      totalItems: total,
       message: presentMessage(message),
       jobStatus: describeJob(message, send, job, counts, new Date()),
       summary: summariseDeliveries(counts),

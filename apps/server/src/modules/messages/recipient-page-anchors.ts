@@ -1,11 +1,15 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/database.ts';
-import { ANCHOR_STEP, createPageAnchors } from '../../lib/page-anchors.ts';
+import { ANCHOR_STEP, createPageAnchors, type PageStart } from '../../lib/page-anchors.ts';
 
 type Send = { companyId: number; messageId: number; recipientsAt: Date };
 
 /** Sends whose anchors this process keeps (the most recently read). */
 const anchorsOfSend = createPageAnchors<string>(200);
+/** The send (company and fan-out time) each message's anchors were last read for. */
+const sendOfMessage = new Map<number, Send>();
+
+const keyOf = (send: Send) => `${send.companyId}:${send.messageId}:${send.recipientsAt.getTime()}`;
 
 /**
  * Where a deep page of a send's recipients (in id order) starts (lib/page-anchors.ts): 80,000
@@ -15,8 +19,10 @@ const anchorsOfSend = createPageAnchors<string>(200);
  * so one version serves for good.
  */
 export function recipientPageStart(db: Executor, send: Send, offset: number) {
-  const key = `${send.companyId}:${send.messageId}:${send.recipientsAt.getTime()}`;
-  return anchorsOfSend(key, 'fixed', offset, async () => {
+  sendOfMessage.delete(send.messageId);
+  sendOfMessage.set(send.messageId, send);
+  if (sendOfMessage.size > 200) sendOfMessage.delete(sendOfMessage.keys().next().value as number);
+  return anchorsOfSend(keyOf(send), 'fixed', offset, async () => {
     const { rows } = await sql<{ id: number }>`
       select id from (
         select d.id, row_number() over (order by d.id) as n
@@ -27,4 +33,20 @@ export function recipientPageStart(db: Executor, send: Send, offset: number) {
        order by id`.execute(db);
     return rows.map((row) => row.id);
   });
+}
+
+/**
+ * Where a deep page of a message's recipients starts, when this process holds its send's anchors
+ * (recipientPageStart read them), with the fan-out time they belong to: the caller's read checks
+ * that the send is still that one, fanned out. null: no anchors here (a page from the top needs none).
+ */
+export function knownRecipientStart(
+  messageId: number,
+  offset: number,
+): (PageStart & { anchorId: number; recipientsAt: Date }) | null {
+  const send = sendOfMessage.get(messageId);
+  if (!send) return null;
+  const start = anchorsOfSend.knownStart(keyOf(send), 'fixed', offset);
+  if (start?.anchorId == null) return null;
+  return { anchorId: start.anchorId, skip: start.skip, recipientsAt: send.recipientsAt };
 }
