@@ -1,27 +1,18 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/database.ts';
-import type {
-  DeliveryCounts,
-  DeliveryReportRow,
-  MessageRow,
-  MessageSendRow,
+import {
+  type DeliveryReportRow,
+  type Json,
+  type MessageWithStateRow,
+  messageRowOf,
+  splitMessageWithState,
 } from './message-logs.repository.ts';
 
 /** Where a page of the send's whole list starts, for the fan-out time its anchors were read at. */
 export type RecipientStart = { recipientsAt: Date; anchorId: number; skip: number };
 
-type Text<T> = [T] extends [Date] ? string : [T] extends [Date | null] ? string | null : T;
-
 type DetailsAnswer = {
-  message: { [K in keyof MessageRow]: Text<MessageRow[K]> } & {
-    send_state: string | null;
-    recipients_at: string | null;
-    recipients: number | null;
-    started_at: string | null;
-    fanout_finished_at: string | null;
-    handed_over_at: string | null;
-    send_updated_at: string | null;
-  } & DeliveryCounts;
+  message: Json<MessageWithStateRow>;
   ids: number[];
   phones: string[];
   statuses: string[];
@@ -57,42 +48,16 @@ export async function readMessageDetails(
                                 ${start?.skip ?? null}::int) as page`.execute(db);
   const answer = rows[0].page;
   if (answer === null) return undefined;
-  const {
-    send_state,
-    recipients_at,
-    recipients,
-    started_at,
-    fanout_finished_at,
-    handed_over_at,
-    send_updated_at,
-    pending,
-    submitted,
-    sent,
-    delivered,
-    failed,
-    rejected,
-    expired,
-    ...row
-  } = answer.message;
-  const message: MessageRow = {
+  const row = answer.message;
+  const { message, send, counts } = splitMessageWithState({
     ...row,
-    scheduled_at: dateOrNull(row.scheduled_at),
-    sent_at: dateOrNull(row.sent_at),
-    created_at: new Date(row.created_at),
-  };
-  const send: MessageSendRow | undefined =
-    send_state === null
-      ? undefined
-      : {
-          state: send_state,
-          recipients_at: dateOrNull(recipients_at),
-          recipients: recipients ?? 0,
-          started_at: dateOrNull(started_at),
-          fanout_finished_at: dateOrNull(fanout_finished_at),
-          handed_over_at: dateOrNull(handed_over_at),
-          updated_at: new Date(send_updated_at as string),
-        };
-  const counts: DeliveryCounts = { pending, submitted, sent, delivered, failed, rejected, expired };
+    ...messageRowOf(row),
+    recipients_at: dateOrNull(row.recipients_at),
+    started_at: dateOrNull(row.started_at),
+    fanout_finished_at: dateOrNull(row.fanout_finished_at),
+    handed_over_at: dateOrNull(row.handed_over_at),
+    send_updated_at: dateOrNull(row.send_updated_at),
+  });
   const reports: DeliveryReportRow[] = answer.ids.map((reportId, i) => ({
     id: reportId,
     recipient_phone: answer.phones[i],

@@ -39,12 +39,12 @@ const MESSAGE_COLUMNS = sql`
   m.service_ids::int[] as service_ids, m.direction, m.content, m.msisdn, m.status, m.scheduled_at,
   m.sent_at, m.created_at, m.recipient_count, m.queue_job_id, m.encoding, m.parts`;
 
-type Json<T> = {
+export type Json<T> = {
   [K in keyof T]: T[K] extends Date ? string : T[K] extends Date | null ? string | null : T[K];
 };
 
 /** A page row as migration 0030's message_list_page writes it (times as ISO text). */
-const messageRowOf = (row: Json<MessageRow>): MessageRow => ({
+export const messageRowOf = (row: Json<MessageRow>): MessageRow => ({
   ...row,
   scheduled_at: row.scheduled_at === null ? null : new Date(row.scheduled_at),
   sent_at: row.sent_at === null ? null : new Date(row.sent_at),
@@ -138,19 +138,26 @@ export async function findMessage(db: Executor, id: number, companyId: number | 
  * one round trip planned once per connection.
  */
 export async function findMessageWithState(db: Executor, id: number, companyId: number | null) {
-  const { rows } = await sql<
-    MessageRow & {
-      send_state: string | null;
-      recipients_at: Date | null;
-      recipients: number | null;
-      started_at: Date | null;
-      fanout_finished_at: Date | null;
-      handed_over_at: Date | null;
-      send_updated_at: Date | null;
-    } & DeliveryCounts
-  >`select * from message_with_state(${id}::bigint, ${companyId}::bigint)`.execute(db);
-  const row = rows[0];
-  if (!row) return undefined;
+  const { rows } =
+    await sql<MessageWithStateRow>`select * from message_with_state(${id}::bigint, ${companyId}::bigint)`.execute(
+      db,
+    );
+  return rows[0] && splitMessageWithState(rows[0]);
+}
+
+/** A row of message_with_state (migration 0027), and of message_details_page's message (0037). */
+export type MessageWithStateRow = MessageRow & {
+  send_state: string | null;
+  recipients_at: Date | null;
+  recipients: number | null;
+  started_at: Date | null;
+  fanout_finished_at: Date | null;
+  handed_over_at: Date | null;
+  send_updated_at: Date | null;
+} & DeliveryCounts;
+
+/** The message, its send (undefined: never queued) and its delivery counts, from one row. */
+export function splitMessageWithState(row: MessageWithStateRow) {
   const {
     send_state,
     recipients_at,

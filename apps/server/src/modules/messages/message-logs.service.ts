@@ -134,6 +134,10 @@ export async function listMessages(
 
 type ReportsQuery = { page: number; limit: number; status?: string };
 
+/** How many recipients a page of the message's list counts: those of one status, or all. */
+const recipientsTotal = (counts: repo.DeliveryCounts, status: string | undefined) =>
+  status ? (counts[status as keyof repo.DeliveryCounts] ?? 0) : summariseDeliveries(counts).total;
+
 async function readReports(
   db: Executor,
   message: repo.MessageRow,
@@ -141,9 +145,7 @@ async function readReports(
   counts: repo.DeliveryCounts,
   query: ReportsQuery,
 ) {
-  const total = query.status
-    ? (counts[query.status as keyof repo.DeliveryCounts] ?? 0)
-    : summariseDeliveries(counts).total;
+  const total = recipientsTotal(counts, query.status);
   const offset = (query.page - 1) * query.limit;
   let rows: repo.DeliveryReportRow[] = [];
   if (send?.recipients_at && total > 0) {
@@ -288,9 +290,7 @@ export async function getMessageDetails(deps: AppDeps, ctx: RequestContext, id: 
     );
     if (!found) throw notFound('Message');
     const { message, send, counts } = found;
-    const total = query.status
-      ? (counts[query.status as keyof repo.DeliveryCounts] ?? 0)
-      : summariseDeliveries(counts).total;
+    const total = recipientsTotal(counts, query.status);
     const recipientsAt = send?.recipients_at;
     if (
       recipientsAt &&
