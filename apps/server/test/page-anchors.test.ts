@@ -24,6 +24,16 @@ describe('page anchors', () => {
     expect(reads).toBe(1);
   });
 
+  it('names no known start while the list’s anchors are still being read', async () => {
+    const pageStart = createPageAnchors<string>(10);
+    let finishRead: (read: number[]) => void = () => {};
+    const reading = pageStart('a', 'v1', deep, () => new Promise((resolve) => (finishRead = resolve)));
+    expect(pageStart.knownStart('a', 'v1', deep)).toBeNull();
+    finishRead(ids);
+    expect(await reading).toEqual({ anchorId: ids[13], skip: 7 });
+    expect(pageStart.knownStart('a', 'v1', deep)).toEqual({ anchorId: ids[13], skip: 7 });
+  });
+
   it('forgets the known start of a list it no longer keeps', async () => {
     const pageStart = createPageAnchors<string>(2);
     const read = async () => ids;

@@ -9,7 +9,8 @@ export const ANCHORS_FROM = 1_000;
 /** Where a page starts: from a remembered key (null: from the top of the list), skipping `skip` rows. */
 export type PageStart = { anchorId: number | null; skip: number };
 
-type Anchors = { version: string; ids: number[] };
+/** A list's anchors for one version: being read, and once read, their ids. */
+type Anchors = { version: string; reading: Promise<number[]>; ids?: number[] };
 
 /**
  * Remembered page starts of long lists read in key order. OFFSET walks every key before a deep
@@ -19,21 +20,22 @@ type Anchors = { version: string; ids: number[] };
  * This process keeps the `maxLists` most recently read lists.
  */
 export function createPageAnchors<Key>(maxLists: number) {
-  const byList = new Map<Key, Promise<Anchors>>();
-  /** The anchors of each list in byList once read (a list being read is not here yet). */
-  const readLists = new Map<Key, Anchors>();
+  const byList = new Map<Key, Anchors>();
+  // Most recently used last, so the oldest goes first when the map is full.
+  const use = (key: Key, anchors: Anchors) => {
+    byList.delete(key);
+    byList.set(key, anchors);
+    if (byList.size > maxLists) byList.delete(byList.keys().next().value as Key);
+  };
   /**
    * Where a page starts when this process already holds the list's anchors for `version`, without
    * reading anything; null otherwise (pageStart reads them).
    */
   const knownStart = (key: Key, version: string, offset: number): PageStart | null => {
     if (offset < ANCHORS_FROM) return { anchorId: null, skip: offset };
-    const anchors = readLists.get(key);
-    const reading = byList.get(key);
-    if (anchors?.version !== version || !reading) return null;
-    // Most recently used last (as pageStart).
-    byList.delete(key);
-    byList.set(key, reading);
+    const anchors = byList.get(key);
+    if (anchors?.version !== version || !anchors.ids) return null;
+    use(key, anchors);
     return startIn(anchors.ids, offset);
   };
   const pageStart = async function pageStart(
@@ -44,27 +46,20 @@ export function createPageAnchors<Key>(maxLists: number) {
   ): Promise<PageStart> {
     if (offset < ANCHORS_FROM) return { anchorId: null, skip: offset };
     let anchors = byList.get(key);
-    if (!anchors || (await anchors.catch(() => null))?.version !== version) {
-      const reading = readAnchors().then((ids) => ({ version, ids }));
-      reading.then(
-        (read) => {
-          if (byList.get(key) === reading) readLists.set(key, read);
+    if (anchors?.version !== version) {
+      const read: Anchors = { version, reading: readAnchors() };
+      read.reading.then(
+        (ids) => {
+          read.ids = ids;
         },
         () => {
-          if (byList.get(key) === reading) byList.delete(key);
+          if (byList.get(key) === read) byList.delete(key);
         },
       );
-      anchors = reading;
+      anchors = read;
     }
-    // Most recently used last, so the oldest goes first when the map is full.
-    byList.delete(key);
-    byList.set(key, anchors);
-    if (byList.size > maxLists) {
-      const oldest = byList.keys().next().value as Key;
-      byList.delete(oldest);
-      readLists.delete(oldest);
-    }
-    return startIn((await anchors).ids, offset);
+    use(key, anchors);
+    return startIn(await anchors.reading, offset);
   };
   return Object.assign(pageStart, { knownStart });
 }
