@@ -62,15 +62,74 @@ end $$;
 revoke execute on function subscriber_list_columns(bigint, integer, integer, bigint) from public;
 grant execute on function subscriber_list_columns(bigint, integer, integer, bigint) to sms_app;
 
+-- A page of a message's recipients as columns (ADR 0012, 2026-11-27): 0034's recipient_page with
+-- its page as one array a column (as above) instead of a JSON object a row. Its callers are the
+-- recipients' list and message_details_page; recipient_page stays for an API process of before
+-- during a deploy. SECURITY INVOKER: row-level security applies.
+create function recipient_page_columns(
+  p_company_id bigint,
+  p_message_id bigint,
+  p_recipients_at timestamptz,
+  p_status text,
+  p_from_id bigint,
+  p_offset integer,
+  p_limit integer
+) returns json
+  language plpgsql stable
+  set plan_cache_mode = force_generic_plan
+  set search_path = public, pg_temp as $$
+declare
+  first_id bigint := p_from_id;
+  skip integer := p_offset;
+  ids bigint[];
+  phones text[];
+  statuses text[];
+  gateway_ids text[];
+  delivered timestamptz[];
+  errors text[];
+  attempts integer[];
+  updated timestamptz[];
+begin
+  -- The skip walked over the key alone.
+  if p_status is null and p_offset > 0 then
+    select d.id into first_id
+      from delivery_reports d
+     where d.company_id = p_company_id and d.message_id = p_message_id
+       and d.created_at = p_recipients_at and d.id >= p_from_id
+     order by d.id
+    offset p_offset limit 1;
+    skip := 0;
+  end if;
+  if first_id is not null then
+    select array_agg(k.id), array_agg(k.recipient_phone), array_agg(k.status), array_agg(k.gateway_message_id),
+           array_agg(k.delivered_at), array_agg(k.error_message), array_agg(k.attempts), array_agg(k.updated_at)
+      into ids, phones, statuses, gateway_ids, delivered, errors, attempts, updated
+      from (select d.id, d.recipient_phone, d.status, d.gateway_message_id, d.delivered_at, d.error_message,
+                   d.attempts::int as attempts, d.updated_at
+              from delivery_reports d
+             where d.company_id = p_company_id and d.message_id = p_message_id
+               and d.created_at = p_recipients_at and d.id >= first_id
+               and (p_status is null or d.status = p_status)
+             order by d.id
+            offset skip limit p_limit) k;
+  end if;
+  return json_build_object('ids', coalesce(ids, '{}'), 'phones', coalesce(phones, '{}'),
+                           'statuses', coalesce(statuses, '{}'), 'gateway_ids', coalesce(gateway_ids, '{}'),
+                           'delivered', coalesce(delivered, '{}'), 'errors', coalesce(errors, '{}'),
+                           'attempts', coalesce(attempts, '{}'), 'updated', coalesce(updated, '{}'));
+end $$;
+revoke execute on function recipient_page_columns(bigint, bigint, timestamptz, text, bigint, integer, integer) from public;
+grant execute on function recipient_page_columns(bigint, bigint, timestamptz, text, bigint, integer, integer) to sms_app;
+
 -- A message's details in one call (ADR 0012, 2026-11-27): the message with its send state and
--- delivery counts (0027's message_with_state) and a page of its recipients (0034's recipient_page),
--- which were two calls, the page's rows as one array a column (as above). The caller names where a
--- page of the send's whole list starts from a remembered id (recipient-page-anchors.ts) for the
--- fan-out time those ids were read for: the start serves only when the send has finished its
--- fan-out at that time and the page has no status filter; otherwise the page is walked from the
--- top, skipping p_offset rows (the same page). The page is read only once the send's recipients
--- have a fan-out time. null: no such message for the caller. p_company_id null: any company the
--- binding sees (a system admin). SECURITY INVOKER: row-level security applies.
+-- delivery counts (0027's message_with_state) and a page of its recipients (recipient_page_columns,
+-- above), which were two round trips, called here in one. The caller names where a page of the send's
+-- whole list starts from a remembered id (recipient-page-anchors.ts) for the fan-out time those ids
+-- were read for: the start serves only when the send has finished its fan-out at that time and the
+-- page has no status filter; otherwise the page is walked from the top, skipping p_offset rows (the
+-- same page). The page is read only once the send's recipients have a fan-out time. null: no such
+-- message for the caller. p_company_id null: any company the binding sees (a system admin).
+-- SECURITY INVOKER: row-level security applies.
 create function message_details_page(
   p_id bigint,
   p_company_id bigint,
@@ -85,82 +144,28 @@ create function message_details_page(
   set plan_cache_mode = force_generic_plan
   set search_path = public, pg_temp as $$
 declare
-  company bigint := p_company_id;
   message json;
+  company bigint;
   send_state text;
   recipients_at timestamptz;
-  first_id bigint := 0;
+  from_id bigint := 0;
   skip integer := p_offset;
-  ids bigint[];
-  phones text[];
-  statuses text[];
-  gateway_ids text[];
-  delivered timestamptz[];
-  errors text[];
-  attempts integer[];
-  updated timestamptz[];
+  recipients json;
 begin
-  if company is null then
-    select m.company_id into company from messages m where m.id = p_id;
-  end if;
-  select json_build_object(
-           'id', m.id, 'company_id', m.company_id, 'company_name', c.name, 'service_id', m.service_id,
-           'service_name', s.name, 'service_ids', m.service_ids::int[], 'direction', m.direction,
-           'content', m.content, 'msisdn', m.msisdn, 'status', m.status, 'scheduled_at', m.scheduled_at,
-           'sent_at', m.sent_at, 'created_at', m.created_at, 'recipient_count', m.recipient_count,
-           'queue_job_id', m.queue_job_id, 'encoding', m.encoding, 'parts', m.parts,
-           'send_state', ms.state, 'recipients_at', ms.recipients_at, 'recipients', ms.recipients,
-           'started_at', ms.started_at, 'fanout_finished_at', ms.fanout_finished_at,
-           'handed_over_at', ms.handed_over_at, 'send_updated_at', ms.updated_at,
-           'pending', dc.pending, 'submitted', dc.submitted, 'sent', dc.sent, 'delivered', dc.delivered,
-           'failed', dc.failed, 'rejected', dc.rejected, 'expired', dc.expired),
-         ms.state, ms.recipients_at
-    into message, send_state, recipients_at
-    from messages m
-    join companies c on c.id = m.company_id
-    left join services s on s.company_id = m.company_id and s.id = m.service_id
-    left join message_sends ms on ms.company_id = m.company_id and ms.message_id = m.id
-    cross join lateral (
-      select coalesce(sum(d.pending), 0)::int as pending, coalesce(sum(d.submitted), 0)::int as submitted,
-             coalesce(sum(d.sent), 0)::int as sent, coalesce(sum(d.delivered), 0)::int as delivered,
-             coalesce(sum(d.failed), 0)::int as failed, coalesce(sum(d.rejected), 0)::int as rejected,
-             coalesce(sum(d.expired), 0)::int as expired
-        from message_delivery_counts d where d.company_id = m.company_id and d.message_id = m.id) dc
-   where m.company_id = company and m.id = p_id;
+  select row_to_json(w), w.company_id, w.send_state, w.recipients_at
+    into message, company, send_state, recipients_at
+    from message_with_state(p_id, p_company_id) w;
   if message is null then
     return null;
   end if;
   if recipients_at is not null then
     if p_status is null and send_state in ('dispatch', 'done') and recipients_at = p_anchor_recipients_at then
-      first_id := p_anchor_id;
+      from_id := p_anchor_id;
       skip := p_anchor_skip;
     end if;
-    -- The skip walked over the key alone (as 0034's recipient_page).
-    if p_status is null and skip > 0 then
-      select d.id into first_id
-        from delivery_reports d
-       where d.company_id = company and d.message_id = p_id and d.created_at = recipients_at and d.id >= first_id
-       order by d.id
-      offset skip limit 1;
-      skip := 0;
-    end if;
-    if first_id is not null then
-      select array_agg(k.id), array_agg(k.recipient_phone), array_agg(k.status), array_agg(k.gateway_message_id),
-             array_agg(k.delivered_at), array_agg(k.error_message), array_agg(k.attempts), array_agg(k.updated_at)
-        into ids, phones, statuses, gateway_ids, delivered, errors, attempts, updated
-        from (select d.id, d.recipient_phone, d.status, d.gateway_message_id, d.delivered_at, d.error_message,
-                     d.attempts::int as attempts, d.updated_at
-                from delivery_reports d
-               where d.company_id = company and d.message_id = p_id and d.created_at = recipients_at
-                 and d.id >= first_id and (p_status is null or d.status = p_status)
-               order by d.id
-              offset skip limit p_limit) k;
-    end if;
+    recipients := recipient_page_columns(company, p_id, recipients_at, p_status, from_id, skip, p_limit);
   end if;
-  return json_build_object('message', message, 'ids', coalesce(ids, '{}'), 'phones', coalesce(phones, '{}'),
-                           'statuses', coalesce(statuses, '{}'), 'gateway_ids', coalesce(gateway_ids, '{}'),
-                           'delivered', coalesce(delivered, '{}'), 'errors', coalesce(errors, '{}'),
-                           'attempts', coalesce(attempts, '{}'), 'updated', coalesce(updated, '{}'));
+  return json_build_object('message', message, 'recipients', recipients);
 end $$;
 revoke execute on function message_details_page(bigint, bigint, text, integer, integer, timestamptz, bigint, integer) from public;
 grant execute on function message_details_page(bigint, bigint, text, integer, integer, timestamptz, bigint, integer) to sms_app;

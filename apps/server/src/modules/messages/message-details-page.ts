@@ -1,27 +1,19 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 import {
-  type DeliveryReportRow,
+  deliveryReportsOf,
   type Json,
   type MessageWithStateRow,
   messageRowOf,
+  type RecipientColumns,
   splitMessageWithState,
 } from './message-logs.repository.ts';
 
 /** Where a page of the send's whole list starts, for the fan-out time its anchors were read at. */
 export type RecipientStart = { recipientsAt: Date; anchorId: number; skip: number };
 
-type DetailsAnswer = {
-  message: Json<MessageWithStateRow>;
-  ids: number[];
-  phones: string[];
-  statuses: string[];
-  gateway_ids: (string | null)[];
-  delivered: (string | null)[];
-  errors: (string | null)[];
-  attempts: number[];
-  updated: string[];
-} | null;
+/** recipients null: the send has no fan-out time yet (no page read). */
+type DetailsAnswer = { message: Json<MessageWithStateRow>; recipients: RecipientColumns | null } | null;
 
 const dateOrNull = (text: string | null) => (text === null ? null : new Date(text));
 
@@ -58,15 +50,6 @@ export async function readMessageDetails(
     handed_over_at: dateOrNull(row.handed_over_at),
     send_updated_at: dateOrNull(row.send_updated_at),
   });
-  const reports: DeliveryReportRow[] = answer.ids.map((reportId, i) => ({
-    id: reportId,
-    recipient_phone: answer.phones[i],
-    status: answer.statuses[i],
-    gateway_message_id: answer.gateway_ids[i],
-    delivered_at: dateOrNull(answer.delivered[i]),
-    error_message: answer.errors[i],
-    attempts: answer.attempts[i],
-    updated_at: new Date(answer.updated[i]),
-  }));
+  const reports = answer.recipients ? deliveryReportsOf(answer.recipients) : [];
   return { message, send, counts, reports };
 }

@@ -238,8 +238,8 @@ export type DeliveryReportRow = {
 };
 
 /**
- * A page of a message's recipients in the order they were resolved (migration 0030's
- * recipient_page, planned once per connection). All rows of a message share one created_at
+ * A page of a message's recipients in the order they were resolved (migration 0037's
+ * recipient_page_columns, planned once per connection). All rows of a message share one created_at
  * (recipientsAt), so the read touches one partition, by its primary key.
  */
 export async function listDeliveryReports(
@@ -248,14 +248,34 @@ export async function listDeliveryReports(
   offset: number,
   limit: number,
 ): Promise<DeliveryReportRow[]> {
-  const { rows } = await sql<{ page: Json<DeliveryReportRow>[] }>`
-    select recipient_page(${where.companyId}::bigint, ${where.messageId}::bigint, ${where.recipientsAt}::timestamptz,
-                          ${where.status ?? null}::text, ${where.fromId ?? 0}::bigint, ${offset}::int, ${limit}::int) as page`.execute(
+  const { rows } = await sql<{ page: RecipientColumns }>`
+    select recipient_page_columns(${where.companyId}::bigint, ${where.messageId}::bigint, ${where.recipientsAt}::timestamptz,
+                                  ${where.status ?? null}::text, ${where.fromId ?? 0}::bigint, ${offset}::int, ${limit}::int) as page`.execute(
     db,
   );
-  return rows[0].page.map((row) => ({
-    ...row,
-    delivered_at: row.delivered_at === null ? null : new Date(row.delivered_at),
-    updated_at: new Date(row.updated_at),
-  }));
+  return deliveryReportsOf(rows[0].page);
 }
+
+/** recipient_page_columns' answer (migration 0037): one array a column, times as ISO text. */
+export type RecipientColumns = {
+  ids: number[];
+  phones: string[];
+  statuses: string[];
+  gateway_ids: (string | null)[];
+  delivered: (string | null)[];
+  errors: (string | null)[];
+  attempts: number[];
+  updated: string[];
+};
+
+export const deliveryReportsOf = (page: RecipientColumns): DeliveryReportRow[] =>
+  page.ids.map((id, i) => ({
+    id,
+    recipient_phone: page.phones[i],
+    status: page.statuses[i],
+    gateway_message_id: page.gateway_ids[i],
+    delivered_at: page.delivered[i] === null ? null : new Date(page.delivered[i] as string),
+    error_message: page.errors[i],
+    attempts: page.attempts[i],
+    updated_at: new Date(page.updated[i]),
+  }));
