@@ -6,6 +6,7 @@ import { companyScope, inTenantTransaction, platformScope } from '../src/db/tena
 import { enqueueSend } from '../src/messaging/send-jobs.ts';
 import { readMessageDetails } from '../src/modules/messages/message-details-page.ts';
 import {
+  type DeliveryReportRow,
   findMessageWithState,
   listMessagesWithCounts,
   type MessageFilter,
@@ -474,16 +475,8 @@ describe('deep pages of a large send’s recipients', () => {
   });
 
   it('shows every field of a deep page’s recipients as the table holds them, read again from its anchors', async () => {
-    const { rows } = await sql<{
-      id: number;
-      recipient_phone: string;
-      status: string;
-      gateway_message_id: string | null;
-      delivered_at: Date | null;
-      error_message: string | null;
-      attempts: number;
-      updated_at: Date;
-    }>`select id, recipient_phone, status, gateway_message_id, delivered_at, error_message, attempts, updated_at
+    const { rows } =
+      await sql<DeliveryReportRow>`select id, recipient_phone, status, gateway_message_id, delivered_at, error_message, attempts, updated_at
          from delivery_reports where company_id = ${tenant.company.id} and message_id = ${largeId}
         order by id offset 1_900 limit 50`.execute(ctx.ownerDb);
     const expectedReports = rows.map((row) => ({
