@@ -208,7 +208,8 @@ export async function measureConsoleReads(
     const work = `${(counts.messages / 1e6).toFixed(2)}M messages, ${(counts.deliveryReports / 1e6).toFixed(1)}M reports, ${CLIENTS} clients`;
     const failed: string[] = [];
     for (const read of reads) {
-      if (only && !read.measure.includes(only)) continue;
+      // CONSOLE_READS_ONLY=<text>: the reads whose name contains it; =<name>: the one read of that name.
+      if (only && !(only.startsWith('=') ? read.measure === only.slice(1) : read.measure.includes(only))) continue;
       const result = await driveConcurrentGets({
         baseUrl: url,
         token: tokens[read.who],

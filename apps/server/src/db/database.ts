@@ -113,22 +113,37 @@ export const PREPARED_PER_CONNECTION = 200;
 const MAX_PREPARED_VALUES = 64;
 
 type PoolClient = Awaited<ReturnType<PostgresPool['connect']>>;
+/** pg's client in pipeline mode (pg 8.23: queries written without waiting for the one before). */
+type Pipelining = { pipeline: boolean; connection: { stream: { cork(): void; uncork(): void } } };
 type ParsedStatements = { connection?: { parsedStatements?: Record<string, string> } };
 
-const preparedScope = new AsyncLocalStorage<true>();
+/**
+ * What goes out with each statement of a read whose signed-in user was not looked up first
+ * (plugins/authenticate.ts): `begin` (BEGIN and the session lookup that binds the transaction, one
+ * simple-protocol string), the statement, and COMMIT are written together and answered in one round
+ * trip; `check` is given the lookup's answer and throws when it is not the user the request was
+ * worked on for, so the statement's rows are never used.
+ */
+export type StatementLead = { begin: string; check: (answer: unknown[]) => void };
+
+const preparedScope = new AsyncLocalStorage<{ lead: StatementLead | null }>();
+const NO_LEAD = { lead: null };
 
 /**
  * Runs work whose parameterised statements are prepared by name on their connection (see
  * `preparing`): the console's requests, which run the same few hundred statements over and over.
  * Everything else (the engine, delivery reports, jobs, sign-in) keeps unnamed statements.
+ * With `lead`, each statement is its own transaction, begun and bound by the lead (StatementLead).
  */
-export function withPreparedStatements<T>(work: () => Promise<T>) {
-  return preparedScope.run(true, work);
+export function withPreparedStatements<T>(work: () => Promise<T>, lead: StatementLead | null = null) {
+  return preparedScope.run(lead ? { lead } : NO_LEAD, work);
 }
 
 export function preparesStatements() {
-  return preparedScope.getStore() === true;
+  return preparedScope.getStore() !== undefined;
 }
+
+const leadOfStatements = () => preparedScope.getStore()?.lead ?? null;
 
 /**
  * Kysely's connections, where inside withPreparedStatements every parameterised statement is
@@ -193,7 +208,58 @@ function namingClient(client: PoolClient): PoolClient {
     else if (transaction) transaction.onlyPreparedReads = false;
     return lastResult(result);
   };
+  /**
+   * BEGIN with the lead's binding, the statement and COMMIT written to the socket at once (pg's
+   * pipeline mode, for these three only) and answered in one round trip instead of three. The lead's
+   * answer is checked before the statement's is used; a failed statement leaves nothing open (its
+   * COMMIT answers as a ROLLBACK).
+   */
+  const withLead = async (lead: StatementLead, text: string, values: readonly unknown[]) => {
+    const named = values.length > 0 && values.length <= MAX_PREPARED_VALUES;
+    const name = named ? nameOf(text) : undefined;
+    if (name !== undefined) {
+      if (prepared.delete(name)) prepared.set(name, true);
+      else {
+        if (prepared.size >= PREPARED_PER_CONNECTION) await deallocateOldest(client, prepared, parsed());
+        prepared.set(name, true);
+      }
+    }
+    const pipelined = client as unknown as Pipelining;
+    const stream = pipelined.connection.stream;
+    pipelined.pipeline = true;
+    stream.cork();
+    let answers: PromiseSettledResult<unknown>[];
+    try {
+      const sent = [
+        client.query(lead.begin, []),
+        name === undefined
+          ? client.query(text, values as unknown[])
+          : client.query({ name, text, values: values as unknown[], rowMode: 'array' } as never),
+        client.query('commit', []),
+      ];
+      stream.uncork();
+      answers = await Promise.allSettled(sent);
+    } finally {
+      pipelined.pipeline = false;
+    }
+    const [begun, statement] = answers;
+    if (begun.status === 'rejected') throw begun.reason;
+    lead.check((lastResult(begun.value) as { rows: unknown[] }).rows);
+    if (statement.status === 'rejected') throw statement.reason;
+    return name === undefined ? statement.value : withObjectRows(statement.value);
+  };
   const query = async (text: string, values?: readonly unknown[]) => {
+    const lead = leadOfStatements();
+    if (lead) {
+      try {
+        return await withLead(lead, text, values ?? []);
+      } catch (error) {
+        if (!isStalePlan(error)) throw error;
+        // As below; the statement was its own transaction, so it is simply sent again.
+        generation += 1;
+        return withLead(lead, text, values ?? []);
+      }
+    }
     if (
       values === undefined ||
       values.length === 0 ||

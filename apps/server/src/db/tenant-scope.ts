@@ -28,7 +28,7 @@ export function inTenantTransaction<T>(
   userId: number | null = null,
 ) {
   return db.connection().execute(async (connection) => {
-    await sql.raw(`begin; ${bindingStatement(scope, userId)}`).execute(connection);
+    await sql.raw(beginBoundText(scope, userId, preparesStatements())).execute(connection);
     let result: T;
     try {
       // One connection inside BEGIN ... COMMIT is what a Kysely transaction is; repositories take either.
@@ -53,13 +53,16 @@ export function inTenantTransaction<T>(
  */
 const CUSTOM_PLANS = ", set_config('plan_cache_mode', 'force_custom_plan', true)";
 
-/** The binding as one statement with its values written in (ids only, so nothing to escape). */
-function bindingStatement(scope: TenantScope, userId: number | null) {
+/**
+ * BEGIN and the binding as one message, the values written in (ids only, so nothing to escape).
+ * `customPlans`: a read's planning rule (above).
+ */
+export function beginBoundText(scope: TenantScope, userId: number | null, customPlans: boolean) {
   const companyId = scope.kind === 'company' ? idText(scope.companyId) : '';
   const platform = scope.kind === 'platform' ? 'on' : '';
   const user = userId === null ? '' : idText(userId);
-  const plans = preparesStatements() ? CUSTOM_PLANS : '';
-  return `select set_config('app.company_id', '${companyId}', true), set_config('app.platform', '${platform}', true), set_config('app.user_id', '${user}', true)${plans}`;
+  const plans = customPlans ? CUSTOM_PLANS : '';
+  return `begin; select set_config('app.company_id', '${companyId}', true), set_config('app.platform', '${platform}', true), set_config('app.user_id', '${user}', true)${plans}`;
 }
 
 function idText(id: number) {

@@ -31,7 +31,7 @@ export function errorHandler(
     // Unavailable is the server's state, not the client's mistake: worth a line for whoever runs it.
     if (error.code === 'unavailable') request.log.warn({ err: error.cause ?? error }, error.message);
     if (error.headers) reply.headers(error.headers);
-    return reply.code(error.status).send(envelope(error.message, error.code, error.details));
+    return reply.code(error.status).send(errorEnvelope(error.message, error.code, error.details));
   }
   if (hasZodFastifySchemaValidationErrors(error)) {
     const issues = error.validation.map((issue) =>
@@ -39,9 +39,9 @@ export function errorHandler(
     );
     // No body at all (or an empty one) where an object is expected: say so, not zod's type words.
     if (error.validationContext === 'body' && (request.body === null || request.body === undefined))
-      return reply.code(400).send(envelope(REQUEST_LIMIT_MESSAGES.bodyRequired, 'validation_failed'));
+      return reply.code(400).send(errorEnvelope(REQUEST_LIMIT_MESSAGES.bodyRequired, 'validation_failed'));
     return reply.code(400).send(
-      envelope(
+      errorEnvelope(
         issues[0]?.text ?? 'Invalid request',
         'validation_failed',
         issues.map((issue) => issue.detail),
@@ -50,21 +50,23 @@ export function errorHandler(
   }
   if (isResponseSerializationError(error)) {
     request.log.error({ err: error, cause: error.cause }, 'response did not match its schema');
-    return reply.code(500).send(envelope('Internal server error', 'internal'));
+    return reply.code(500).send(errorEnvelope('Internal server error', 'internal'));
   }
   const status = (error as FastifyError).statusCode;
   if (status === 413) {
     return reply
       .code(413)
-      .send(envelope(REQUEST_LIMIT_MESSAGES.tooLarge(sizeLimitOf(error, request)), 'bad_request'));
+      .send(errorEnvelope(REQUEST_LIMIT_MESSAGES.tooLarge(sizeLimitOf(error, request)), 'bad_request'));
   }
   if (status && status >= 400 && status < 500) {
-    if (status === 429) return reply.code(429).send(envelope(error.message, 'rate_limited'));
-    return reply.code(status).send(envelope(error.message, status === 404 ? 'not_found' : 'bad_request'));
+    if (status === 429) return reply.code(429).send(errorEnvelope(error.message, 'rate_limited'));
+    return reply
+      .code(status)
+      .send(errorEnvelope(error.message, status === 404 ? 'not_found' : 'bad_request'));
   }
   // Anything else is our fault: log it whole, tell the client nothing about it.
   request.log.error({ err: error }, 'unhandled error');
-  return reply.code(500).send(envelope('Internal server error', 'internal'));
+  return reply.code(500).send(errorEnvelope('Internal server error', 'internal'));
 }
 
 /** The limit a too-large request broke: its own, a multipart file's, or the route's body limit. */
@@ -79,12 +81,12 @@ function sizeLimitOf(error: Error, request: FastifyRequest) {
   return request.routeOptions.bodyLimit ?? request.server.initialConfig.bodyLimit ?? 1024 * 1024;
 }
 
-function envelope(message: string, code: string, details?: string[]): TApiError {
+export function errorEnvelope(message: string, code: string, details?: string[]): TApiError {
   return details?.length
     ? { success: false, message, error: code, details }
     : { success: false, message, error: code };
 }
 
 export function notFoundEnvelope(method: string, url: string): TApiError {
-  return envelope(`Route ${method} ${url.split('?')[0]} not found`, 'not_found');
+  return errorEnvelope(`Route ${method} ${url.split('?')[0]} not found`, 'not_found');
 }

@@ -67,11 +67,19 @@ export async function beginSessionTransaction(
   sessionId: string,
   customPlans: boolean,
 ): Promise<SessionUser | undefined> {
-  if (!UUID.test(sessionId) || !Number.isSafeInteger(userId) || userId < 0) return undefined;
-  const { rows } = await sql
-    .raw<SessionUser>(`begin; select * from app_begin_session(${userId}, '${sessionId}', ${customPlans})`)
-    .execute(connection);
+  const begin = sessionBeginText(userId, sessionId, customPlans);
+  if (begin === undefined) return undefined;
+  const { rows } = await sql.raw<SessionUser>(begin).execute(connection);
   return rows[0];
+}
+
+/**
+ * The message that begins a transaction bound to the session's user (app_begin_session): the
+ * values are written in, so only an integer and a well-formed UUID; undefined for anything else.
+ */
+export function sessionBeginText(userId: number, sessionId: string, customPlans: boolean) {
+  if (!UUID.test(sessionId) || !Number.isSafeInteger(userId) || userId < 0) return undefined;
+  return `begin; select * from app_begin_session(${userId}, '${sessionId}', ${customPlans})`;
 }
 
 export async function recordSuccessfulLogin(db: Executor, userId: number, companyId: number | null) {
