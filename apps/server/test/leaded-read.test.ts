@@ -107,7 +107,11 @@ describe('a read of a sign-in found before', () => {
 
     const refused = await get('/subscriptions/subscribers', token);
     expect(refused.statusCode).toBe(401);
-    expect(refused.json()).toEqual({ success: false, message: AUTH_MESSAGES.userSuspended, error: 'unauthorized' });
+    expect(refused.json()).toEqual({
+      success: false,
+      message: AUTH_MESSAGES.userSuspended,
+      error: 'unauthorized',
+    });
     // Forgotten: the next read looks the user up first, and is refused the same way.
     expect((await get('/subscriptions/subscribers', token)).json().message).toBe(AUTH_MESSAGES.userSuspended);
   });
@@ -133,7 +137,11 @@ describe('a read of a sign-in found before', () => {
 
     const stale = await get('/auth/profile', token);
     expect(stale.statusCode).toBe(401);
-    expect(stale.json()).toEqual({ success: false, message: AUTH_MESSAGES.tokenExpired, error: 'token_expired' });
+    expect(stale.json()).toEqual({
+      success: false,
+      message: AUTH_MESSAGES.tokenExpired,
+      error: 'token_expired',
+    });
 
     const fresh = await get('/auth/profile', token);
     expect(fresh.statusCode).toBe(200);

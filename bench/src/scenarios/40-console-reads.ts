@@ -209,7 +209,8 @@ export async function measureConsoleReads(
     const failed: string[] = [];
     for (const read of reads) {
       // CONSOLE_READS_ONLY=<text>: the reads whose name contains it; =<name>: the one read of that name.
-      if (only && !(only.startsWith('=') ? read.measure === only.slice(1) : read.measure.includes(only))) continue;
+      if (only && !(only.startsWith('=') ? read.measure === only.slice(1) : read.measure.includes(only)))
+        continue;
       const result = await driveConcurrentGets({
         baseUrl: url,
         token: tokens[read.who],
