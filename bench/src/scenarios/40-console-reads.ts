@@ -204,13 +204,15 @@ export async function measureConsoleReads(
         pathOf: () => '/api/v1/reports?timeframe=30d',
       },
     ];
-    const only = process.env.CONSOLE_READS_ONLY;
+    // CONSOLE_READS_ONLY=<text>|<text>...: the reads whose name contains one of them; =<name>: the read of that name.
+    const only = process.env.CONSOLE_READS_ONLY?.split('|');
+    const chosen = (measure: string) =>
+      !only ||
+      only.some((part) => (part.startsWith('=') ? measure === part.slice(1) : measure.includes(part)));
     const work = `${(counts.messages / 1e6).toFixed(2)}M messages, ${(counts.deliveryReports / 1e6).toFixed(1)}M reports, ${CLIENTS} clients`;
     const failed: string[] = [];
     for (const read of reads) {
-      // CONSOLE_READS_ONLY=<text>: the reads whose name contains it; =<name>: the one read of that name.
-      if (only && !(only.startsWith('=') ? read.measure === only.slice(1) : read.measure.includes(only)))
-        continue;
+      if (!chosen(read.measure)) continue;
       const result = await driveConcurrentGets({
         baseUrl: url,
         token: tokens[read.who],

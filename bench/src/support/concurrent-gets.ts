@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { readHttpAnswer } from './http-answer.ts';
 import { percentileOf } from './percentile.ts';
-import { cpuSecondsOf } from './process-cpu.ts';
+import { cpuReadingOf, cpuSecondsSince } from './process-cpu.ts';
 
 export type ConcurrentGetsResult = {
   requests: number;
@@ -170,13 +170,15 @@ export async function driveConcurrentGets(options: {
   try {
     await run(options.warmUpSeconds, null);
     const groups = (await options.cpuPids?.()) ?? [];
-    const cpuBefore = groups.map(cpuSecondsOf);
+    const cpuBefore = groups.map(cpuReadingOf);
     const samples: number[] = [];
     const started = performance.now();
     await run(options.seconds, samples);
     const elapsed = (performance.now() - started) / 1000;
-    const cpuMsPerRequest = groups.map(
-      (pids, i) => ((cpuSecondsOf(pids) - cpuBefore[i]) * 1000) / Math.max(1, samples.length),
+    // The processes of now: a pool may have closed and opened connections during the run.
+    const groupsAfter = (await options.cpuPids?.()) ?? groups;
+    const cpuMsPerRequest = groupsAfter.map(
+      (pids, i) => (cpuSecondsSince(cpuBefore[i] ?? new Map(), pids) * 1000) / Math.max(1, samples.length),
     );
     samples.sort((a, b) => a - b);
     return {
