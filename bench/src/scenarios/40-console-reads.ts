@@ -13,11 +13,19 @@ import { startServerProcess } from '../support/server-process.ts';
 
 const CLIENTS = 50;
 /**
- * Seconds each read is measured (after 1 s of warm-up). 4 s held 4,000-8,000 requests, so one stall
+ * Seconds each read is measured (after its warm-up, below). 4 s held 4,000-8,000 requests, so one stall
  * of the machine of a few hundred ms moved a p95 by 10-30 ms between runs of the same code (ADR 0012,
  * 2026-11-24); 10 s makes the p95 the read's own.
  */
 const SECONDS_PER_READ = 10;
+/**
+ * Seconds each read runs before it is measured. After 1 s the first 1-2 s measured were still the
+ * read's start, not its steady state (answers per 0.5 s of a details page: 398, 428, 476, 515, then
+ * 576-712; medians 66, 55, 54, 48, then 32-42 ms): the first requests of a read read its page
+ * anchors, prepare its statements on each connection, and run its code before V8 has optimised it.
+ * After 3 s the first half-second measured is like the last (ADR 0012, 27 November, afternoon).
+ */
+const WARM_UP_SECONDS = 3;
 
 type Read = {
   measure: string;
@@ -218,7 +226,7 @@ export async function measureConsoleReads(
         token: tokens[read.who],
         clients: CLIENTS,
         seconds: ctx.quick ? 0.2 : Number(process.env.CONSOLE_READS_SECONDS ?? SECONDS_PER_READ),
-        warmUpSeconds: ctx.quick ? 0.05 : 1,
+        warmUpSeconds: ctx.quick ? 0.05 : WARM_UP_SECONDS,
         pathOf: read.pathOf,
         cpuPids,
       });
