@@ -175,4 +175,19 @@ describe('a read of a sign-in found before', () => {
     expect(refused.statusCode).toBe(401);
     expect(refused.json().message).toBe(AUTH_MESSAGES.userSuspended);
   });
+
+  it('gives every connection back, whatever the answer', async () => {
+    const { user, service, token } = await staff('company_admin');
+    expect((await get(`/services/${service.id}`, token)).statusCode).toBe(200);
+    const answers = await Promise.all([
+      get(`/services/${service.id}`, token),
+      get('/messages?page=abc', token),
+      get('/services/999999999', token),
+    ]);
+    expect(answers.map((answer) => answer.statusCode)).toEqual([200, 400, 404]);
+    await setUser(user.id, { status: 'suspended' });
+    expect((await get(`/services/${service.id}`, token)).statusCode).toBe(401);
+    await delay(20);
+    expect(ctx.pool.totalCount - ctx.pool.idleCount).toBe(0);
+  });
 });
