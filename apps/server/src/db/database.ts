@@ -227,17 +227,22 @@ function namingClient(client: PoolClient): PoolClient {
     const pipelined = client as unknown as Pipelining;
     const stream = pipelined.connection.stream;
     pipelined.pipeline = true;
-    stream.cork();
     let answers: PromiseSettledResult<unknown>[];
     try {
-      const sent = [
-        client.query(lead.begin, []),
-        name === undefined
-          ? client.query(text, values as unknown[])
-          : client.query({ name, text, values: values as unknown[], rowMode: 'array' } as never),
-        client.query('commit', []),
-      ];
-      stream.uncork();
+      let sent: unknown[];
+      stream.cork();
+      try {
+        sent = [
+          client.query(lead.begin, []),
+          name === undefined
+            ? client.query(text, values as unknown[])
+            : client.query({ name, text, values: values as unknown[], rowMode: 'array' } as never),
+          client.query('commit', []),
+        ];
+      } finally {
+        // A socket left corked would hold every later message of this connection.
+        stream.uncork();
+      }
       answers = await Promise.allSettled(sent);
     } finally {
       pipelined.pipeline = false;
