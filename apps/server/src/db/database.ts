@@ -112,6 +112,9 @@ export const PREPARED_PER_CONNECTION = 200;
 /** Statements with more values than this are bulk writes of varying shape: left unnamed. */
 const MAX_PREPARED_VALUES = 64;
 
+/** Whether a statement with these values is prepared by name (one without values is simple protocol). */
+const preparable = (values: readonly unknown[]) => values.length > 0 && values.length <= MAX_PREPARED_VALUES;
+
 type PoolClient = Awaited<ReturnType<PostgresPool['connect']>>;
 /** pg's client in pipeline mode (pg 8.23: queries written without waiting for the one before). */
 type Pipelining = { pipeline: boolean; connection: { stream: { cork(): void; uncork(): void } } };
@@ -182,18 +185,23 @@ function namingClient(client: PoolClient): PoolClient {
   const parsed = () => (client as unknown as ParsedStatements).connection?.parsedStatements ?? {};
   const nameOf = (text: string) =>
     generation === 0 ? statementName(text) : `${statementName(text)}_${generation}`;
-  const execute = async (text: string, values: readonly unknown[]) => {
-    // Only a read request prepares, but a SELECT is the one kind of statement that reads alone.
-    if (transaction && !/^\s*select\b/i.test(text)) transaction.onlyPreparedReads = false;
+  /** The statement's name on this connection, kept among the most recently used (PREPARED_PER_CONNECTION). */
+  const preparedName = async (text: string) => {
     const name = nameOf(text);
     if (prepared.delete(name)) prepared.set(name, true);
     else {
       if (prepared.size >= PREPARED_PER_CONNECTION) await deallocateOldest(client, prepared, parsed());
       prepared.set(name, true);
     }
-    return withObjectRows(
-      await client.query({ name, text, values: values as unknown[], rowMode: 'array' } as never),
-    );
+    return name;
+  };
+  const sendNamed = (name: string, text: string, values: readonly unknown[]) =>
+    client.query({ name, text, values: values as unknown[], rowMode: 'array' } as never);
+  const execute = async (text: string, values: readonly unknown[]) => {
+    // Only a read request prepares, but a SELECT is the one kind of statement that reads alone.
+    if (transaction && !/^\s*select\b/i.test(text)) transaction.onlyPreparedReads = false;
+    const name = await preparedName(text);
+    return withObjectRows(await sendNamed(name, text, values));
   };
   const unnamed = async (text: string, values: readonly unknown[]) => {
     const result = await client.query(text, values as unknown[]);
@@ -215,15 +223,7 @@ function namingClient(client: PoolClient): PoolClient {
    * COMMIT answers as a ROLLBACK).
    */
   const withLead = async (lead: StatementLead, text: string, values: readonly unknown[]) => {
-    const named = values.length > 0 && values.length <= MAX_PREPARED_VALUES;
-    const name = named ? nameOf(text) : undefined;
-    if (name !== undefined) {
-      if (prepared.delete(name)) prepared.set(name, true);
-      else {
-        if (prepared.size >= PREPARED_PER_CONNECTION) await deallocateOldest(client, prepared, parsed());
-        prepared.set(name, true);
-      }
-    }
+    const name = preparable(values) ? await preparedName(text) : undefined;
     const pipelined = client as unknown as Pipelining;
     const stream = pipelined.connection.stream;
     pipelined.pipeline = true;
@@ -234,9 +234,7 @@ function namingClient(client: PoolClient): PoolClient {
       try {
         sent = [
           client.query(lead.begin, []),
-          name === undefined
-            ? client.query(text, values as unknown[])
-            : client.query({ name, text, values: values as unknown[], rowMode: 'array' } as never),
+          name === undefined ? client.query(text, values as unknown[]) : sendNamed(name, text, values),
           client.query('commit', []),
         ];
       } finally {
@@ -265,12 +263,7 @@ function namingClient(client: PoolClient): PoolClient {
         return withLead(lead, text, values ?? []);
       }
     }
-    if (
-      values === undefined ||
-      values.length === 0 ||
-      values.length > MAX_PREPARED_VALUES ||
-      !preparesStatements()
-    )
+    if (values === undefined || !preparable(values) || !preparesStatements())
       return unnamed(text, values ?? []);
     try {
       return await execute(text, values);

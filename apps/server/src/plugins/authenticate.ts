@@ -23,7 +23,7 @@ import { errorEnvelope } from './error-handler.ts';
 declare module 'fastify' {
   interface FastifyRequest {
     actor?: Actor;
-    /** A read's one transaction, opened by authenticate (db/request-transaction.ts). */
+    /** A read's one transaction (db/request-transaction.ts), or its leaded statements (db/leaded-read.ts): authenticate's. */
     readTransaction?: RequestTransaction | LeadedRead;
   }
 }
@@ -50,7 +50,8 @@ export async function resolveActor(deps: AppDeps, token: string): Promise<Actor>
 }
 
 /**
- * A read's sign-in check opens the request's transaction: BEGIN, the session lookup and the binding
+ * A sign-in this process has found before: leadedReadActor. Otherwise the read's sign-in check
+ * opens the request's transaction: BEGIN, the session lookup and the binding
  * to the scope of the user it finds go as one message, and the route's reads then run in that
  * transaction (inActorTransaction), which ends once the answer is handed over. A read has no body
  * to wait for, so the connection is held only while the request is worked on; a write's body may
@@ -112,7 +113,11 @@ function confirmSessionUser(
   remembered: SessionUser,
   found: SessionUser | undefined,
 ) {
-  if (found && sameSessionUser(found, remembered)) return;
+  if (found && sameSessionUser(found, remembered)) {
+    // Confirmed: the most recently confirmed are the last to be forgotten.
+    known.remember(sessionId, found);
+    return;
+  }
   known.forget(sessionId);
   // Signed out or refused: the same 401 as a lookup made first.
   admittedActor(found, sessionId);
@@ -148,8 +153,9 @@ export function authenticate(deps: AppDeps) {
 
 /**
  * onSend of a signed-in route: the answer is ready, so the read's transaction ends (its COMMIT goes
- * out while the answer is written). A streamed answer's later reads open their own transactions.
- * Callback-style (done), as it waits for nothing.
+ * out while the answer is written). A streamed answer's later reads open their own transactions (a
+ * leaded read's keep carrying their lookup). Callback-style (done): it waits for nothing, except a
+ * leaded read none of whose statements has run, whose answer waits for its lookup.
  */
 export function endReadTransaction(
   request: FastifyRequest,

@@ -2,7 +2,7 @@ import type { Database } from '../../db/database.ts';
 import type { SessionUser } from './auth.repository.ts';
 
 /** Sign-ins remembered per database handle at most; past this the least recently confirmed goes. */
-export const KNOWN_SESSIONS_REMEMBERED = 10_000;
+const KNOWN_SESSIONS_REMEMBERED = 10_000;
 
 /**
  * The user each sign-in was last found to be, so that a read can be worked on for that user while
