@@ -1,9 +1,8 @@
-import type { Socket } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { AUTH_MESSAGES } from '@sms/contracts/auth/login';
-import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createCompany, createUser, signIn } from './support/factories.ts';
+import { recordSent } from './support/recorded-statements.ts';
 import { createService } from './support/services-factories.ts';
 import { createTestContext, type TestContext } from './support/test-app.ts';
 
@@ -12,54 +11,6 @@ beforeAll(async () => {
   ctx = await createTestContext();
 });
 afterAll(() => ctx.close());
-
-type Sent = { statements: string[]; writes: number; checkouts: number };
-
-/** The statements the app's connections are sent while `work` runs, and how many socket writes carried them. */
-async function recordSent(work: () => Promise<unknown>): Promise<Sent> {
-  const sent: Sent = { statements: [], writes: 0, checkouts: 0 };
-  const restore: (() => void)[] = [];
-  const patched = new Set<pg.PoolClient>();
-  const onAcquire = (client: pg.PoolClient) => {
-    sent.checkouts += 1;
-    if (patched.has(client)) return;
-    patched.add(client);
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-    (client as unknown as { query: unknown }).query = (...args: unknown[]) => {
-      const [first] = args;
-      sent.statements.push(typeof first === 'string' ? first : String((first as { text?: string }).text));
-      return query(...args);
-    };
-    const socket = (client as unknown as { connection: { stream: Socket } }).connection.stream as Socket & {
-      _write: (...args: unknown[]) => unknown;
-      _writev: (...args: unknown[]) => unknown;
-    };
-    const { _write, _writev } = socket;
-    socket._write = (...args) => {
-      sent.writes += 1;
-      return _write.apply(socket, args);
-    };
-    socket._writev = (...args) => {
-      sent.writes += 1;
-      return _writev.apply(socket, args);
-    };
-    restore.push(() => {
-      delete (client as unknown as { query?: unknown }).query;
-      socket._write = _write;
-      socket._writev = _writev;
-    });
-  };
-  ctx.pool.on('acquire', onAcquire);
-  try {
-    await work();
-    // The answers' 'close' events (a read's COMMIT) have run.
-    await delay(20);
-  } finally {
-    ctx.pool.off('acquire', onAcquire);
-    for (const undo of restore) undo();
-  }
-  return sent;
-}
 
 async function staff(role: 'company_admin' | 'viewer') {
   const company = await createCompany(ctx.ownerDb);
@@ -84,7 +35,7 @@ describe('a read of a sign-in found before', () => {
     const first = await get(`/services/${service.id}`, token);
     expect(first.statusCode).toBe(200);
 
-    const sent = await recordSent(async () => {
+    const sent = await recordSent(ctx.pool, async () => {
       const again = await get(`/services/${service.id}`, token);
       expect(again.statusCode).toBe(200);
       expect(again.json()).toEqual(first.json());
@@ -164,7 +115,7 @@ describe('a read of a sign-in found before', () => {
   it('looks the sign-in up before a 400 leaves, and answers with its refusal instead', async () => {
     const { user, token } = await staff('company_admin');
     expect((await get('/messages', token)).statusCode).toBe(200);
-    const sent = await recordSent(async () => {
+    const sent = await recordSent(ctx.pool, async () => {
       const invalid = await get('/messages?page=abc', token);
       expect(invalid.statusCode).toBe(400);
     });

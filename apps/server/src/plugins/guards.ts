@@ -34,6 +34,8 @@ export type RouteAccess =
       roles: readonly TRole[];
       refusals: Partial<Record<TRole, string>>;
       idOf: IdTable | null;
+      /** The handler's own read answers 404 for an `:id` out of scope, so the guard checks only before a 400. */
+      idFoundByHandler?: boolean;
     };
 
 declare module 'fastify' {
@@ -43,10 +45,14 @@ declare module 'fastify' {
 }
 
 const ACCESS = Symbol('route access');
+const VISIBLE_BEFORE_400 = Symbol('visible before a 400');
 type Check =
   | ((request: FastifyRequest, reply: FastifyReply) => Promise<void>)
   | ((request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void);
-export type Guard = Check[] & { [ACCESS]: RouteAccess };
+export type Guard = Check[] & {
+  [ACCESS]: RouteAccess;
+  [VISIBLE_BEFORE_400]: ((request: FastifyRequest) => Promise<void>) | undefined;
+};
 
 /**
  * The checks of a protected route, carrying their own declaration: `preHandler: guard(deps, roles)`
@@ -56,17 +62,36 @@ export type Guard = Check[] & { [ACCESS]: RouteAccess };
 export function guard(
   deps: AppDeps,
   roles: TRole | readonly TRole[] = ALL_ROLES,
-  options: { idOf?: IdTable; refusals?: Partial<Record<TRole, string>> } = {},
+  options: { idOf?: IdTable; idFoundByHandler?: boolean; refusals?: Partial<Record<TRole, string>> } = {},
 ): Guard {
   const access: RouteAccess = {
     kind: 'signed-in',
     roles: typeof roles === 'string' ? [roles] : roles,
     refusals: options.refusals ?? {},
     idOf: options.idOf ?? null,
+    idFoundByHandler: options.idOf !== undefined && options.idFoundByHandler === true,
   };
   const checks: Check[] = [authenticate(deps), requireRoles(access.roles, access.refusals)];
-  if (access.idOf) checks.push(requireVisibleId(deps, access.idOf));
-  return Object.assign(checks, { [ACCESS]: access });
+  if (access.idOf && !access.idFoundByHandler) checks.push(requireVisibleId(deps, access.idOf));
+  return Object.assign(checks, {
+    [ACCESS]: access,
+    [VISIBLE_BEFORE_400]: visibleBeforeBadRequest(deps, access),
+  });
+}
+
+/**
+ * For a route whose handler finds its `:id` itself (one statement where the guard's lookup and the
+ * read were two): the request's validation is attached instead of answered, and this preHandler
+ * answers it, after the lookup the guard skipped, so an `:id` out of scope is still a 404 before a 400.
+ */
+function visibleBeforeBadRequest(deps: AppDeps, access: RouteAccess) {
+  if (access.kind !== 'signed-in' || !access.idOf || !access.idFoundByHandler) return undefined;
+  const requireVisible = requireVisibleId(deps, access.idOf);
+  return async (request: FastifyRequest) => {
+    if (!request.validationError) return;
+    await requireVisible(request);
+    throw request.validationError;
+  };
 }
 
 /** The `config` of a route anyone may call; the reason says why it needs no sign-in. */
@@ -91,9 +116,11 @@ export function requireRoles(
 }
 
 /** 404 unless `:id` names a row the actor's scope sees: one lookup bound like the request's own work. */
-function requireVisibleId(deps: AppDeps, table: IdTable): Check {
+function requireVisibleId(deps: AppDeps, table: IdTable) {
   return async (request: FastifyRequest) => {
-    const raw = (request.params as { id?: unknown } | undefined)?.id;
+    // Before validation the raw text; after it (a check made before a 400) the params schema's number.
+    const given = (request.params as { id?: unknown } | undefined)?.id;
+    const raw = typeof given === 'number' ? String(given) : given;
     // Not a well-formed id: the route's params schema answers it with a 400.
     if (typeof raw !== 'string' || !/^[1-9]\d{0,14}$/.test(raw)) return;
     const ctx = contextOf(request);
@@ -145,6 +172,11 @@ export function installRouteAccess(api: FastifyInstance) {
       access = value[ACCESS];
       route[hook] = hook === 'onRequest' ? value : undefined;
       if (hook === 'preHandler') route.onRequest = [...value, ...toList(route.onRequest)];
+      const visibleBefore400 = value[VISIBLE_BEFORE_400];
+      if (visibleBefore400) {
+        route.attachValidation = true;
+        route.preHandler = [visibleBefore400, ...toList(route.preHandler)];
+      }
       // A read's sign-in check opened its transaction: it ends as soon as the answer is ready.
       route.onSend = [...toList(route.onSend), endReadTransaction];
     }

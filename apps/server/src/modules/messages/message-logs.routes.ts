@@ -20,7 +20,8 @@ const tags = ['messages'];
 /** The Message Logs' reads (spec section 7); viewers are refused (section 6). */
 export function messageLogsRoutes(app: App, deps: AppDeps) {
   const readers = guard(deps, ROUTE_ROLES.messages);
-  const oneMessage = guard(deps, ROUTE_ROLES.messages, { idOf: 'messages' });
+  // Each read finds its message in its own statement (404 when out of scope): no lookup before it.
+  const oneMessage = guard(deps, ROUTE_ROLES.messages, { idOf: 'messages', idFoundByHandler: true });
 
   app.get(
     '/messages',
