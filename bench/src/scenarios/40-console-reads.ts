@@ -8,6 +8,7 @@ import {
   loadConsoleReads,
   rareSearchText,
 } from '../support/console-reads-fixture.ts';
+import { machinePaceRows, measureMachinePace } from '../support/machine-pace.ts';
 import type { BenchContext, BenchScenario } from '../support/scenario.ts';
 import { startServerProcess } from '../support/server-process.ts';
 
@@ -60,7 +61,15 @@ export const scenario: BenchScenario = {
     const env: Record<string, string> = profileDir
       ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` }
       : {};
+    // The machine's pace beside the reads: a slower host moves every read's p95 (see machine-pace.ts).
+    const paceBefore = await measureMachinePace(ctx.databaseUrl);
     await measureConsoleReads(ctx, fixture, size, env);
+    const paceAfter = await measureMachinePace(ctx.databaseUrl);
+    for (const row of [
+      ...machinePaceRows('console-reads', 'before the reads', paceBefore),
+      ...machinePaceRows('console-reads', 'after the reads', paceAfter),
+    ])
+      ctx.report(row);
   },
 };
 
