@@ -1,4 +1,5 @@
 import pg from 'pg';
+import type { BenchRow } from './scenario.ts';
 
 export type MachinePace = {
   /** Wall time of one prepared `select $1::int` waited for on one connection (both processes, the loopback). */
@@ -48,7 +49,7 @@ export async function measureMachinePace(databaseUrl: string): Promise<MachinePa
 }
 
 /** The pace's two rows of the results table, for the stretch `when` names. */
-export function machinePaceRows(scenario: string, when: string, pace: MachinePace) {
+export function machinePaceRows(scenario: string, when: string, pace: MachinePace): BenchRow[] {
   return [
     {
       scenario,
