@@ -27,6 +27,8 @@ const ZEnvironment = z.object({
   DATABASE_URL: z.string().min(1).optional(),
   DATA_DIR: z.string().default('.data'),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  // Shared pipelined connections for the console's reads (db/read-lanes.ts); 0 sends them through the pool.
+  DATABASE_READ_LANES: z.coerce.number().int().min(0).max(64).default(2),
   JWT_SECRET: z.string().min(32, 'JWT_SECRET must be at least 32 characters').optional(),
   ACCESS_TOKEN_TTL: ZDuration.prefault('15m'),
   REFRESH_TOKEN_TTL: ZDuration.prefault('30d'),
@@ -110,6 +112,8 @@ export type Config = {
   databaseUrl: string | undefined;
   dataDir: string;
   databasePoolSize: number;
+  /** Connections the console's reads share (about the database server's cores); 0: the pool. */
+  databaseReadLanes: number;
   jwtSecret: string | undefined;
   accessTokenTtlSeconds: number;
   refreshTokenTtlSeconds: number;
@@ -149,6 +153,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: e.DATABASE_URL,
     dataDir: path.resolve(ROOT, e.DATA_DIR),
     databasePoolSize: e.DATABASE_POOL_SIZE,
+    databaseReadLanes: e.DATABASE_READ_LANES,
     jwtSecret: e.JWT_SECRET,
     accessTokenTtlSeconds: e.ACCESS_TOKEN_TTL,
     refreshTokenTtlSeconds: e.REFRESH_TOKEN_TTL,

@@ -1,10 +1,23 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-import { createHash } from 'node:crypto';
 import { REQUEST_LIMIT_MESSAGES } from '@sms/contracts/common/request-limits';
 import { Kysely, PostgresDialect, type PostgresPool, type Transaction } from 'kysely';
 import pg from 'pg';
 import { AppError } from '../errors.ts';
+import { ReadLanes, registerReadLanes } from './read-lanes.ts';
 import type { DB } from './schema.ts';
+import {
+  answerOf,
+  isStalePlan,
+  lastResult,
+  leadOfStatements,
+  type Pipelining,
+  PREPARED_PER_CONNECTION,
+  preparable,
+  preparesStatements,
+  type StatementLead,
+  sendLeadedStatement,
+  statementName,
+  withObjectRows,
+} from './statements.ts';
 import { fastTimestamptzParser } from './timestamp-parser.ts';
 
 // int8 (ids, counts) as numbers: ids stay far below 2^53, and the API speaks numbers.
@@ -35,17 +48,28 @@ export const APP_ROLE = 'sms_app';
 export function connectDatabase(
   connectionString: string,
   poolSize = 10,
-  options: { role?: string; connectionTimeoutMillis?: number } = {},
+  options: { role?: string; connectionTimeoutMillis?: number; readLanes?: number } = {},
 ): DatabaseHandle {
+  const url = options.role ? withStartupRole(connectionString, options.role) : connectionString;
   const pool = new pg.Pool({
-    connectionString: options.role ? withStartupRole(connectionString, options.role) : connectionString,
+    connectionString: url,
     max: poolSize,
     connectionTimeoutMillis: options.connectionTimeoutMillis ?? 10_000,
   });
   // An idle client that loses its server emits here; without a listener the process would die.
   pool.on('error', (error) => console.error(`database connection error: ${error.message}`));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: preparing(busyAware(pool)) }) });
-  return { db, pool, close: () => db.destroy() };
+  // The console's leaded reads go to a few shared connections (db/read-lanes.ts), the rest to the pool.
+  const lanes = options.readLanes ? new ReadLanes(url, options.readLanes) : undefined;
+  if (lanes) registerReadLanes(db, lanes);
+  return {
+    db,
+    pool,
+    close: async () => {
+      await lanes?.close();
+      await db.destroy();
+    },
+  };
 }
 
 /** Seconds a client is asked to wait when no connection came free (the 503's Retry-After). */
@@ -95,58 +119,22 @@ function databaseBusy(cause: unknown) {
  * Adds `-c role=<role>` to the URL's own `options` parameter (pg lets the URL's parameters win
  * over the pool config, so it has to go into the URL to be kept).
  */
-function withStartupRole(connectionString: string, role: string) {
+export function withStartupRole(connectionString: string, role: string) {
   const url = new URL(connectionString);
   const options = url.searchParams.get('options');
   url.searchParams.set('options', `${options ? `${options} ` : ''}-c role=${role}`);
   return url.toString();
 }
 
-/**
- * Statements a connection keeps prepared at most. The application has a few hundred distinct
- * parameterised statements; dynamic ones (an IN-list of any length) would otherwise grow each
- * backend's memory without end. The least recently used is deallocated past this.
- */
-export const PREPARED_PER_CONNECTION = 200;
-
-/** Statements with more values than this are bulk writes of varying shape: left unnamed. */
-const MAX_PREPARED_VALUES = 64;
-
-/** Whether a statement with these values is prepared by name (one without values is simple protocol). */
-const preparable = (values: readonly unknown[]) => values.length > 0 && values.length <= MAX_PREPARED_VALUES;
+export {
+  PREPARED_PER_CONNECTION,
+  preparesStatements,
+  type StatementLead,
+  withPreparedStatements,
+} from './statements.ts';
 
 type PoolClient = Awaited<ReturnType<PostgresPool['connect']>>;
-/** pg's client in pipeline mode (pg 8.23: queries written without waiting for the one before). */
-type Pipelining = { pipeline: boolean; connection: { stream: { cork(): void; uncork(): void } } };
 type ParsedStatements = { connection?: { parsedStatements?: Record<string, string> } };
-
-/**
- * What goes out with each statement of a read whose signed-in user was not looked up first
- * (plugins/authenticate.ts): `begin` (BEGIN and the session lookup that binds the transaction, one
- * simple-protocol string), the statement, and COMMIT are written together and answered in one round
- * trip; `check` is given the lookup's answer and throws when it is not the user the request was
- * worked on for, so the statement's rows are never used.
- */
-export type StatementLead = { begin: string; check: (answer: unknown[]) => void };
-
-const preparedScope = new AsyncLocalStorage<{ lead: StatementLead | null }>();
-const NO_LEAD = { lead: null };
-
-/**
- * Runs work whose parameterised statements are prepared by name on their connection (see
- * `preparing`): the console's requests, which run the same few hundred statements over and over.
- * Everything else (the engine, delivery reports, jobs, sign-in) keeps unnamed statements.
- * With `lead`, each statement is its own transaction, begun and bound by the lead (StatementLead).
- */
-export function withPreparedStatements<T>(work: () => Promise<T>, lead: StatementLead | null = null) {
-  return preparedScope.run(lead ? { lead } : NO_LEAD, work);
-}
-
-export function preparesStatements() {
-  return preparedScope.getStore() !== undefined;
-}
-
-const leadOfStatements = () => preparedScope.getStore()?.lead ?? null;
 
 /**
  * Kysely's connections, where inside withPreparedStatements every parameterised statement is
@@ -216,40 +204,16 @@ function namingClient(client: PoolClient): PoolClient {
     else if (transaction) transaction.onlyPreparedReads = false;
     return lastResult(result);
   };
-  /**
-   * BEGIN with the lead's binding, the statement and COMMIT written to the socket at once (pg's
-   * pipeline mode, for these three only) and answered in one round trip instead of three. The lead's
-   * answer is checked before the statement's is used; a failed statement leaves nothing open (its
-   * COMMIT answers as a ROLLBACK).
-   */
+  /** A lead's group on this pooled connection, in pipeline mode for its three queries only. */
   const withLead = async (lead: StatementLead, text: string, values: readonly unknown[]) => {
     const name = preparable(values) ? await preparedName(text) : undefined;
     const pipelined = client as unknown as Pipelining;
-    const stream = pipelined.connection.stream;
     pipelined.pipeline = true;
-    let answers: PromiseSettledResult<unknown>[];
     try {
-      let sent: unknown[];
-      stream.cork();
-      try {
-        sent = [
-          client.query(lead.begin, []),
-          name === undefined ? client.query(text, values as unknown[]) : sendNamed(name, text, values),
-          client.query('commit', []),
-        ];
-      } finally {
-        // A socket left corked would hold every later message of this connection.
-        stream.uncork();
-      }
-      answers = await Promise.allSettled(sent);
+      return await sendLeadedStatement(client as never, lead, text, values, name);
     } finally {
       pipelined.pipeline = false;
     }
-    const [begun, statement] = answers;
-    if (begun.status === 'rejected') throw begun.reason;
-    lead.check((lastResult(begun.value) as { rows: unknown[] }).rows);
-    if (statement.status === 'rejected') throw statement.reason;
-    return name === undefined ? statement.value : withObjectRows(statement.value);
   };
   const query = async (text: string, values?: readonly unknown[]) => {
     const lead = leadOfStatements();
@@ -311,77 +275,6 @@ function namingClient(client: PoolClient): PoolClient {
   } as PoolClient;
 }
 
-type ArrayResult = { fields?: { name: string }[]; rows: unknown[] };
-type RowOf = (values: unknown[]) => Record<string, unknown>;
-
-// Row builders by their columns' names: the console runs a few hundred distinct statements.
-const rowBuilders = new Map<string, RowOf | null>();
-const ROW_BUILDERS_REMEMBERED = 2_000;
-
-/**
- * A prepared statement's rows as objects, built from the driver's arrays by one object literal per
- * set of column names. The driver spreads a template object into each row, and with the many shapes
- * of the console's statements that was its costliest step on a list (pg's parseRow: 2.6% of the
- * API's busy time, more than the rest of its reading of answers). The same rows: the same keys in the
- * same order, the last of two same-named columns wins, values parsed by the same type parsers.
- */
-function withObjectRows<R>(result: R): R {
-  const { fields, rows } = result as unknown as ArrayResult;
-  if (!fields || rows.length === 0) return result;
-  const rowOf = rowBuilderOf(fields);
-  for (let i = 0; i < rows.length; i++) rows[i] = rowOf(rows[i] as unknown[]);
-  return result;
-}
-
-function rowBuilderOf(fields: { name: string }[]): RowOf {
-  const key = fields.map((field) => field.name).join('\u0000');
-  let rowOf = rowBuilders.get(key);
-  if (rowOf === undefined) {
-    // A column named __proto__ would set the literal's prototype: such rows are built by assignment.
-    rowOf = fields.some((field) => field.name === '__proto__')
-      ? null
-      : // Names are written as JSON string literals: nothing in a column's name can escape them.
-        (new Function(
-          'values',
-          `return {${fields.map((field, i) => `${JSON.stringify(field.name)}: values[${i}]`).join(', ')}};`,
-        ) as RowOf);
-    if (rowBuilders.size >= ROW_BUILDERS_REMEMBERED) rowBuilders.clear();
-    rowBuilders.set(key, rowOf);
-  }
-  return rowOf ?? ((values) => assignedRow(fields, values));
-}
-
-/** As the driver builds it: own data properties, even one named __proto__. */
-function assignedRow(fields: { name: string }[], values: unknown[]) {
-  const row: Record<string, unknown> = {};
-  for (let i = 0; i < fields.length; i++)
-    Object.defineProperty(row, fields[i].name, {
-      value: values[i],
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
-  return row;
-}
-
-/**
- * Several statements in one string (simple protocol) answer with one result each; Kysely reads one,
- * so it gets the last (the session lookup after its BEGIN: auth.repository's beginSessionTransaction).
- */
-function lastResult<R>(result: R | R[]): R {
-  return Array.isArray(result) ? (result[result.length - 1] as R) : result;
-}
-
-/** What a begin message answered (its rows, the last statement's), to compare a second answer with. */
-function answerOf(result: unknown) {
-  return JSON.stringify((lastResult(result) as { rows?: unknown[] }).rows ?? []);
-}
-
-function isStalePlan(error: unknown) {
-  const { code, message } = error as { code?: string; message?: string };
-  return code === '0A000' && message === 'cached plan must not change result type';
-}
-
 async function deallocateOldest(
   client: PoolClient,
   prepared: Map<string, true>,
@@ -398,18 +291,4 @@ async function deallocateOldest(
     // In a failed transaction the next statement fails anyway; the statement stays prepared.
     prepared.set(oldest, true);
   }
-}
-
-// Statement texts seen recently and their names, so a text is hashed once, not on every call.
-const namesByText = new Map<string, string>();
-const NAMES_REMEMBERED = 5_000;
-
-function statementName(text: string) {
-  let name = namesByText.get(text);
-  if (name === undefined) {
-    name = `k${createHash('sha1').update(text).digest('base64url')}`;
-    if (namesByText.size >= NAMES_REMEMBERED) namesByText.clear();
-    namesByText.set(text, name);
-  }
-  return name;
 }

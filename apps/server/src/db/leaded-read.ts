@@ -1,5 +1,6 @@
 import type { Transaction } from 'kysely';
 import { type Database, type StatementLead, withPreparedStatements } from './database.ts';
+import { readLanesOf } from './read-lanes.ts';
 import type { DB } from './schema.ts';
 
 /**
@@ -49,7 +50,7 @@ export class LeadedRead {
     // Once a lookup has answered someone else, nothing more is read for this request.
     if (this.state === 'refused')
       return Promise.reject(new Error('The read was refused by its session lookup'));
-    return this.#db
+    return (readLanesOf(this.#db)?.db ?? this.#db)
       .connection()
       .execute((connection) =>
         withPreparedStatements(

@@ -48,7 +48,10 @@ export async function openDatabase(config: Config, log: (line: string) => void):
     return fail((error as Error).message);
   }
   // Opened after the migrations, which create the role it acts as.
-  const app = connectDatabase(url, config.databasePoolSize, { role: APP_ROLE });
+  const app = connectDatabase(url, config.databasePoolSize, {
+    role: APP_ROLE,
+    readLanes: config.databaseReadLanes,
+  });
   try {
     await assertRowSecurityHolds(app);
   } catch (error) {

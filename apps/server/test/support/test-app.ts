@@ -49,7 +49,7 @@ export async function createTestContext(env: Record<string, string> = {}): Promi
     ...env,
   });
   const owner = connectDatabase(url, 5);
-  const handle = connectDatabase(url, 5, { role: APP_ROLE });
+  const handle = connectDatabase(url, 5, { role: APP_ROLE, readLanes: config.databaseReadLanes });
   await assertRowSecurityHolds(handle);
   // The queue starts on first use; the worker side only where a test starts it (messaging tests).
   const messaging = createMessaging({
