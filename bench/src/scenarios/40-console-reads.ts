@@ -8,7 +8,12 @@ import {
   loadConsoleReads,
   rareSearchText,
 } from '../support/console-reads-fixture.ts';
-import { machinePaceRows, measureMachinePace } from '../support/machine-pace.ts';
+import {
+  machinePaceRows,
+  measureMachinePace,
+  settlingRow,
+  waitForSteadyPace,
+} from '../support/machine-pace.ts';
 import type { BenchContext, BenchScenario } from '../support/scenario.ts';
 import { startServerProcess } from '../support/server-process.ts';
 
@@ -61,11 +66,17 @@ export const scenario: BenchScenario = {
     const env: Record<string, string> = profileDir
       ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` }
       : {};
+    // The reads measure themselves, not the machine still busy after the load (machine-pace.ts).
+    const settling = await waitForSteadyPace(ctx.databaseUrl);
+    ctx.log(
+      `machine settled after the load in ${settling.waitedSeconds.toFixed(0)} s (a fixed count ${settling.firstMs.toFixed(0)} -> ${settling.lastMs.toFixed(0)} ms)`,
+    );
     // The machine's pace beside the reads: a slower host moves every read's p95 (see machine-pace.ts).
     const paceBefore = await measureMachinePace(ctx.databaseUrl);
     await measureConsoleReads(ctx, fixture, size, env);
     const paceAfter = await measureMachinePace(ctx.databaseUrl);
     for (const row of [
+      settlingRow('console-reads', 'the reads', settling),
       ...machinePaceRows('console-reads', 'before the reads', paceBefore),
       ...machinePaceRows('console-reads', 'after the reads', paceAfter),
     ])

@@ -32,20 +32,64 @@ export async function measureMachinePace(databaseUrl: string): Promise<MachinePa
       for (let i = 0; i < ROUND_TRIPS_A_STRETCH; i++) await client.query({ ...roundTrip, values: [i] });
       tripTimes.push(((performance.now() - started) * 1000) / ROUND_TRIPS_A_STRETCH);
     }
-    // The set-returning function in the select list streams its rows (ProjectSet): no tuplestore
-    // that spills to a temporary file, so this is the backend's CPU alone.
-    const count = `select count(*) from (select generate_series(1, ${SERIES})) s`;
-    await client.query(count);
+    await timedCount(client);
     const countTimes: number[] = [];
-    for (let stretch = 0; stretch < STRETCHES; stretch++) {
-      const started = performance.now();
-      await client.query(count);
-      countTimes.push(performance.now() - started);
-    }
+    for (let stretch = 0; stretch < STRETCHES; stretch++) countTimes.push(await timedCount(client));
     return { roundTripMicros: Math.min(...tripTimes), backendCpuMs: Math.min(...countTimes) };
   } finally {
     await client.end();
   }
+}
+
+/**
+ * One backend's time for a fixed count. The set-returning function in the select list streams its
+ * rows (ProjectSet): no tuplestore that spills to a temporary file, so this is the backend's CPU alone.
+ */
+async function timedCount(client: pg.Client) {
+  const started = performance.now();
+  await client.query(`select count(*) from (select generate_series(1, ${SERIES})) s`);
+  return performance.now() - started;
+}
+
+export type Settling = { waitedSeconds: number; firstMs: number; lastMs: number };
+
+const SETTLE_LIMIT_SECONDS = 120;
+const SETTLE_EVERY_MS = 2_000;
+/** Counts within this share of each other (and of the fastest seen) are one pace. */
+const SETTLED_SPREAD = 1.1;
+
+/**
+ * Waits until the machine has finished with what came before (a load of millions of rows leaves
+ * it busy for a while after the load's own statements end: one backend's fixed count took 252 ms
+ * right after the console-reads fixture and 144 ms after the reads), so that what follows measures
+ * itself, not that. Settled: three samples in a row, 2 s apart (each the best of three counts), within
+ * 10% of each other and of the fastest seen; a quiet machine is settled after the first three. At
+ * most 120 s. A machine busy at one steady pace the whole time is taken as it is.
+ */
+export async function waitForSteadyPace(databaseUrl: string): Promise<Settling> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  const started = performance.now();
+  const counts: number[] = [];
+  try {
+    for (;;) {
+      // The best of three back to back: a lone count after the pause reads the idle machine's wake-up
+      // (180-187 ms against 142 ms on a quiet machine), the same as the pace's counts do not.
+      counts.push(Math.min(await timedCount(client), await timedCount(client), await timedCount(client)));
+      const lastThree = counts.slice(-3);
+      const fastest = Math.min(...counts);
+      const steady = lastThree.length === 3 && Math.max(...lastThree) <= fastest * SETTLED_SPREAD;
+      if (steady || performance.now() - started > SETTLE_LIMIT_SECONDS * 1000) break;
+      await new Promise((resolve) => setTimeout(resolve, SETTLE_EVERY_MS));
+    }
+  } finally {
+    await client.end();
+  }
+  return {
+    waitedSeconds: (performance.now() - started) / 1000,
+    firstMs: counts[0],
+    lastMs: counts[counts.length - 1],
+  };
 }
 
 /** The pace's two rows of the results table, for the stretch `when` names. */
@@ -66,4 +110,15 @@ export function machinePaceRows(scenario: string, when: string, pace: MachinePac
       unit: 'ms',
     },
   ];
+}
+
+/** How long `before` waited for the machine to settle, as a row of the results table. */
+export function settlingRow(scenario: string, before: string, settling: Settling): BenchRow {
+  return {
+    scenario,
+    measure: `machine settled before ${before} (one backend's fixed count ${settling.firstMs.toFixed(0)} -> ${settling.lastMs.toFixed(0)} ms)`,
+    work: `counts ${SETTLE_EVERY_MS / 1000} s apart until three agree, at most ${SETTLE_LIMIT_SECONDS} s`,
+    figure: Number(settling.waitedSeconds.toFixed(1)),
+    unit: 's waited',
+  };
 }
