@@ -18,10 +18,8 @@ const SERIES = 5_000_000;
  * hours apart on this shared host; these figures, taken beside the reads, tell a slower machine
  * from a slower read. Nothing else should run against the database meanwhile.
  */
-export async function measureMachinePace(databaseUrl: string): Promise<MachinePace> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
+export function measureMachinePace(databaseUrl: string): Promise<MachinePace> {
+  return onOneConnection(databaseUrl, async (client) => {
     const roundTrip = { name: 'bench_machine_pace', text: 'select $1::int as n' };
     // Prepared, planned and the connection's caches warm before timing.
     for (let i = 0; i < 1_000; i++) await client.query({ ...roundTrip, values: [i] });
@@ -36,6 +34,14 @@ export async function measureMachinePace(databaseUrl: string): Promise<MachinePa
     const countTimes: number[] = [];
     for (let stretch = 0; stretch < STRETCHES; stretch++) countTimes.push(await timedCount(client));
     return { roundTripMicros: Math.min(...tripTimes), backendCpuMs: Math.min(...countTimes) };
+  });
+}
+
+async function onOneConnection<T>(databaseUrl: string, work: (client: pg.Client) => Promise<T>) {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    return await work(client);
   } finally {
     await client.end();
   }
@@ -66,12 +72,10 @@ const SETTLED_SPREAD = 1.1;
  * 10% of each other and of the fastest seen; a quiet machine is settled after the first three. At
  * most 120 s. A machine busy at one steady pace the whole time is taken as it is.
  */
-export async function waitForSteadyPace(databaseUrl: string): Promise<Settling> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  const started = performance.now();
-  const counts: number[] = [];
-  try {
+export function waitForSteadyPace(databaseUrl: string): Promise<Settling> {
+  return onOneConnection(databaseUrl, async (client) => {
+    const started = performance.now();
+    const counts: number[] = [];
     for (;;) {
       // The best of three back to back: a lone count after the pause reads the idle machine's wake-up
       // (180-187 ms against 142 ms on a quiet machine), the same as the pace's counts do not.
@@ -82,14 +86,12 @@ export async function waitForSteadyPace(databaseUrl: string): Promise<Settling> 
       if (steady || performance.now() - started > SETTLE_LIMIT_SECONDS * 1000) break;
       await new Promise((resolve) => setTimeout(resolve, SETTLE_EVERY_MS));
     }
-  } finally {
-    await client.end();
-  }
-  return {
-    waitedSeconds: (performance.now() - started) / 1000,
-    firstMs: counts[0],
-    lastMs: counts[counts.length - 1],
-  };
+    return {
+      waitedSeconds: (performance.now() - started) / 1000,
+      firstMs: counts[0],
+      lastMs: counts[counts.length - 1],
+    };
+  });
 }
 
 /** The pace's two rows of the results table, for the stretch `when` names. */
