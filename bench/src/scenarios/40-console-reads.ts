@@ -67,7 +67,8 @@ export const scenario: BenchScenario = {
       ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` }
       : {};
     // The reads measure themselves, not the machine still busy after the load (machine-pace.ts).
-    const settling = await waitForSteadyPace(ctx.databaseUrl);
+    // The quick run (CI's smoke run, under 2 minutes in all) gives it 10 s.
+    const settling = await waitForSteadyPace(ctx.databaseUrl, ctx.quick ? 10 : undefined);
     ctx.log(
       `machine settled after the load in ${settling.waitedSeconds.toFixed(0)} s (a fixed count ${settling.firstMs.toFixed(0)} -> ${settling.lastMs.toFixed(0)} ms)`,
     );
