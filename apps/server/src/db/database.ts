@@ -10,12 +10,11 @@ import {
   lastResult,
   leadOfStatements,
   type Pipelining,
-  PREPARED_PER_CONNECTION,
+  PreparedNames,
   preparable,
   preparesStatements,
   type StatementLead,
   sendLeadedStatement,
-  statementName,
   withObjectRows,
 } from './statements.ts';
 import { fastTimestamptzParser } from './timestamp-parser.ts';
@@ -166,21 +165,13 @@ function preparing(pool: PostgresPool): PostgresPool {
 type OpenTransaction = { begin: string; answer: string; onlyPreparedReads: boolean };
 
 function namingClient(client: PoolClient): PoolClient {
-  // Names in least-recently-used order (a Map keeps insertion order; a hit moves to the end).
-  const prepared = new Map<string, true>();
-  let generation = 0;
+  const names = new PreparedNames();
   let transaction: OpenTransaction | null = null;
   const parsed = () => (client as unknown as ParsedStatements).connection?.parsedStatements ?? {};
-  const nameOf = (text: string) =>
-    generation === 0 ? statementName(text) : `${statementName(text)}_${generation}`;
-  /** The statement's name on this connection, kept among the most recently used (PREPARED_PER_CONNECTION). */
+  /** The statement's name on this connection, the least recently used deallocated past the limit. */
   const preparedName = async (text: string) => {
-    const name = nameOf(text);
-    if (prepared.delete(name)) prepared.set(name, true);
-    else {
-      if (prepared.size >= PREPARED_PER_CONNECTION) await deallocateOldest(client, prepared, parsed());
-      prepared.set(name, true);
-    }
+    const { name, evicted } = names.use(text);
+    if (evicted !== undefined) await deallocate(client, names, evicted, parsed());
     return name;
   };
   const sendNamed = (name: string, text: string, values: readonly unknown[]) =>
@@ -223,7 +214,7 @@ function namingClient(client: PoolClient): PoolClient {
       } catch (error) {
         if (!isStalePlan(error)) throw error;
         // As below; the statement was its own transaction, so it is simply sent again.
-        generation += 1;
+        names.renew();
         return withLead(lead, text, values ?? []);
       }
     }
@@ -236,7 +227,7 @@ function namingClient(client: PoolClient): PoolClient {
       // A migration changed a table under a prepared `select *` (a deploy while this process runs):
       // PostgreSQL refuses the statement from then on. New names prepare every statement afresh;
       // the old ones are deallocated as they age out.
-      generation += 1;
+      names.renew();
       // The refusal aborted the transaction. Where it had only read, the same transaction is begun
       // again (the same message: the same binding, the sign-in looked up again) and the statement
       // prepared afresh, once; anything else fails as before.
@@ -275,20 +266,19 @@ function namingClient(client: PoolClient): PoolClient {
   } as PoolClient;
 }
 
-async function deallocateOldest(
+async function deallocate(
   client: PoolClient,
-  prepared: Map<string, true>,
+  names: PreparedNames,
+  evicted: string,
   parsed: Record<string, string>,
 ) {
-  const oldest = prepared.keys().next().value as string;
-  prepared.delete(oldest);
   // A statement whose Parse failed never existed on the server.
-  if (parsed[oldest] === undefined) return;
+  if (parsed[evicted] === undefined) return;
   try {
-    await client.query(`deallocate "${oldest}"`, []);
-    delete parsed[oldest];
+    await client.query(`deallocate "${evicted}"`, []);
+    delete parsed[evicted];
   } catch {
     // In a failed transaction the next statement fails anyway; the statement stays prepared.
-    prepared.set(oldest, true);
+    names.keep(evicted);
   }
 }

@@ -5,11 +5,10 @@ import {
   isStalePlan,
   leadOfStatements,
   type Pipelining,
-  PREPARED_PER_CONNECTION,
+  PreparedNames,
   preparable,
   type StatementLead,
   sendLeadedStatement,
-  statementName,
 } from './statements.ts';
 
 type NamedStatements = {
@@ -42,19 +41,20 @@ export class ReadLanes {
 
   /** The lane with the fewest groups in flight: a slow read holds up only what queued behind it. */
   async run(lead: StatementLead, text: string, values: readonly unknown[]) {
-    let lane = this.#lanes[0];
-    for (const other of this.#lanes) if (other.inFlight < lane.inFlight) lane = other;
     // Behind those already waiting, in the order they came: a read is never overtaken by a later one.
-    if (this.#waiting.length > 0 || lane.inFlight >= IN_FLIGHT_PER_LANE) {
+    if (this.#waiting.length > 0 || this.#leastBusy().inFlight >= IN_FLIGHT_PER_LANE)
       await new Promise<void>((resolve) => this.#waiting.push(resolve));
-      lane = this.#lanes[0];
-      for (const other of this.#lanes) if (other.inFlight < lane.inFlight) lane = other;
-    }
     try {
-      return await lane.run(lead, text, values);
+      return await this.#leastBusy().run(lead, text, values);
     } finally {
       this.#waiting.shift()?.();
     }
+  }
+
+  #leastBusy() {
+    let lane = this.#lanes[0];
+    for (const other of this.#lanes) if (other.inFlight < lane.inFlight) lane = other;
+    return lane;
   }
 
   async close() {
@@ -100,9 +100,7 @@ class Lane {
   readonly #connectionString: string;
   #client: pg.Client | undefined;
   #opening: Promise<pg.Client> | undefined;
-  /** Names prepared on the current connection, least recently used first (as the pool's connections). */
-  #prepared = new Map<string, true>();
-  #generation = 0;
+  #names = new PreparedNames();
   #closed = false;
 
   constructor(connectionString: string) {
@@ -120,7 +118,7 @@ class Lane {
         // A migration changed a table under a prepared `select *`, or a name was deallocated under a
         // group queued behind it: new names prepare afresh (the group was its own transaction, so it
         // is simply sent again); the old names age out.
-        this.#generation += 1;
+        this.#names.renew();
         return await this.#send(client, lead, text, values);
       }
     } finally {
@@ -137,7 +135,7 @@ class Lane {
 
   /** Names chosen and the group written in one synchronous step, so groups reach the socket in call order. */
   #send(client: pg.Client, lead: StatementLead, text: string, values: readonly unknown[]) {
-    const name = preparable(values) ? this.#nameOf(client, text) : undefined;
+    const name = preparable(values) ? this.#preparedName(client, text) : undefined;
     return sendLeadedStatement(client as never, lead, text, values, name);
   }
 
@@ -161,31 +159,21 @@ class Lane {
     client.on('end', lost);
     await client.connect();
     (client as unknown as Pipelining).pipeline = true;
-    this.#prepared = new Map();
-    this.#generation = 0;
+    this.#names = new PreparedNames();
     this.#client = client;
     return client;
   }
 
-  #nameOf(client: pg.Client, text: string) {
-    const name = this.#generation === 0 ? statementName(text) : `${statementName(text)}_${this.#generation}`;
-    if (this.#prepared.delete(name)) {
-      this.#prepared.set(name, true);
-      return name;
+  /** Past the limit, the evicted name's DEALLOCATE is queued behind the groups already written that may use it. */
+  #preparedName(client: pg.Client, text: string) {
+    const { name, evicted } = this.#names.use(text);
+    if (evicted !== undefined) {
+      const { connection } = client as unknown as NamedStatements;
+      delete connection.parsedStatements[evicted];
+      delete connection.submittedNamedStatements[evicted];
+      // A Parse that failed left nothing to deallocate: that error is expected and harmless.
+      client.query(`deallocate "${evicted}"`, []).catch(() => {});
     }
-    if (this.#prepared.size >= PREPARED_PER_CONNECTION) this.#deallocateOldest(client);
-    this.#prepared.set(name, true);
     return name;
-  }
-
-  /** Queued behind the groups already written that may use it; a later use prepares it again. */
-  #deallocateOldest(client: pg.Client) {
-    const oldest = this.#prepared.keys().next().value as string;
-    this.#prepared.delete(oldest);
-    const { connection } = client as unknown as NamedStatements;
-    delete connection.parsedStatements[oldest];
-    delete connection.submittedNamedStatements[oldest];
-    // A Parse that failed left nothing to deallocate: that error is expected and harmless.
-    client.query(`deallocate "${oldest}"`, []).catch(() => {});
   }
 }

@@ -21,6 +21,43 @@ const MAX_PREPARED_VALUES = 64;
 export const preparable = (values: readonly unknown[]) =>
   values.length > 0 && values.length <= MAX_PREPARED_VALUES;
 
+/**
+ * A connection's prepared statements by name, least recently used first (a Map keeps insertion
+ * order; a hit moves to the end), at most PREPARED_PER_CONNECTION: the pool's connections and the
+ * read lanes keep their names alike. After a statement went stale (a migration changed a table
+ * under a prepared `select *`), `renew` gives every statement a new name, so each is prepared afresh
+ * and the old names age out.
+ */
+export class PreparedNames {
+  #names = new Map<string, true>();
+  #generation = 0;
+
+  /** The text's name; `evicted`: the least recently used name, dropped to make room (to deallocate). */
+  use(text: string): { name: string; evicted: string | undefined } {
+    const name = this.#generation === 0 ? statementName(text) : `${statementName(text)}_${this.#generation}`;
+    if (this.#names.delete(name)) {
+      this.#names.set(name, true);
+      return { name, evicted: undefined };
+    }
+    let evicted: string | undefined;
+    if (this.#names.size >= PREPARED_PER_CONNECTION) {
+      evicted = this.#names.keys().next().value as string;
+      this.#names.delete(evicted);
+    }
+    this.#names.set(name, true);
+    return { name, evicted };
+  }
+
+  /** An evicted name the server still holds (its deallocation failed): kept, as the most recent. */
+  keep(name: string) {
+    this.#names.set(name, true);
+  }
+
+  renew() {
+    this.#generation += 1;
+  }
+}
+
 /** pg's client in pipeline mode (pg 8.23: queries written without waiting for the one before). */
 export type Pipelining = { pipeline: boolean; connection: { stream: { cork(): void; uncork(): void } } };
 
