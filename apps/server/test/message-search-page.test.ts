@@ -228,3 +228,87 @@ describe('a word’s page from the word index (migration 0038)', () => {
     }
   });
 });
+
+// Migration 0039: a text with a separator before two or more letters or digits is looked up by the
+// word index's words beginning with them (when at most 256 entries do), its messages' text checked.
+describe('a text with a word start, from the word index (migration 0039)', () => {
+  let codes: number;
+  let manyCodes: number;
+
+  beforeAll(async () => {
+    codes = (await createCompany(ctx.ownerDb)).id;
+    manyCodes = (await createCompany(ctx.ownerDb)).id;
+    await insertTexts(
+      codes,
+      [
+        'Offer #1234 today',
+        'Offer #12345 today',
+        'OFFER #1234AB',
+        'Ref a#1234',
+        'x#1234y and #1234 twice',
+        'Code 1234 without the sign',
+        'Offer #123 only',
+        'Offer #1235',
+        'Key x1234',
+        `Long #1234${'z'.repeat(50)}`,
+        `Longer #${'9'.repeat(45)}`,
+        `Not as long #${'9'.repeat(41)}`,
+        'Spaced 12 34',
+        'Tab\t1234 there',
+      ],
+      10,
+    );
+    // 300 entries of the word index begin with '777': more than the word start is looked up for.
+    await insertTexts(
+      manyCodes,
+      Array.from({ length: 300 }, (_, i) => `Code #777${i}`),
+      10,
+    );
+  });
+
+  it('takes the longest run of letters and digits after a separator, never across a wildcard or an escape', async () => {
+    const startOf = async (pattern: string) => {
+      const { rows } = await sql<{
+        start: string | null;
+      }>`select search_word_start(${pattern}) as start`.execute(ctx.ownerDb);
+      return rows[0]!.start;
+    };
+    expect(await startOf('%#1234%')).toBe('1234');
+    expect(await startOf('%a#12 b-345x%')).toBe('345x');
+    expect(await startOf('%weekend%')).toBeNull();
+    expect(await startOf('%#1%')).toBeNull();
+    expect(await startOf(`%#${'9'.repeat(45)}%`)).toBe('9'.repeat(40));
+    expect(await startOf('%\\_1234%')).toBeNull();
+    expect(await startOf('%_1234%')).toBeNull();
+    expect(await startOf('%#12%34%')).toBeNull();
+  });
+
+  it('counts and pages as a direct read', async () => {
+    for (const text of [
+      '#1234',
+      '#12345',
+      '#1234ab',
+      'a#1234',
+      ' 1234',
+      '\t1234',
+      '#123',
+      '#1235',
+      `#${'9'.repeat(45)}`,
+      `#${'9'.repeat(41)}`,
+      `#1234${'z'.repeat(45)}`,
+      ' 12 34',
+      '_1234',
+      '#99999',
+    ])
+      for (const cap of [1, 2, 3, 5, 20]) await expectDirect(companyScope(codes), codes, text, cap);
+  });
+
+  it('reads the trigram index when more than 256 words begin with the text', async () => {
+    for (const cap of [5, 299, 300, 400]) await expectDirect(companyScope(manyCodes), manyCodes, '#777', cap);
+  });
+
+  it("bound to one company, finds none of another's", async () => {
+    const asked = await searchPage(companyScope(a), codes, '#1234', 0, 20, 50);
+    expect(asked).toMatchObject({ searched: { n: 0, more: false }, messages: [] });
+  });
+});
