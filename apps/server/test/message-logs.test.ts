@@ -1,4 +1,5 @@
 import type { TRole } from '@sms/contracts/auth/roles';
+import { PAGINATION_MESSAGES } from '@sms/contracts/common/pagination';
 import { MESSAGE_COUNT_CAP } from '@sms/contracts/messages/list-messages';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -228,6 +229,23 @@ describe('GET /messages', () => {
     expect(bad.json().message).toContain('status must be one of');
     expect((await get('/messages?chip=old', 'company_admin')).statusCode).toBe(400);
     expect((await get('/messages?limit=1000', 'company_admin')).statusCode).toBe(400);
+  });
+
+  it('refuses a page or a limit that is not a whole number in range, saying which and what is allowed', async () => {
+    for (const [query, message] of [
+      ['page=abc', PAGINATION_MESSAGES.page],
+      ['page=0', PAGINATION_MESSAGES.page],
+      ['page=1.5', PAGINATION_MESSAGES.page],
+      ['page=10001', PAGINATION_MESSAGES.page],
+      ['limit=abc', PAGINATION_MESSAGES.limit],
+      ['limit=101', PAGINATION_MESSAGES.limit],
+      ['limit=-3', PAGINATION_MESSAGES.limit],
+    ]) {
+      const refused = await get(`/messages?${query}`, 'company_admin');
+      expect(refused.statusCode, query).toBe(400);
+      expect(refused.json().message, query).toBe(message);
+    }
+    expect((await get('/messages?page=2&limit=100', 'company_admin')).statusCode).toBe(200);
   });
 
   it('lets company admins and content managers read, refuses viewers, and keeps companies apart', async () => {

@@ -1,5 +1,6 @@
 import { AUTH_MESSAGES } from '@sms/contracts/auth/login';
 import type { TRole } from '@sms/contracts/auth/roles';
+import { ID_PARAM_MESSAGE } from '@sms/contracts/common/envelope';
 import { SERVICE_MESSAGES } from '@sms/contracts/services/service';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTenantWithStaff } from './support/factories.ts';
@@ -183,7 +184,11 @@ describe('GET /services and /services/{id}', () => {
       200,
     );
     expect((await call('GET', `/services/${theirs.id}`, 'system_admin')).statusCode).toBe(200);
-    expect((await call('GET', '/services/abc', 'company_admin')).statusCode).toBe(400);
+    for (const id of ['abc', '0', '1.5']) {
+      const refused = await call('GET', `/services/${id}`, 'company_admin');
+      expect(refused.statusCode, id).toBe(400);
+      expect(refused.json().message, id).toBe(ID_PARAM_MESSAGE);
+    }
   });
 
   it('filters by status and search', async () => {

@@ -1,6 +1,6 @@
 import type { TRole } from '@sms/contracts/auth/roles';
 import { PLAN_CATALOGUE } from '@sms/contracts/plans/plan-catalogue';
-import { SUBSCRIBER_COUNT_CAP } from '@sms/contracts/subscribers/subscriber';
+import { SUBSCRIBER_COUNT_CAP, SUBSCRIBER_MESSAGES } from '@sms/contracts/subscribers/subscriber';
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createCompany, createTenantWithStaff } from './support/factories.ts';
@@ -436,6 +436,11 @@ describe('GET /subscriptions/subscribers', () => {
       400,
     );
     expect((await call('GET', '/subscriptions/subscribers?page=0', 'company_admin')).statusCode).toBe(400);
+    for (const limit of ['abc', '7', '2.5']) {
+      const refused = await call('GET', `/subscriptions/subscribers?limit=${limit}`, 'company_admin');
+      expect(refused.statusCode, limit).toBe(400);
+      expect(refused.json().message, limit).toBe(SUBSCRIBER_MESSAGES.pageSize);
+    }
   });
 
   it('caps the count of a broad search', async () => {

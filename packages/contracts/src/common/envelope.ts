@@ -27,4 +27,10 @@ export const ERROR_CODES = [
 ] as const;
 export type TErrorCode = (typeof ERROR_CODES)[number];
 
-export const ZIdParam = z.object({ id: z.coerce.number().int().positive() });
+export const ID_PARAM_MESSAGE = 'id must be a whole number of 1 or more';
+export const ZIdParam = z.object({
+  id: z.coerce
+    .number({ error: ID_PARAM_MESSAGE })
+    .int({ error: ID_PARAM_MESSAGE })
+    .positive({ error: ID_PARAM_MESSAGE }),
+});

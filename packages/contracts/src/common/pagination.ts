@@ -4,9 +4,22 @@ import { z } from 'zod';
 export const MAX_PAGE = 10_000;
 export const MAX_PAGE_SIZE = 100;
 
-export const ZPage = z.coerce.number().int().min(1).max(MAX_PAGE).default(1);
+/** A whole number from 1 to `max` (a query parameter, coerced), refused with `message` whatever is wrong with it. */
+const wholeNumberUpTo = (max: number, message: string) =>
+  z.coerce
+    .number({ error: message })
+    .int({ error: message })
+    .min(1, { error: message })
+    .max(max, { error: message });
+
+export const PAGINATION_MESSAGES = {
+  page: `page must be a whole number from 1 to ${MAX_PAGE.toLocaleString('en-US')}`,
+  limit: `limit must be a whole number from 1 to ${MAX_PAGE_SIZE}`,
+} as const;
+
+export const ZPage = wholeNumberUpTo(MAX_PAGE, PAGINATION_MESSAGES.page).default(1);
 export const ZPageSize = (fallback: number) =>
-  z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(fallback);
+  wholeNumberUpTo(MAX_PAGE_SIZE, PAGINATION_MESSAGES.limit).default(fallback);
 
 /** Empty query strings ("?status=") mean "no filter", as the console sends them. */
 export const ZOptionalQueryText = z

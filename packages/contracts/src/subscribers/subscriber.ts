@@ -47,8 +47,8 @@ export const ZPhoneNumberBody = z.object({
 export type TPhoneNumberBody = z.infer<typeof ZPhoneNumberBody>;
 
 export const ZSubscriberPageSize = z.coerce
-  .number()
-  .int()
+  .number({ error: SUBSCRIBER_MESSAGES.pageSize })
+  .int({ error: SUBSCRIBER_MESSAGES.pageSize })
   .refine((value) => (SUBSCRIBER_PAGE_SIZES as readonly number[]).includes(value), {
     message: SUBSCRIBER_MESSAGES.pageSize,
   })
