@@ -441,6 +441,9 @@ describe('GET /subscriptions/subscribers', () => {
       expect(refused.statusCode, limit).toBe(400);
       expect(refused.json().message, limit).toBe(SUBSCRIBER_MESSAGES.pageSize);
     }
+    const badService = await call('GET', '/subscriptions/subscribers?serviceId=abc', 'company_admin');
+    expect(badService.statusCode).toBe(400);
+    expect(badService.json().message).toBe('serviceId must be a service id');
   });
 
   it('caps the count of a broad search', async () => {

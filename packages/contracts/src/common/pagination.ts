@@ -32,3 +32,7 @@ export const ZOptionalQueryText = z
 export function totalPages(totalItems: number, pageSize: number) {
   return Math.max(1, Math.ceil(totalItems / pageSize));
 }
+
+/** An optional record id in a query string (companyId, serviceId), refused with `message` when it is not one. */
+export const ZOptionalQueryId = (message: string) =>
+  z.coerce.number({ error: message }).int({ error: message }).positive({ error: message }).optional();

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { successEnvelope } from '../common/envelope.ts';
-import { ZOptionalQueryText, ZPage } from '../common/pagination.ts';
+import { ZOptionalQueryId, ZOptionalQueryText, ZPage } from '../common/pagination.ts';
 import {
   SUBSCRIBER_STATUSES,
   ZPagedSubscribersMeta,
@@ -24,8 +24,8 @@ export const ZSubscriberFilters = z.object({
   status: ZStatusFilter,
   search: ZOptionalQueryText,
   /** system_admin only: one company; ignored for everyone else. */
-  companyId: z.coerce.number().int().positive().optional(),
-  serviceId: z.coerce.number().int().positive().optional(),
+  companyId: ZOptionalQueryId('companyId must be a company id'),
+  serviceId: ZOptionalQueryId('serviceId must be a service id'),
 });
 export type TSubscriberFilters = z.input<typeof ZSubscriberFilters>;
 
