@@ -20,8 +20,8 @@ const dateOrNull = (text: string | null) => (text === null ? null : new Date(tex
 /**
  * A message the caller may see, with its send state, delivery counts and a page of its recipients
  * in the order they were resolved (status: only those), in one call (migration 0037's
- * message_details_page, planned once per connection): the message_with_state and recipient_page of
- * before. `start` (or null: from the top) is used only when the send is still the one it was read
+ * message_details_page, planned once per connection), which took the place of two calls of before.
+ * `start` (or null: from the top) is used only when the send is still the one it was read
  * for, fanned out, and there is no status; otherwise the page walks `offset` rows. Recipients are
  * read once the send has a fan-out time. undefined: no such message for the caller.
  */
