@@ -255,6 +255,7 @@ describe('a text with a word start, from the word index (migration 0039)', () =>
         `Not as long #${'9'.repeat(41)}`,
         'Spaced 12 34',
         'Tab\t1234 there',
+        'From #1234 a reader',
       ],
       10,
     );
@@ -303,8 +304,62 @@ describe('a text with a word start, from the word index (migration 0039)', () =>
       for (const cap of [1, 2, 3, 5, 20]) await expectDirect(companyScope(codes), codes, text, cap);
   });
 
+  it('with a direction or status filter, counts and pages as a direct read (migration 0041)', async () => {
+    const filteredPage = (
+      text: string,
+      direction: string | null,
+      statuses: string[] | null,
+      offset: number,
+      cap: number,
+    ) =>
+      inTenantTransaction(ctx.db, companyScope(codes), async (trx) => {
+        const { rows } = await sql<{ page: Page }>`
+          select message_search_page(${codes}::bigint, ${patternOf(text)}::text, ${direction}::text, ${statuses}::text[],
+                                     ${offset}::int, 3, ${cap}::int) as page`.execute(trx);
+        return rows[0]!.page;
+      });
+    const directFiltered = async (text: string, direction: string | null, statuses: string[] | null) => {
+      const { rows } = await sql<{ id: number }>`
+        select id from messages
+         where company_id = ${codes} and lower(content) like ${patternOf(text)}
+           and (${direction}::text is null or direction = ${direction})
+           and (${statuses}::text[] is null or status = any(${statuses}::text[]))
+         order by created_at desc, id desc`.execute(ctx.ownerDb);
+      return rows.map((row) => row.id);
+    };
+    for (const text of ['#1234', '#12345', '#123', ' 1234', '_1234', '#99999'])
+      for (const [direction, statuses] of [
+        ['outbound', null],
+        ['inbound', null],
+        [null, ['sent']],
+        ['outbound', ['received']],
+      ] as [string | null, string[] | null][]) {
+        const all = await directFiltered(text, direction, statuses);
+        for (const cap of [2, 20])
+          for (const offset of [0, 3, 6]) {
+            const page = await filteredPage(text, direction, statuses, offset, cap);
+            const label = `${text}, ${direction}, ${statuses}, cap ${cap}, offset ${offset}`;
+            expect(page.searched, label).toEqual({ n: all.length, more: false });
+            const expected = all.length <= cap && offset >= all.length ? [] : all.slice(offset, offset + 3);
+            expect(
+              page.messages.map((m) => m.id),
+              label,
+            ).toEqual(expected);
+          }
+      }
+  });
+
   it('reads the trigram index when more than 256 words begin with the text', async () => {
     for (const cap of [5, 299, 300, 400]) await expectDirect(companyScope(manyCodes), manyCodes, '#777', cap);
+    const filtered = await inTenantTransaction(ctx.db, companyScope(manyCodes), async (trx) => {
+      const { rows } = await sql<{ page: Page }>`
+        select message_search_page(${manyCodes}::bigint, '%#777%', 'outbound', null, 0, 3, 1000) as page`.execute(
+        trx,
+      );
+      return rows[0]!.page;
+    });
+    expect(filtered.searched).toEqual({ n: 300, more: false });
+    expect(filtered.messages.map((m) => m.id)).toEqual((await direct(manyCodes, '#777')).slice(0, 3));
   });
 
   it("bound to one company, finds none of another's", async () => {
