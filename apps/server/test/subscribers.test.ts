@@ -1,4 +1,5 @@
 import type { TRole } from '@sms/contracts/auth/roles';
+import { QUERY_ID_MESSAGES } from '@sms/contracts/common/pagination';
 import { PLAN_CATALOGUE } from '@sms/contracts/plans/plan-catalogue';
 import { SUBSCRIBER_COUNT_CAP, SUBSCRIBER_MESSAGES } from '@sms/contracts/subscribers/subscriber';
 import { sql } from 'kysely';
@@ -443,7 +444,11 @@ describe('GET /subscriptions/subscribers', () => {
     }
     const badService = await call('GET', '/subscriptions/subscribers?serviceId=abc', 'company_admin');
     expect(badService.statusCode).toBe(400);
-    expect(badService.json().message).toBe('serviceId must be a service id');
+    expect(badService.json().message).toBe(QUERY_ID_MESSAGES.serviceId);
+    // Empty, as the console sends an unset filter: no filter.
+    expect(
+      (await call('GET', '/subscriptions/subscribers?serviceId=&companyId=', 'company_admin')).statusCode,
+    ).toBe(200);
   });
 
   it('caps the count of a broad search', async () => {

@@ -2,7 +2,13 @@ import { z } from 'zod';
 import { ROLES } from '../auth/roles.ts';
 import { ZUser } from '../auth/user.ts';
 import { successEnvelope } from '../common/envelope.ts';
-import { ZOptionalQueryText, ZPage, ZPageSize } from '../common/pagination.ts';
+import {
+  QUERY_ID_MESSAGES,
+  ZOptionalQueryId,
+  ZOptionalQueryText,
+  ZPage,
+  ZPageSize,
+} from '../common/pagination.ts';
 import { USER_PAGE_SIZE } from './admin-user.ts';
 
 export const ZListUsersQuery = z.object({
@@ -13,10 +19,7 @@ export const ZListUsersQuery = z.object({
     .union([z.enum(ROLES), z.literal('')], { error: `role must be one of ${ROLES.join(', ')}` })
     .optional()
     .transform((value) => (value ? value : undefined)),
-  companyId: z
-    .union([z.literal(''), z.coerce.number().int().positive()], { error: 'companyId must be a company id' })
-    .optional()
-    .transform((value) => (value ? value : undefined)),
+  companyId: ZOptionalQueryId(QUERY_ID_MESSAGES.companyId),
 });
 /** What a client sends (the schema also accepts the query-string forms). */
 export type TListUsersQuery = {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ZWholeNumber } from './pagination.ts';
 
 /** Every success answer is `{ success: true, data }`; this wraps a data schema in it. */
 export function successEnvelope<T extends z.ZodType>(data: T) {
@@ -28,9 +29,4 @@ export const ERROR_CODES = [
 export type TErrorCode = (typeof ERROR_CODES)[number];
 
 export const ID_PARAM_MESSAGE = 'id must be a whole number of 1 or more';
-export const ZIdParam = z.object({
-  id: z.coerce
-    .number({ error: ID_PARAM_MESSAGE })
-    .int({ error: ID_PARAM_MESSAGE })
-    .positive({ error: ID_PARAM_MESSAGE }),
-});
+export const ZIdParam = z.object({ id: ZWholeNumber(ID_PARAM_MESSAGE) });

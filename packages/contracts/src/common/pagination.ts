@@ -4,8 +4,11 @@ import { z } from 'zod';
 export const MAX_PAGE = 10_000;
 export const MAX_PAGE_SIZE = 100;
 
-/** A whole number from 1 to `max` (a query parameter, coerced), refused with `message` whatever is wrong with it. */
-const wholeNumberUpTo = (max: number, message: string) =>
+/**
+ * A whole number from 1 (to `max`) in a query or path parameter (coerced from its text), refused with
+ * `message` whatever is wrong with it: the message names the parameter and what it takes.
+ */
+export const ZWholeNumber = (message: string, max = Number.MAX_SAFE_INTEGER) =>
   z.coerce
     .number({ error: message })
     .int({ error: message })
@@ -17,9 +20,9 @@ export const PAGINATION_MESSAGES = {
   limit: `limit must be a whole number from 1 to ${MAX_PAGE_SIZE}`,
 } as const;
 
-export const ZPage = wholeNumberUpTo(MAX_PAGE, PAGINATION_MESSAGES.page).default(1);
+export const ZPage = ZWholeNumber(PAGINATION_MESSAGES.page, MAX_PAGE).default(1);
 export const ZPageSize = (fallback: number) =>
-  wholeNumberUpTo(MAX_PAGE_SIZE, PAGINATION_MESSAGES.limit).default(fallback);
+  ZWholeNumber(PAGINATION_MESSAGES.limit, MAX_PAGE_SIZE).default(fallback);
 
 /** Empty query strings ("?status=") mean "no filter", as the console sends them. */
 export const ZOptionalQueryText = z
@@ -33,6 +36,17 @@ export function totalPages(totalItems: number, pageSize: number) {
   return Math.max(1, Math.ceil(totalItems / pageSize));
 }
 
-/** An optional record id in a query string (companyId, serviceId), refused with `message` when it is not one. */
+export const QUERY_ID_MESSAGES = {
+  companyId: 'companyId must be a company id',
+  serviceId: 'serviceId must be a service id',
+} as const;
+
+/**
+ * An optional id filter in a query string (companyId, serviceId): empty means no filter, as the
+ * console sends it; anything else that is not an id is refused with `message`.
+ */
 export const ZOptionalQueryId = (message: string) =>
-  z.coerce.number({ error: message }).int({ error: message }).positive({ error: message }).optional();
+  z
+    .union([z.literal(''), ZWholeNumber(message)], { error: message })
+    .optional()
+    .transform((value) => (value ? value : undefined));

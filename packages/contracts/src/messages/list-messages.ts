@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { successEnvelope } from '../common/envelope.ts';
-import { ZOptionalQueryText, ZPage, ZPageSize } from '../common/pagination.ts';
+import {
+  QUERY_ID_MESSAGES,
+  ZOptionalQueryId,
+  ZOptionalQueryText,
+  ZPage,
+  ZPageSize,
+} from '../common/pagination.ts';
 import { MESSAGE_DIRECTIONS, MESSAGE_STATUSES, type TMessageStatus, ZMessage } from './message.ts';
 
 export const MESSAGE_PAGE_SIZE = 20;
@@ -92,10 +98,7 @@ export const ZListMessagesQuery = z.object({
     })
     .default('all'),
   /** system_admin only: one company; ignored for everyone else. */
-  companyId: z
-    .union([z.literal(''), z.coerce.number().int().positive()], { error: 'companyId must be a company id' })
-    .optional()
-    .transform((value) => (value ? value : undefined)),
+  companyId: ZOptionalQueryId(QUERY_ID_MESSAGES.companyId),
 });
 /** What the console sends. */
 export type TListMessagesQuery = {

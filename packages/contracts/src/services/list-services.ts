@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { successEnvelope } from '../common/envelope.ts';
-import { ZOptionalQueryId, ZOptionalQueryText } from '../common/pagination.ts';
+import { QUERY_ID_MESSAGES, ZOptionalQueryId, ZOptionalQueryText } from '../common/pagination.ts';
 import { SERVICE_STATUSES, ZService } from './service.ts';
 
 /** Services per company are few (a plan allows tens), so the list comes whole. */
 export const ZListServicesQuery = z.object({
-  companyId: ZOptionalQueryId('companyId must be a company id'),
+  companyId: ZOptionalQueryId(QUERY_ID_MESSAGES.companyId),
   status: z
     .union([z.enum(SERVICE_STATUSES), z.literal('')], {
       error: `status must be one of ${SERVICE_STATUSES.join(', ')}`,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { successEnvelope } from '../common/envelope.ts';
-import { ZOptionalQueryId, ZOptionalQueryText, ZPage } from '../common/pagination.ts';
+import { QUERY_ID_MESSAGES, ZOptionalQueryId, ZOptionalQueryText, ZPage } from '../common/pagination.ts';
 import {
   SUBSCRIBER_STATUSES,
   ZPagedSubscribersMeta,
@@ -24,8 +24,8 @@ export const ZSubscriberFilters = z.object({
   status: ZStatusFilter,
   search: ZOptionalQueryText,
   /** system_admin only: one company; ignored for everyone else. */
-  companyId: ZOptionalQueryId('companyId must be a company id'),
-  serviceId: ZOptionalQueryId('serviceId must be a service id'),
+  companyId: ZOptionalQueryId(QUERY_ID_MESSAGES.companyId),
+  serviceId: ZOptionalQueryId(QUERY_ID_MESSAGES.serviceId),
 });
 export type TSubscriberFilters = z.input<typeof ZSubscriberFilters>;
 

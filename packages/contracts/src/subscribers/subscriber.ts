@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ZWholeNumber } from '../common/pagination.ts';
 
 export const SUBSCRIBER_STATUSES = ['active', 'unsubscribed', 'pending'] as const;
 export type TSubscriberStatus = (typeof SUBSCRIBER_STATUSES)[number];
@@ -46,9 +47,7 @@ export const ZPhoneNumberBody = z.object({
 });
 export type TPhoneNumberBody = z.infer<typeof ZPhoneNumberBody>;
 
-export const ZSubscriberPageSize = z.coerce
-  .number({ error: SUBSCRIBER_MESSAGES.pageSize })
-  .int({ error: SUBSCRIBER_MESSAGES.pageSize })
+export const ZSubscriberPageSize = ZWholeNumber(SUBSCRIBER_MESSAGES.pageSize)
   .refine((value) => (SUBSCRIBER_PAGE_SIZES as readonly number[]).includes(value), {
     message: SUBSCRIBER_MESSAGES.pageSize,
   })
