@@ -244,6 +244,7 @@ describe('GET /messages', () => {
       const refused = await get(`/messages?${query}`, 'company_admin');
       expect(refused.statusCode, query).toBe(400);
       expect(refused.json().message, query).toBe(message);
+      expect(refused.json().details, query).toEqual([message]);
     }
     expect((await get('/messages?page=2&limit=100', 'company_admin')).statusCode).toBe(200);
   });

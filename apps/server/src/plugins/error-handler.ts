@@ -19,7 +19,9 @@ function describeIssue(issue: {
     '';
   const message = issue.message ?? 'Invalid value';
   const text = fieldPath && GENERIC_ZOD_MESSAGE.test(message) ? `${fieldPath}: ${message}` : message;
-  return { fieldPath, text, detail: fieldPath ? `${fieldPath}: ${message}` : message };
+  // A message of ours that names its field ('page must be ...') is not prefixed with it again.
+  const named = fieldPath === '' || message.startsWith(`${fieldPath} `);
+  return { fieldPath, text, detail: named ? message : `${fieldPath}: ${message}` };
 }
 
 export function errorHandler(
