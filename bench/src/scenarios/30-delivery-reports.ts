@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { connectDatabase, type DatabaseHandle } from '../../../apps/server/src/db/database.ts';
 import { createBenchCompany } from '../support/bulk-send-fixture.ts';
 import { postEach } from '../support/http-posts.ts';
-import { settlingRow, waitForSteadyPace } from '../support/machine-pace.ts';
+import { settleBefore } from '../support/machine-pace.ts';
 import type { BenchScenario } from '../support/scenario.ts';
 import { startServerProcess } from '../support/server-process.ts';
 
@@ -289,11 +289,7 @@ export const scenario: BenchScenario = {
             )
           ).rows[0].n;
         // The reports measure themselves, not the hand-over's writes still settling (machine-pace.ts).
-        const settling = await waitForSteadyPace(ctx.databaseUrl, ctx.quick ? 10 : undefined);
-        ctx.log(
-          `machine settled before the reports in ${settling.waitedSeconds.toFixed(0)} s (a fixed count ${settling.firstMs.toFixed(0)} -> ${settling.lastMs.toFixed(0)} ms)`,
-        );
-        ctx.report(settlingRow('delivery-reports', 'the reports', settling));
+        ctx.report(await settleBefore(ctx, 'delivery-reports', 'the reports'));
         const commitsBefore = await commits();
         const cpuBefore = {
           api: cpuMsOf(server.pid),

@@ -8,12 +8,7 @@ import {
   loadConsoleReads,
   rareSearchText,
 } from '../support/console-reads-fixture.ts';
-import {
-  machinePaceRows,
-  measureMachinePace,
-  settlingRow,
-  waitForSteadyPace,
-} from '../support/machine-pace.ts';
+import { machinePaceRows, measureMachinePace, settleBefore } from '../support/machine-pace.ts';
 import type { BenchContext, BenchScenario } from '../support/scenario.ts';
 import { startServerProcess } from '../support/server-process.ts';
 
@@ -67,17 +62,13 @@ export const scenario: BenchScenario = {
       ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` }
       : {};
     // The reads measure themselves, not the machine still busy after the load (machine-pace.ts).
-    // The quick run (CI's smoke run, under 2 minutes in all) gives it 10 s.
-    const settling = await waitForSteadyPace(ctx.databaseUrl, ctx.quick ? 10 : undefined);
-    ctx.log(
-      `machine settled after the load in ${settling.waitedSeconds.toFixed(0)} s (a fixed count ${settling.firstMs.toFixed(0)} -> ${settling.lastMs.toFixed(0)} ms)`,
-    );
+    const settled = await settleBefore(ctx, 'console-reads', 'the reads');
     // The machine's pace beside the reads: a slower host moves every read's p95 (see machine-pace.ts).
     const paceBefore = await measureMachinePace(ctx.databaseUrl);
     await measureConsoleReads(ctx, fixture, size, env);
     const paceAfter = await measureMachinePace(ctx.databaseUrl);
     for (const row of [
-      settlingRow('console-reads', 'the reads', settling),
+      settled,
       ...machinePaceRows('console-reads', 'before the reads', paceBefore),
       ...machinePaceRows('console-reads', 'after the reads', paceAfter),
     ])

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { BenchRow } from './scenario.ts';
+import type { BenchContext, BenchRow } from './scenario.ts';
 
 export type MachinePace = {
   /** Wall time of one prepared `select $1::int` waited for on one connection (both processes, the loopback). */
@@ -72,7 +72,7 @@ const SETTLED_SPREAD = 1.1;
  * 10% of each other and of the fastest seen; a quiet machine is settled after the first three. At
  * most 120 s by default. A machine busy at one steady pace the whole time is taken as it is.
  */
-export function waitForSteadyPace(
+function waitForSteadyPace(
   databaseUrl: string,
   limitSeconds = SETTLE_LIMIT_SECONDS,
 ): Promise<Settling> {
@@ -117,8 +117,26 @@ export function machinePaceRows(scenario: string, when: string, pace: MachinePac
   ];
 }
 
+/** The quick run (CI's smoke run, under 2 minutes in all) waits at most this long. */
+const QUICK_SETTLE_LIMIT_SECONDS = 10;
+
+/**
+ * A scenario's wait for a settled machine before `before` (waitForSteadyPace), logged as it ends;
+ * returns the wait as a row of the results table, for the scenario to report with its own.
+ */
+export async function settleBefore(ctx: BenchContext, scenario: string, before: string): Promise<BenchRow> {
+  const settling = await waitForSteadyPace(
+    ctx.databaseUrl,
+    ctx.quick ? QUICK_SETTLE_LIMIT_SECONDS : undefined,
+  );
+  ctx.log(
+    `machine settled before ${before} in ${settling.waitedSeconds.toFixed(0)} s (a fixed count ${settling.firstMs.toFixed(0)} -> ${settling.lastMs.toFixed(0)} ms)`,
+  );
+  return settlingRow(scenario, before, settling);
+}
+
 /** How long `before` waited for the machine to settle, as a row of the results table. */
-export function settlingRow(scenario: string, before: string, settling: Settling): BenchRow {
+function settlingRow(scenario: string, before: string, settling: Settling): BenchRow {
   return {
     scenario,
     measure: `machine settled before ${before} (one backend's fixed count ${settling.firstMs.toFixed(0)} -> ${settling.lastMs.toFixed(0)} ms)`,
