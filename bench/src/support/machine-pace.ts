@@ -72,10 +72,7 @@ const SETTLED_SPREAD = 1.1;
  * 10% of each other and of the fastest seen; a quiet machine is settled after the first three. At
  * most 120 s by default. A machine busy at one steady pace the whole time is taken as it is.
  */
-function waitForSteadyPace(
-  databaseUrl: string,
-  limitSeconds = SETTLE_LIMIT_SECONDS,
-): Promise<Settling> {
+function waitForSteadyPace(databaseUrl: string, limitSeconds = SETTLE_LIMIT_SECONDS): Promise<Settling> {
   return onOneConnection(databaseUrl, async (client) => {
     const started = performance.now();
     const counts: number[] = [];
