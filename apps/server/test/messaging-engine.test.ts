@@ -110,6 +110,35 @@ describe('a bulk send through the simulator', () => {
   });
 });
 
+describe('a service switched off before its send fans out', () => {
+  it('reaches only the subscribers of the services still active when the fan-out runs', async () => {
+    const tenant = await createSendingCompany(ctx);
+    const news = await tenant.service();
+    const sports = await tenant.service();
+    // 6 on news, 8 on sports of which 2 also on news: with sports switched off, news' 6 alone.
+    await subscribe(ctx.ownerDb, news, numbers(13, 0, 6));
+    await subscribe(ctx.ownerDb, sports, numbers(13, 4, 8));
+    const response = await send(tenant, {
+      serviceIds: [news.id, sports.id],
+      message: 'Scheduled before the switch',
+      scheduleType: 'scheduled',
+      scheduledAt: new Date(Date.now() + 1500).toISOString(),
+    });
+    expect(response.statusCode, response.body).toBe(201);
+    const { data } = response.json();
+    await sql`update services set status = 'inactive' where id = ${sports.id}`.execute(ctx.ownerDb);
+
+    await waitFor(
+      () => messageRow(ctx.ownerDb, data.message.id),
+      (row) => row?.status === 'delivered',
+      { what: 'the message to be delivered' },
+    );
+    const recipients = await recipientsOf(ctx.ownerDb, data.message.id);
+    expect(recipients.map((r) => r.recipient_phone).sort()).toEqual(numbers(13, 0, 6).sort());
+    expect(recipients.every((r) => Number(r.service_id) === Number(news.id))).toBe(true);
+  });
+});
+
 describe('hand-over failures', () => {
   it('retries transient errors with growing backoff, fails a recipient after the last attempt, and rejects for good', async () => {
     const tenant = await createSendingCompany(ctx);

@@ -117,22 +117,9 @@ async function fanOutStep(db: Database, companyId: number, messageId: number, ba
     if (!slice) return { result: 'busy' as const };
 
     const { rows } = await sql<{ cursor: string | null; considered: number; inserted: number }>`
-      with active_services as (
-        select id from services
-         where company_id = ${companyId} and id = any(${send.service_ids}::bigint[]) and status = 'active'
-      ),
-      candidates as (
+      with candidates as (
         select distinct on (x.subscriber_id) x.subscriber_id, x.service_id
-          from active_services sv
-          cross join lateral (
-            select s.subscriber_id, s.service_id
-              from subscriptions s
-             where s.service_id = sv.id and s.company_id = ${companyId} and s.status = 'active'
-               and s.subscriber_id > ${slice.cursor}::bigint and s.subscriber_id <= ${slice.end}::bigint
-             -- (service_id, subscriber_id): the order of the service's index of active subscriptions.
-             order by s.service_id, s.subscriber_id
-             limit ${batchSize}
-          ) x
+          from (${subscriptionsInOrder(companyId, send.service_ids, slice, batchSize)}) x
          order by x.subscriber_id, x.service_id
          limit ${batchSize}
       ),
@@ -189,6 +176,39 @@ async function fanOutStep(db: Database, companyId: number, messageId: number, ba
     if (error instanceof SendMovedOn) return { result: 'busy' as const };
     throw error;
   });
+}
+
+/**
+ * The slice's next active subscriptions of each of the send's services that is still active, in
+ * subscriber order: one index scan per service, merged (Merge Append), so that the step's DISTINCT ON
+ * reads only as far as its batch needs and sorts only the few rows a subscriber has, where a batch from
+ * every service went into one sort (60,000 entries read and sorted for 20,000 recipients of the
+ * bench's 3 services; 36,700 read now, a step 9% quicker in all: ADR 0011, 28 November).
+ */
+function subscriptionsInOrder(
+  companyId: number,
+  serviceIds: number[],
+  slice: { cursor: string; end: string },
+  batchSize: number,
+) {
+  const services = [...new Set(serviceIds.map(Number))].sort((a, b) => a - b);
+  if (services.length === 0)
+    return sql`select null::bigint as subscriber_id, null::bigint as service_id where false`;
+  return sql.join(
+    services.map(
+      (serviceId) => sql`(
+        select s.subscriber_id, s.service_id
+          from subscriptions s
+         where s.service_id = ${serviceId} and s.company_id = ${companyId} and s.status = 'active'
+           and s.subscriber_id > ${slice.cursor}::bigint and s.subscriber_id <= ${slice.end}::bigint
+           and exists (select from services sv
+                        where sv.company_id = ${companyId} and sv.id = ${serviceId} and sv.status = 'active')
+         -- (service_id, subscriber_id): the order of the service's index of active subscriptions.
+         order by s.subscriber_id
+         limit ${batchSize})`,
+    ),
+    sql` union all `,
+  );
 }
 
 /**
