@@ -25,7 +25,7 @@ import { startServerProcess } from '../support/server-process.ts';
  * machine's two cores. Each client waits for its answer before posting the next, so the rate is
  * at most the clients over the latency: with 64 the server's cores were a third idle and the rate
  * followed the host's latency (8,793-10,904/s, p99 17-21 ms); 128 keep the server busy, which is
- * what a sustained rate under a p99 bound measures (13,390-13,925/s, p99 27-30 ms; ADR 0014,
+ * what a sustained rate under a p99 bound measures (11,660-13,954/s, p99 27-33 ms; ADR 0014,
  * 28 November). DLR_CONNECTIONS=<n> measures another count (the batches grow with the reports in
  * flight).
  */
