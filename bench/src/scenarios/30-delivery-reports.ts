@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import autocannon from 'autocannon';
 import { sql } from 'kysely';
 import { connectDatabase, type DatabaseHandle } from '../../../apps/server/src/db/database.ts';
@@ -22,14 +23,14 @@ import { startServerProcess } from '../support/server-process.ts';
 
 /**
  * Concurrent HTTP clients posting reports (a provider's callback senders), 64 for each of the
- * machine's two cores. Each client waits for its answer before posting the next, so the rate is
- * at most the clients over the latency: with 64 the server's cores were a third idle and the rate
- * followed the host's latency (8,793-10,904/s, p99 17-21 ms); 128 keep the server busy, which is
- * what a sustained rate under a p99 bound measures (11,660-13,954/s, p99 27-33 ms; ADR 0014,
- * 28 November). DLR_CONNECTIONS=<n> measures another count (the batches grow with the reports in
- * flight).
+ * machine's cores (128 on the 2-core machine the figures below are from). Each client waits for
+ * its answer before posting the next, so the rate is at most the clients over the latency: with 64
+ * on two cores the server was a third idle and the rate followed the host's latency
+ * (8,793-10,904/s, p99 17-21 ms); 128 keep the server busy, which is what a sustained rate under a
+ * p99 bound measures (11,660-13,954/s, p99 27-33 ms; ADR 0014, 28 November). DLR_CONNECTIONS=<n>
+ * measures another count (the batches grow with the reports in flight).
  */
-const CONNECTIONS = Number(process.env.DLR_CONNECTIONS ?? 128);
+const CONNECTIONS = Number(process.env.DLR_CONNECTIONS ?? 64 * availableParallelism());
 /**
  * The load generator: our own lean HTTP/1.1 client by default (bench/src/support/http-posts.ts: one
  * request per report, keep-alive, no pipelining, every latency kept); DLR_CLIENT=autocannon
