@@ -67,17 +67,6 @@ const cpuSpent = (before: Map<number, number>, after: Map<number, number>) => {
   return spent;
 };
 
-/** A CHECKPOINT, where the bench's user may run one (a superuser or pg_checkpoint on BENCH_DATABASE_URL). */
-async function checkpoint(db: Database, log: (line: string) => void) {
-  const started = performance.now();
-  try {
-    await sql`checkpoint`.execute(db);
-    log(`checkpoint after the fixture: ${(performance.now() - started).toFixed(0)} ms`);
-  } catch (error) {
-    log(`no checkpoint after the fixture (${(error as Error).message})`);
-  }
-}
-
 /** WAL written by the whole cluster so far (the scenario runs alone on it). */
 async function walBytes(db: Database) {
   const { rows } = await sql<{ bytes: string }>`select wal_bytes::text as bytes from pg_stat_wal`.execute(db);
@@ -103,10 +92,8 @@ export const scenario: BenchScenario = {
     ctx.log(
       `${size.toLocaleString('en-US')} subscribers, ${fixture.subscriptions.toLocaleString('en-US')} subscriptions`,
     );
-    // The fixture's millions of rows are still dirty in shared buffers and their WAL unfinished by a
-    // checkpoint: written back now, and the machine settled, so that the send measures itself and
-    // not the load before it (as the delivery reports and the console reads wait for theirs).
-    await checkpoint(fixture.owner.db, ctx.log);
+    // The fixture checkpointed its rows; the machine settles from the load too, so that the send
+    // measures itself (as the delivery reports and the console reads wait for theirs).
     const settled = await settleBefore(ctx, 'fan-out', 'the send');
     const server = await startServerProcess({
       databaseUrl: ctx.databaseUrl,

@@ -186,7 +186,7 @@ async function fanOutStep(db: Database, companyId: number, messageId: number, ba
 /**
  * Settings of a step's transaction for its INSERT ... SELECT (restored after it by
  * RESET_JOIN_SETTINGS, the finishing step turns synchronous_commit back on):
- * - It commits without waiting for its WAL to reach the disk (13 ms of a ~200 ms step). Nothing is
+ * - It commits without waiting for its WAL to reach the disk (13 ms a step). Nothing is
  *   accepted or handed over by such a step: if PostgreSQL crashed before the WAL writer flushed it
  *   (at most ~3 x wal_writer_delay later), the step's rows and its slice's checkpoint are lost
  *   together and the step is done again. The step that finishes the send commits as usual, which
