@@ -14,6 +14,7 @@ import {
   type ProviderRegistryOptions,
 } from './providers/registry.ts';
 import { createJobQueue, type JobQueue } from './queue/job-queue.ts';
+import { SEND_MESSAGE_JOB } from './queue/jobs.ts';
 
 export type MessagingLog = (level: 'info' | 'warn' | 'error', message: string, error?: unknown) => void;
 
@@ -77,7 +78,12 @@ export function createMessaging(input: {
   return {
     queue,
     deliveryReports,
-    wake: () => worker?.engine.wake(),
+    wake: () => {
+      if (!worker) return;
+      // The send's job is picked up now, not at the queue's next poll (0.5 s; 110-575 ms measured).
+      queue.fetchNow(SEND_MESSAGE_JOB);
+      worker.engine.wake();
+    },
     providerSettingsChanged: (companyId) => worker?.providers.invalidate(companyId),
     async startWorker(options) {
       if (worker) return worker;

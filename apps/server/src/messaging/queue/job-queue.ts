@@ -1,6 +1,6 @@
 import { CompiledQuery } from 'kysely';
 import pg from 'pg';
-import { type Db, fromKysely, type JobWithMetadata, PgBoss } from 'pg-boss';
+import { type Db, fromKysely, type Job, type JobWithMetadata, PgBoss } from 'pg-boss';
 import type { Executor } from '../../db/database.ts';
 import { JOB_DEFINITIONS, type JobDefinition, jobIdOf } from './jobs.ts';
 
@@ -97,6 +97,11 @@ export type JobQueue = {
     options: { concurrency: number; pollingIntervalSeconds?: number },
     handler: (payload: P, context: JobHandlerContext) => Promise<void>,
   ): Promise<void>;
+  /**
+   * This process's workers of the job fetch now instead of at their next poll (up to
+   * pollingIntervalSeconds later): a job was just enqueued here, and committed.
+   */
+  fetchNow(job: JobDefinition<unknown>): void;
   /** Stops fetching jobs for the worker; running handlers may finish (graceful) until the time-out. */
   stopWorking(timeoutMs: number): Promise<void>;
   close(): Promise<void>;
@@ -127,7 +132,7 @@ export function createJobQueue(pool: pg.Pool, options: JobQueueOptions): JobQueu
     started ??= boss.start();
     return started;
   };
-  const workerIds: string[] = [];
+  const workerIds = new Map<string, string[]>();
 
   return {
     async enqueue(trx, job, payload, { key, startAfter }) {
@@ -154,22 +159,28 @@ export function createJobQueue(pool: pg.Pool, options: JobQueueOptions): JobQueu
     },
     async work(job, { concurrency, pollingIntervalSeconds = 0.5 }, handler) {
       await ready();
-      const workerId = await boss.work(
-        job.name,
-        { localConcurrency: concurrency, batchSize: 1, pollingIntervalSeconds },
-        async ([entry]) => {
-          if (!entry) return;
-          await handler(job.payload.parse(entry.data), {
-            id: entry.id,
-            attempt: entry.retryCount + 1,
-            signal: entry.signal,
-          });
-        },
-      );
-      workerIds.push(workerId);
+      const run = async ([entry]: Job[]) => {
+        if (!entry) return;
+        await handler(job.payload.parse(entry.data), {
+          id: entry.id,
+          attempt: entry.retryCount + 1,
+          signal: entry.signal,
+        });
+      };
+      // One pg-boss worker per slot (not localConcurrency): pg-boss names only the first of those,
+      // and fetchNow must reach every one (a slot busy with a job fetches when it is done).
+      const ids = workerIds.get(job.name) ?? [];
+      for (let slot = 0; slot < concurrency; slot++)
+        ids.push(
+          await boss.work(job.name, { localConcurrency: 1, batchSize: 1, pollingIntervalSeconds }, run),
+        );
+      workerIds.set(job.name, ids);
+    },
+    fetchNow(job) {
+      for (const id of workerIds.get(job.name) ?? []) boss.notifyWorker(id);
     },
     async stopWorking(timeoutMs) {
-      if (!started || workerIds.length === 0) return;
+      if (!started || workerIds.size === 0) return;
       await Promise.all(
         JOB_DEFINITIONS.map((job) => boss.offWork(job.name, { wait: true }).catch(() => {})),
       ).then(
