@@ -8,7 +8,7 @@ import { settleSends } from './send-progress.ts';
 
 export type FanOutResult = 'busy' | 'progress' | 'finished';
 
-/** Recipient counts at which the partition's statistics are refreshed (see refreshRecipientStatistics). */
+/** Recipient counts at which the partition's statistics are refreshed if stale (refreshRecipientStatistics). */
 const STATISTICS_AT = [1000, 10_000, 100_000, 1_000_000];
 
 /**
@@ -89,7 +89,7 @@ export async function fanOutBatch(
   }
   if (step.result === 'busy' || step.result === 'unsliced') return 'busy';
   const crossed = STATISTICS_AT.some((mark) => step.before < mark && step.after >= mark);
-  if (crossed) await refreshRecipientStatistics(db, step.recipientsAt);
+  if (crossed) await refreshRecipientStatistics(db, step.recipientsAt, step.after);
   return step.result;
 }
 

@@ -14,16 +14,21 @@ export async function preferIndexLookups(trx: Executor) {
 }
 
 /**
- * Refreshes the statistics of the partition a send's recipients live in (see migration 0006,
- * analyze_delivery_report_partition). Best effort: it never waits on a running autovacuum.
+ * Refreshes the statistics of the partition a send's recipients live in while they count fewer rows
+ * than the send has written (`rowsWritten`): a fresh month's partition, not one autovacuum already
+ * keeps (migrations 0006 and 0043). Best effort: it never waits on a running autovacuum. True when
+ * the partition was analyzed.
  */
-export async function refreshRecipientStatistics(db: Database, recipientsAt: Date) {
+export async function refreshRecipientStatistics(db: Database, recipientsAt: Date, rowsWritten: number) {
   try {
-    await inTenantTransaction(db, platformScope, async (trx) => {
+    return await inTenantTransaction(db, platformScope, async (trx) => {
       await sql`select set_config('lock_timeout', '200ms', true)`.execute(trx);
-      await sql`select analyze_delivery_report_partition(${recipientsAt}::timestamptz)`.execute(trx);
+      const { rows } = await sql<{ analyzed: boolean }>`
+        select analyze_delivery_report_partition(${recipientsAt}::timestamptz, ${rowsWritten}::bigint) as analyzed`.execute(
+        trx,
+      );
+      return rows[0].analyzed;
     });
-    return true;
   } catch {
     return false;
   }
