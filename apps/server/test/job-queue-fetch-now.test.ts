@@ -4,28 +4,18 @@ import { connectDatabase } from '../src/db/database.ts';
 import { runMigrations } from '../src/db/migrate.ts';
 import { createJobQueue, installJobQueue } from '../src/messaging/queue/job-queue.ts';
 import { SEND_MESSAGE_JOB } from '../src/messaging/queue/jobs.ts';
-import { databaseUrl } from './support/database-url.ts';
+import { databaseUrl, withAdmin } from './support/database-url.ts';
 
 const { adminUrl } = inject('database');
 const name = `sms_fetch_${process.pid}_${Date.now().toString(36)}`;
 
-async function withAdmin<T>(work: (admin: pg.Client) => Promise<T>) {
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  try {
-    return await work(admin);
-  } finally {
-    await admin.end();
-  }
-}
-
-afterAll(() => withAdmin((admin) => admin.query(`drop database if exists ${name} with (force)`)));
+afterAll(() => withAdmin(adminUrl, (admin) => admin.query(`drop database if exists ${name} with (force)`)));
 
 describe('JobQueue.fetchNow', () => {
   // A send queued by this process starts at once, not at its worker's next poll. The poll here is a
   // minute away: only fetchNow can hand the job over within the test's time.
   it("wakes every one of the process's workers of the job, idle or busy, between polls", async () => {
-    await withAdmin((admin) => admin.query(`create database ${name}`));
+    await withAdmin(adminUrl, (admin) => admin.query(`create database ${name}`));
     const url = databaseUrl(adminUrl, name);
     const owner = new pg.Pool({ connectionString: url, max: 2 });
     await runMigrations(owner);

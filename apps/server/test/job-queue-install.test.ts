@@ -2,23 +2,13 @@ import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { runMigrations } from '../src/db/migrate.ts';
 import { installJobQueue } from '../src/messaging/queue/job-queue.ts';
-import { databaseUrl } from './support/database-url.ts';
+import { databaseUrl, withAdmin } from './support/database-url.ts';
 
 const { adminUrl } = inject('database');
 const created: string[] = [];
 
-async function withAdmin<T>(work: (admin: pg.Client) => Promise<T>) {
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  try {
-    return await work(admin);
-  } finally {
-    await admin.end();
-  }
-}
-
 afterAll(async () => {
-  await withAdmin(async (admin) => {
+  await withAdmin(adminUrl, async (admin) => {
     for (const name of created) await admin.query(`drop database if exists ${name} with (force)`);
   });
 });
@@ -29,7 +19,7 @@ describe('installJobQueue', () => {
   it('installs the queue from several processes starting at once on an empty database', async () => {
     const name = `sms_q_${process.pid}_${Date.now().toString(36)}`;
     created.push(name);
-    await withAdmin((admin) => admin.query(`create database ${name}`));
+    await withAdmin(adminUrl, (admin) => admin.query(`create database ${name}`));
     const url = databaseUrl(adminUrl, name);
     const migrator = new pg.Pool({ connectionString: url, max: 1 });
     await runMigrations(migrator);

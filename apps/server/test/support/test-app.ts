@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { inject } from 'vitest';
 import { type App, buildApp } from '../../src/app.ts';
 import type { AppDeps } from '../../src/app-deps.ts';
@@ -7,7 +6,7 @@ import { type Config, loadConfig } from '../../src/config.ts';
 import { APP_ROLE, connectDatabase, type DatabaseHandle } from '../../src/db/database.ts';
 import { assertRowSecurityHolds } from '../../src/db/open-database.ts';
 import { createMessaging } from '../../src/messaging/messaging.ts';
-import { databaseUrl } from './database-url.ts';
+import { databaseUrl, withAdmin } from './database-url.ts';
 
 export const TEST_ENCRYPTION_KEY = 'a'.repeat(64);
 
@@ -86,22 +85,4 @@ export async function createTestContext(env: Record<string, string> = {}): Promi
       await withAdmin(adminUrl, (admin) => admin.query(`drop database if exists ${name} with (force)`));
     },
   };
-}
-
-async function withAdmin<T>(adminUrl: string, run: (client: pg.Client) => Promise<T>) {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    // Two files cloning the template at the same instant can collide; the second simply retries.
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await run(client);
-      } catch (error) {
-        if (attempt >= 5 || !/being accessed by other users/.test((error as Error).message)) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
-      }
-    }
-  } finally {
-    await client.end();
-  }
 }
