@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
+import { type ChannelListener, listenOnChannel } from '../db/channel-listener.ts';
 import type { Database } from '../db/database.ts';
 import { companyScope, inTenantTransaction, platformScope } from '../db/tenant-scope.ts';
 import { REPORT_WINDOW } from './delivery-reports.ts';
@@ -125,8 +126,7 @@ export function createDeliveryReportApplier(options: ApplierOptions): DeliveryRe
   let running = false;
   let scanAll = true;
   let loop: Promise<void> | undefined;
-  let listener: pg.Client | undefined;
-  let reconnect: NodeJS.Timeout | undefined;
+  let listener: ChannelListener | undefined;
   let sleeper: { timer: NodeJS.Timeout; resolve: (timedOut: boolean) => void } | undefined;
 
   const endSleep = (timedOut: boolean) => {
@@ -187,45 +187,42 @@ export function createDeliveryReportApplier(options: ApplierOptions): DeliveryRe
     }
   };
 
-  const listen = async () => {
-    const client = new pg.Client(options.listenConnection);
-    client.on('notification', (message) => {
-      for (const id of (message.payload ?? '').split(',')) {
-        const companyId = Number(id);
-        if (Number.isSafeInteger(companyId) && companyId > 0) waiting.add(companyId);
-      }
-      wakeUp();
+  const listen = () =>
+    listenOnChannel(options.listenConnection, INBOX_CHANNEL, {
+      onNotification: (payload) => {
+        for (const id of payload.split(',')) {
+          const companyId = Number(id);
+          if (Number.isSafeInteger(companyId) && companyId > 0) waiting.add(companyId);
+        }
+        wakeUp();
+      },
+      // Whatever was notified while nobody listened: the next pass looks at the whole inbox.
+      onListening: () => {
+        scanAll = true;
+        wakeUp();
+      },
+      onLost: (error, retryInMs) =>
+        log(
+          'warn',
+          `delivery-report applier has no LISTEN connection; polling, trying again in ${retryInMs} ms`,
+          error,
+        ),
     });
-    client.on('error', (error) => {
-      log('warn', 'delivery-report applier lost its LISTEN connection; reconnecting', error);
-      listener = undefined;
-      client.end().catch(() => {});
-      scanAll = true;
-      if (running) reconnect = setTimeout(() => void listen().catch(() => {}), 1000);
-    });
-    await client.connect();
-    await client.query(`listen ${INBOX_CHANNEL}`);
-    listener = client;
-  };
 
   return {
     async start() {
       if (running) return;
       running = true;
       scanAll = true;
-      await listen().catch((error) => {
-        log('warn', 'delivery-report applier could not LISTEN; polling only', error);
-        reconnect = setTimeout(() => void listen().catch(() => {}), 1000);
-      });
+      listener = await listen();
       loop = run();
     },
     async stop() {
       if (!running) return;
       running = false;
-      if (reconnect) clearTimeout(reconnect);
       wakeUp();
       await loop;
-      await listener?.end().catch(() => {});
+      await listener?.close();
       listener = undefined;
     },
     wake(companyId) {

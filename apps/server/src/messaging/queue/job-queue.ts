@@ -1,6 +1,7 @@
 import { CompiledQuery } from 'kysely';
 import pg from 'pg';
 import { type Db, fromKysely, type Job, type JobWithMetadata, PgBoss } from 'pg-boss';
+import { listenOnChannel } from '../../db/channel-listener.ts';
 import type { Executor } from '../../db/database.ts';
 import { JOB_DEFINITIONS, type JobDefinition, jobIdOf } from './jobs.ts';
 
@@ -8,8 +9,11 @@ import { JOB_DEFINITIONS, type JobDefinition, jobIdOf } from './jobs.ts';
 export const QUEUE_SCHEMA = 'pgboss';
 const APP_ROLE = 'sms_app';
 
-/** pg-boss on one of our pools (it then uses that pool's role, and no connections of its own). */
-function poolAdapter(pool: pg.Pool): Db {
+/**
+ * pg-boss on one of our pools (it then uses that pool's role, and no connections of its own but
+ * its LISTEN connection, when `listen` is asked for).
+ */
+function poolAdapter(pool: pg.Pool, onListenLost?: (error: Error) => void): Db {
   return {
     executeSql: async (text, values) => {
       // Without parameters pg uses the simple protocol, which pg-boss's multi-statement plans need;
@@ -17,6 +21,14 @@ function poolAdapter(pool: pg.Pool): Db {
       const result = values?.length ? await pool.query(text, values as unknown[]) : await pool.query(text);
       return result as unknown as { rows: unknown[] };
     },
+    // pg-boss's LISTEN for its queues' NOTIFY (useListenNotify): after every (re)connect it has each
+    // worker of a notify queue fetch once, for what was notified while nobody listened.
+    listen: (channel, onNotification, onReconnect) =>
+      listenOnChannel(pool.options, channel, {
+        onNotification,
+        onListening: onReconnect,
+        onLost: (error) => onListenLost?.(error),
+      }),
   };
 }
 
@@ -108,7 +120,11 @@ export type JobQueue = {
 };
 
 export type JobQueueOptions = {
-  /** Worker processes supervise (expire lost jobs, retention); API processes only enqueue. */
+  /**
+   * Worker processes supervise (expire lost jobs, retention) and listen for the NOTIFY of a job
+   * queued by any process (their workers fetch it at once, not at their next poll); API processes
+   * only enqueue.
+   */
   supervise: boolean;
   onError: (error: Error) => void;
 };
@@ -116,10 +132,11 @@ export type JobQueueOptions = {
 /** pg-boss on the application's pool, started on first use. */
 export function createJobQueue(pool: pg.Pool, options: JobQueueOptions): JobQueue {
   const boss = new PgBoss({
-    db: poolAdapter(pool),
+    db: poolAdapter(pool, options.onError),
     schema: QUEUE_SCHEMA,
     migrate: false,
     supervise: options.supervise,
+    useListenNotify: options.supervise,
     // The application role does not own pg-boss's indexes.
     reindex: false,
     superviseIntervalSeconds: 5,
@@ -172,7 +189,18 @@ export function createJobQueue(pool: pg.Pool, options: JobQueueOptions): JobQueu
       const ids = workerIds.get(job.name) ?? [];
       for (let slot = 0; slot < concurrency; slot++)
         ids.push(
-          await boss.work(job.name, { localConcurrency: 1, batchSize: 1, pollingIntervalSeconds }, run),
+          await boss.work(
+            job.name,
+            {
+              localConcurrency: 1,
+              batchSize: 1,
+              pollingIntervalSeconds,
+              // The poll stays as often with NOTIFY as without: a scheduled send's job (startAfter)
+              // and a retry's are due without any NOTIFY at that time.
+              notifyPollingIntervalSeconds: pollingIntervalSeconds,
+            },
+            run,
+          ),
         );
       workerIds.set(job.name, ids);
     },

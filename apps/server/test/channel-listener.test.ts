@@ -1,0 +1,69 @@
+import { describe, expect, inject, it } from 'vitest';
+import { listenOnChannel } from '../src/db/channel-listener.ts';
+import { withAdmin } from './support/database-url.ts';
+
+const { adminUrl } = inject('database');
+
+const notify = (channel: string, payload: string) =>
+  withAdmin(adminUrl, (admin) => admin.query('select pg_notify($1, $2)', [channel, payload]));
+
+/** Ends the listening session from the server's side, as a restarted server or a dropped link would. */
+const terminateListener = (channel: string) =>
+  withAdmin(adminUrl, async (admin) => {
+    const { rowCount } = await admin.query(
+      `select pg_terminate_backend(pid) from pg_stat_activity
+        where pid <> pg_backend_pid() and query = $1`,
+      [`listen "${channel}"`],
+    );
+    return rowCount;
+  });
+
+describe('listenOnChannel', () => {
+  it('delivers notifications, listens again after its connection is killed, and stops when closed', async () => {
+    const channel = `test_channel_${process.pid}_${Date.now().toString(36)}`;
+    const received: string[] = [];
+    const events: string[] = [];
+    const listener = await listenOnChannel({ connectionString: adminUrl }, channel, {
+      onNotification: (payload) => received.push(payload),
+      onListening: () => events.push('listening'),
+      onLost: (_error, retryInMs) => events.push(`lost, again in ${retryInMs} ms`),
+    });
+    try {
+      expect(listener.listening).toBe(true);
+      expect(events).toEqual(['listening']);
+      await notify(channel, 'first');
+      await expect.poll(() => received, { timeout: 5000 }).toEqual(['first']);
+
+      expect(await terminateListener(channel)).toBe(1);
+      await expect
+        .poll(() => events, { timeout: 5000 })
+        .toEqual(['listening', 'lost, again in 1000 ms', 'listening']);
+      expect(listener.listening).toBe(true);
+      await notify(channel, 'second');
+      await expect.poll(() => received, { timeout: 5000 }).toEqual(['first', 'second']);
+    } finally {
+      await listener.close();
+    }
+    expect(listener.listening).toBe(false);
+    await notify(channel, 'after close');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(received).toEqual(['first', 'second']);
+    expect(await terminateListener(channel)).toBe(0);
+  });
+
+  it('keeps trying a server it cannot reach, and resolves without waiting for it', async () => {
+    const unreachable = new URL(adminUrl);
+    unreachable.port = '1';
+    const events: string[] = [];
+    const listener = await listenOnChannel({ connectionString: unreachable.toString() }, 'nowhere', {
+      onNotification: () => {},
+      onLost: (_error, retryInMs) => events.push(`again in ${retryInMs} ms`),
+    });
+    try {
+      expect(listener.listening).toBe(false);
+      await expect.poll(() => events, { timeout: 5000 }).toEqual(['again in 1000 ms', 'again in 2000 ms']);
+    } finally {
+      await listener.close();
+    }
+  });
+});
