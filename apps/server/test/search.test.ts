@@ -171,6 +171,12 @@ describe('search past the newest rows (the indexed ranges)', () => {
       (await data('raffle', 'company_admin', globex)).messages.map((m: { snippet: string }) => m.snippet),
     ).toEqual(['Globex raffle tickets']);
     expect((await data('raffle', 'system_admin')).messages).toHaveLength(2);
+    // One word is looked up in the word index's vocabulary (migration 0044): found inside a longer
+    // word at any age, as it is among the newest messages.
+    expect((await data('arvest')).messages.map((m: { snippet: string }) => m.snippet)).toEqual([
+      'Quarterly harvest-festival Raffle',
+    ]);
+    expect((await data('arvest', 'company_admin', globex)).messages).toEqual([]);
   });
 
   it('finds an old subscriber by the start of the number behind 1,500 newer ones, in national or international form', async () => {

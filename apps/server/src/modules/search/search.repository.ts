@@ -30,10 +30,12 @@ type ServiceHitRow = {
 };
 
 /**
- * The first pass in one call (migration 0030's top_bar_first_pass, planned once per connection):
- * services (few per company: one pass over the company's, names or keywords that start with the
- * text first) whose name, short code or keyword holds the text, and messages among the newest
- * RECENT_WINDOW whose content holds it. A kind asked for as false is left out.
+ * The first pass in one call (top_bar_first_pass, migrations 0030 and 0044, planned once per
+ * connection): services (few per company: one pass over the company's, names or keywords that start
+ * with the text first) whose name, short code or keyword holds the text, and messages that hold it:
+ * for a company's search of one word, the newest from the word index when it can prove them every
+ * one (`complete`: the search looks no further), else those among the newest RECENT_WINDOW. A kind
+ * asked for as false is left out.
  */
 export async function searchFirstPass(
   db: Executor,
@@ -47,15 +49,18 @@ export async function searchFirstPass(
     found: {
       services: ServiceHitRow[];
       messages: (Omit<MessageHitRow, 'created_at'> & { created_at: string })[];
+      complete: boolean;
     };
   }>`
     select top_bar_first_pass(${companyId}::bigint, ${kinds.services ? `%${escaped}%` : null}::text,
                               ${`${escaped}%`}::text, ${kinds.messages ? `%${escaped}%` : null}::text,
+                              ${kinds.messages ? text.toLowerCase() : null}::text,
                               ${limit}::int, ${RECENT_WINDOW}::int) as found`.execute(db);
-  const { services, messages } = rows[0].found;
+  const { services, messages, complete } = rows[0].found;
   return {
     services,
     recentMessages: messages.map((row): MessageHitRow => ({ ...row, created_at: new Date(row.created_at) })),
+    messagesComplete: complete,
   };
 }
 
@@ -118,17 +123,18 @@ type MessageHitRow = {
 };
 
 /**
- * Messages whose content holds the text: those the first pass found among the newest (`recent`),
- * then, while fewer than `limit`, older ones by their words.
+ * Messages whose content holds the text: those the first pass found (`first`), then, while fewer
+ * than `limit` and the first pass could not say they are all, older ones by their words.
  */
 export async function searchMessages(
   db: Executor,
   companyId: Scope,
   text: string,
   limit: number,
-  recent: MessageHitRow[],
+  first: { recentMessages: MessageHitRow[]; messagesComplete: boolean },
 ) {
-  if (recent.length >= limit) return recent;
+  const recent = first.recentMessages;
+  if (recent.length >= limit || first.messagesComplete) return recent;
   // Then older messages by their words (message_search_words): the query's longest word as a
   // leading part drives a byte-order range on the index; the other words must appear too.
   const words = await sql<{

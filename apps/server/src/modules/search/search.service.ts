@@ -59,9 +59,7 @@ export async function searchEverything(
     const subscribers = digits
       ? await repo.searchSubscribers(trx, companyId, digits, numberPrefixes(q, country), limit)
       : [];
-    const messages = searchesMessages
-      ? await repo.searchMessages(trx, companyId, q, limit, first.recentMessages)
-      : [];
+    const messages = searchesMessages ? await repo.searchMessages(trx, companyId, q, limit, first) : [];
     const services = first.services;
     return {
       q,
