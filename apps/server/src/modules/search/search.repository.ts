@@ -59,7 +59,7 @@ export async function searchFirstPass(
   const { services, messages, complete } = rows[0].found;
   return {
     services,
-    recentMessages: messages.map((row): MessageHitRow => ({ ...row, created_at: new Date(row.created_at) })),
+    messages: messages.map((row): MessageHitRow => ({ ...row, created_at: new Date(row.created_at) })),
     messagesComplete: complete,
   };
 }
@@ -131,16 +131,15 @@ export async function searchMessages(
   companyId: Scope,
   text: string,
   limit: number,
-  first: { recentMessages: MessageHitRow[]; messagesComplete: boolean },
+  first: { messages: MessageHitRow[]; messagesComplete: boolean },
 ) {
-  const recent = first.recentMessages;
-  if (recent.length >= limit || first.messagesComplete) return recent;
+  if (first.messages.length >= limit || first.messagesComplete) return first.messages;
   // Then older messages by their words (message_search_words): the query's longest word as a
   // leading part drives a byte-order range on the index; the other words must appear too.
   const words = await sql<{
     word: string;
   }>`select word from search_words(${text}) as w(word) order by length(word) desc`.execute(db);
-  if (words.rows.length === 0) return recent;
+  if (words.rows.length === 0) return first.messages;
   const [driving, ...others] = words.rows.map((row) => row.word);
   const { rows } = await sql<MessageHitRow>`
     select m.id, m.content, m.direction, m.status, m.created_at, c.name as company_name
@@ -155,7 +154,7 @@ export async function searchMessages(
        and lower(m.content) like all(${others.map(containsPattern)}::text[])
      order by hit.created_at desc, m.id desc
      limit ${limit}`.execute(db);
-  const found = new Map(recent.map((row) => [row.id, row]));
+  const found = new Map(first.messages.map((row) => [row.id, row]));
   for (const row of rows) if (found.size < limit) found.set(row.id, row);
   return [...found.values()].sort((a, b) => b.created_at.getTime() - a.created_at.getTime() || b.id - a.id);
 }
