@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { signIn } from '../support/bulk-send-fixture.ts';
-import { driveConcurrentGets } from '../support/concurrent-gets.ts';
+import { type ConcurrentGetsResult, driveConcurrentGets } from '../support/concurrent-gets.ts';
 import {
   CONSOLE_READS_PASSWORD,
   type ConsoleReadsFixture,
@@ -8,7 +8,13 @@ import {
   loadConsoleReads,
   rareSearchText,
 } from '../support/console-reads-fixture.ts';
-import { machinePaceRows, measureMachinePace, settleBefore } from '../support/machine-pace.ts';
+import {
+  machinePaceRows,
+  measureMachinePace,
+  type PaceCheck,
+  settleBefore,
+  waitForQuietPace,
+} from '../support/machine-pace.ts';
 import type { BenchContext, BenchScenario } from '../support/scenario.ts';
 import { startServerProcess } from '../support/server-process.ts';
 
@@ -27,6 +33,16 @@ const SECONDS_PER_READ = 10;
  * After 3 s the first half-second measured is like the last (ADR 0012, 27 November, afternoon).
  */
 const WARM_UP_SECONDS = 3;
+/**
+ * A read measured while the host was at its slow pace (machine-pace.ts: isQuiet, before the read or
+ * after it) is measured once more, after waiting for the machine's own pace: the slow spells, 1.7-1.8
+ * times slower for minutes, took each full run's p95s past 50 ms on whichever reads they fell (6 of
+ * 8 misses in four runs on 28 November). The row names the attempt at the slow pace and its p95.
+ */
+const ATTEMPTS_PER_READ = 2;
+/** Longest wait for the machine's own pace before one read, and before all of them together. */
+const QUIET_WAIT_SECONDS = 120;
+const QUIET_WAIT_BUDGET_SECONDS = 600;
 
 type Read = {
   measure: string;
@@ -231,25 +247,56 @@ export async function measureConsoleReads(
       only.some((part) => (part.startsWith('=') ? measure === part.slice(1) : measure.includes(part)));
     const work = `${(counts.messages / 1e6).toFixed(2)}M messages, ${(counts.deliveryReports / 1e6).toFixed(1)}M reports, ${CLIENTS} clients`;
     const failed: string[] = [];
+    let quietWaitLeft = QUIET_WAIT_BUDGET_SECONDS;
+    /** The pace before a read (waiting for the machine's own, within the budget left) or after it (only looking). */
+    const paceCheck = async (wait: boolean) => {
+      if (ctx.quick) return null;
+      const check = await waitForQuietPace(
+        ctx.databaseUrl,
+        wait ? Math.min(QUIET_WAIT_SECONDS, quietWaitLeft) : 0,
+      );
+      quietWaitLeft -= check.waitedSeconds;
+      return check;
+    };
     for (const read of reads) {
       if (!chosen(read.measure)) continue;
-      const result = await driveConcurrentGets({
-        baseUrl: url,
-        token: tokens[read.who],
-        clients: CLIENTS,
-        seconds: ctx.quick ? 0.2 : Number(process.env.CONSOLE_READS_SECONDS ?? SECONDS_PER_READ),
-        warmUpSeconds: ctx.quick ? 0.05 : WARM_UP_SECONDS,
-        pathOf: read.pathOf,
-        cpuPids,
-      });
+      const slowAttempts: string[] = [];
+      let measured: { result: ConcurrentGetsResult; before: PaceCheck | null; after: PaceCheck | null };
+      for (;;) {
+        const before = await paceCheck(true);
+        const result = await driveConcurrentGets({
+          baseUrl: url,
+          token: tokens[read.who],
+          clients: CLIENTS,
+          seconds: ctx.quick ? 0.2 : Number(process.env.CONSOLE_READS_SECONDS ?? SECONDS_PER_READ),
+          warmUpSeconds: ctx.quick ? 0.05 : WARM_UP_SECONDS,
+          pathOf: read.pathOf,
+          cpuPids,
+        });
+        const after = await paceCheck(false);
+        measured = { result, before, after };
+        const atOwnPace = (before?.quiet ?? true) && (after?.quiet ?? true);
+        if (atOwnPace || slowAttempts.length + 1 >= ATTEMPTS_PER_READ) break;
+        slowAttempts.push(
+          `measured again: at a fixed count of ${before?.countMs.toFixed(0)} / ${after?.countMs.toFixed(0)} ms its p95 was ${result.p95.toFixed(1)} ms`,
+        );
+        ctx.log(`${read.measure}: ${slowAttempts.at(-1)}`);
+      }
+      const { result, before, after } = measured;
       const [apiCpu, databaseCpu, clientCpu] = result.cpuMsPerRequest;
       if (result.failures > 0)
         failed.push(`${read.measure}: ${result.failures} failed, first ${result.firstFailure}`);
+      const pace =
+        before && after
+          ? `; fixed count ${before.countMs.toFixed(0)} / ${after.countMs.toFixed(0)} ms (fastest ${after.fastestMs.toFixed(0)})` +
+            (before.quiet && after.quiet ? '' : ", at the host's slow pace")
+          : '';
       ctx.report({
         scenario: 'console-reads',
         measure:
           `${read.measure} (${Math.round(result.perSecond).toLocaleString('en-US')} req/s, p50 ${result.p50.toFixed(1)} ms, ` +
-          `CPU/request: API ${apiCpu.toFixed(2)} ms, PostgreSQL ${databaseCpu.toFixed(2)} ms, clients ${clientCpu.toFixed(2)} ms)`,
+          `CPU/request: API ${apiCpu.toFixed(2)} ms, PostgreSQL ${databaseCpu.toFixed(2)} ms, clients ${clientCpu.toFixed(2)} ms${pace})` +
+          slowAttempts.map((attempt) => `; ${attempt}`).join(''),
         work,
         figure: Number(result.p95.toFixed(1)),
         unit: 'ms p95',
