@@ -8,23 +8,24 @@ import {
   loadConsoleReads,
   rareSearchText,
 } from '../support/console-reads-fixture.ts';
-import {
-  machinePaceRows,
-  measureMachinePace,
-  type PaceCheck,
-  settleBefore,
-  waitForQuietPace,
-} from '../support/machine-pace.ts';
+import { machinePaceRows, measureMachinePace, settleBefore } from '../support/machine-pace.ts';
 import type { BenchContext, BenchScenario } from '../support/scenario.ts';
 import { startServerProcess } from '../support/server-process.ts';
 
 const CLIENTS = 50;
 /**
- * Seconds each read is measured (after its warm-up, below). 4 s held 4,000-8,000 requests, so one stall
- * of the machine of a few hundred ms moved a p95 by 10-30 ms between runs of the same code (ADR 0012,
- * 2026-11-24); 10 s makes the p95 the read's own.
+ * Seconds each read is measured in a round (after its warm-up, below). 4 s held 4,000-8,000 requests,
+ * so one stall of the machine of a few hundred ms moved a p95 by 10-30 ms between runs of the same
+ * code (ADR 0012, 2026-11-24); 10 s made the p95 the read's own, when the machine kept its pace.
  */
-const SECONDS_PER_READ = 10;
+const SECONDS_PER_READ = 8;
+/**
+ * Every read is measured once in each round, and its row is the round with the median p95. The host
+ * has slow spells of minutes (ADR 0015, 28 November): measured once, a read that fell into one missed
+ * by 10-30%, a different read in each full run. Rounds minutes apart put a spell into one of a read's
+ * three measurements, and the median leaves it out; the row lists all three p95s.
+ */
+const ROUNDS = 3;
 /**
  * Seconds each read runs before it is measured. After 1 s the first 1-2 s measured were still the
  * read's start, not its steady state (answers per 0.5 s of a details page: 398, 428, 476, 515, then
@@ -33,16 +34,6 @@ const SECONDS_PER_READ = 10;
  * After 3 s the first half-second measured is like the last (ADR 0012, 27 November, afternoon).
  */
 const WARM_UP_SECONDS = 3;
-/**
- * A read measured while the host was at its slow pace (machine-pace.ts: isQuiet, before the read or
- * after it) is measured once more, after waiting for the machine's own pace: the slow spells, 1.7-1.8
- * times slower for minutes, took each full run's p95s past 50 ms on whichever reads they fell (6 of
- * 8 misses in four runs on 28 November). The row names the attempt at the slow pace and its p95.
- */
-const ATTEMPTS_PER_READ = 2;
-/** Longest wait for the machine's own pace before one read, and before all of them together. */
-const QUIET_WAIT_SECONDS = 120;
-const QUIET_WAIT_BUDGET_SECONDS = 600;
 
 type Read = {
   measure: string;
@@ -247,23 +238,11 @@ export async function measureConsoleReads(
       only.some((part) => (part.startsWith('=') ? measure === part.slice(1) : measure.includes(part)));
     const work = `${(counts.messages / 1e6).toFixed(2)}M messages, ${(counts.deliveryReports / 1e6).toFixed(1)}M reports, ${CLIENTS} clients`;
     const failed: string[] = [];
-    let quietWaitLeft = QUIET_WAIT_BUDGET_SECONDS;
-    /** The pace before a read (waiting for the machine's own, within the budget left) or after it (only looking). */
-    const paceCheck = async (wait: boolean) => {
-      if (ctx.quick) return null;
-      const check = await waitForQuietPace(
-        ctx.databaseUrl,
-        wait ? Math.min(QUIET_WAIT_SECONDS, quietWaitLeft) : 0,
-      );
-      quietWaitLeft -= check.waitedSeconds;
-      return check;
-    };
-    for (const read of reads) {
-      if (!chosen(read.measure)) continue;
-      const slowAttempts: string[] = [];
-      let measured: { result: ConcurrentGetsResult; before: PaceCheck | null; after: PaceCheck | null };
-      for (;;) {
-        const before = await paceCheck(true);
+    const chosenReads = reads.filter((read) => chosen(read.measure));
+    const rounds = chosenReads.map(() => [] as ConcurrentGetsResult[]);
+    const roundCount = ctx.quick ? 1 : Number(process.env.CONSOLE_READS_ROUNDS ?? ROUNDS);
+    for (let round = 0; round < roundCount; round++) {
+      for (const [i, read] of chosenReads.entries()) {
         const result = await driveConcurrentGets({
           baseUrl: url,
           token: tokens[read.who],
@@ -273,30 +252,25 @@ export async function measureConsoleReads(
           pathOf: read.pathOf,
           cpuPids,
         });
-        const after = await paceCheck(false);
-        measured = { result, before, after };
-        const atOwnPace = (before?.quiet ?? true) && (after?.quiet ?? true);
-        if (atOwnPace || slowAttempts.length + 1 >= ATTEMPTS_PER_READ) break;
-        slowAttempts.push(
-          `measured again: at a fixed count of ${before?.countMs.toFixed(0)} / ${after?.countMs.toFixed(0)} ms its p95 was ${result.p95.toFixed(1)} ms`,
-        );
-        ctx.log(`${read.measure}: ${slowAttempts.at(-1)}`);
+        rounds[i].push(result);
+        if (result.failures > 0)
+          failed.push(`${read.measure}: ${result.failures} failed, first ${result.firstFailure}`);
+        ctx.log(`round ${round + 1}: ${read.measure}: p95 ${result.p95.toFixed(1)} ms`);
       }
-      const { result, before, after } = measured;
+    }
+    for (const [i, read] of chosenReads.entries()) {
+      const byP95 = [...rounds[i]].sort((a, b) => a.p95 - b.p95);
+      const result = byP95[Math.floor(byP95.length / 2)];
       const [apiCpu, databaseCpu, clientCpu] = result.cpuMsPerRequest;
-      if (result.failures > 0)
-        failed.push(`${read.measure}: ${result.failures} failed, first ${result.firstFailure}`);
-      const pace =
-        before && after
-          ? `; fixed count ${before.countMs.toFixed(0)} / ${after.countMs.toFixed(0)} ms (fastest ${after.fastestMs.toFixed(0)})` +
-            (before.quiet && after.quiet ? '' : ", at the host's slow pace")
+      const roundsText =
+        rounds[i].length > 1
+          ? `; median of ${rounds[i].length} rounds, p95s ${rounds[i].map((r) => r.p95.toFixed(1)).join(', ')} ms`
           : '';
       ctx.report({
         scenario: 'console-reads',
         measure:
           `${read.measure} (${Math.round(result.perSecond).toLocaleString('en-US')} req/s, p50 ${result.p50.toFixed(1)} ms, ` +
-          `CPU/request: API ${apiCpu.toFixed(2)} ms, PostgreSQL ${databaseCpu.toFixed(2)} ms, clients ${clientCpu.toFixed(2)} ms${pace})` +
-          slowAttempts.map((attempt) => `; ${attempt}`).join(''),
+          `CPU/request: API ${apiCpu.toFixed(2)} ms, PostgreSQL ${databaseCpu.toFixed(2)} ms, clients ${clientCpu.toFixed(2)} ms${roundsText})`,
         work,
         figure: Number(result.p95.toFixed(1)),
         unit: 'ms p95',

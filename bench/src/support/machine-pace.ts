@@ -119,35 +119,6 @@ function waitForSteadyPace(databaseUrl: string, limitSeconds = SETTLE_LIMIT_SECO
   });
 }
 
-export type PaceCheck = {
-  /** The best of three counts when the wait ended. */
-  countMs: number;
-  /** The fastest count the run had seen by then. */
-  fastestMs: number;
-  quiet: boolean;
-  waitedSeconds: number;
-};
-
-const QUIET_EVERY_MS = 5_000;
-
-/**
- * The machine's pace now (the best of three counts, about half a second) and whether it is its own
- * (isQuiet). While it is not, the counts are taken again every 5 s, for at most `limitSeconds` (0:
- * only look). For a measurement that a slow spell of the host would move, taken before it and after.
- */
-export function waitForQuietPace(databaseUrl: string, limitSeconds: number): Promise<PaceCheck> {
-  return onOneConnection(databaseUrl, async (client) => {
-    const started = performance.now();
-    for (;;) {
-      const countMs = await bestOfThreeCounts(client);
-      const waitedSeconds = (performance.now() - started) / 1000;
-      if (isQuiet(countMs) || waitedSeconds + QUIET_EVERY_MS / 1000 > limitSeconds)
-        return { countMs, fastestMs: fastestCountMs, quiet: isQuiet(countMs), waitedSeconds };
-      await new Promise((resolve) => setTimeout(resolve, QUIET_EVERY_MS));
-    }
-  });
-}
-
 /** The pace's two rows of the results table, for the stretch `when` names. */
 export function machinePaceRows(scenario: string, when: string, pace: MachinePace): BenchRow[] {
   return [
