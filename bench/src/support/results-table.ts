@@ -18,6 +18,9 @@ const formatFigure = (figure: number) =>
 
 const COLUMNS = ['scenario', 'measure', 'work', 'figure', 'ratio', 'target'] as const;
 
+/** Under 1, three decimals: a rows ratio of 0.497 printed as 0.50 read as a met 0.5 x R_copy. */
+const ratioText = (ratio: number) => ratio.toFixed(ratio < 1 ? 3 : 2);
+
 /** The one results table: scenario, work, figure and unit, ratio to its baseline, target. */
 function formatTable(rows: readonly BenchRow[]) {
   const table = rows.map((row) => ({
@@ -25,7 +28,7 @@ function formatTable(rows: readonly BenchRow[]) {
     measure: row.measure,
     work: row.work,
     figure: `${formatFigure(row.figure)} ${row.unit}`,
-    ratio: row.baseline ? `${(row.figure / row.baseline.figure).toFixed(2)} x ${row.baseline.name}` : '',
+    ratio: row.baseline ? `${ratioText(row.figure / row.baseline.figure)} x ${row.baseline.name}` : '',
     target: row.target ? `${row.target}${row.met === undefined ? '' : row.met ? ' (met)' : ' (missed)'}` : '',
   }));
   const cell = (text: string) => text.replaceAll('|', '\\|');
