@@ -239,7 +239,7 @@ export async function measureConsoleReads(
     const work = `${(counts.messages / 1e6).toFixed(2)}M messages, ${(counts.deliveryReports / 1e6).toFixed(1)}M reports, ${CLIENTS} clients`;
     const failed: string[] = [];
     const chosenReads = reads.filter((read) => chosen(read.measure));
-    const rounds = chosenReads.map(() => [] as ConcurrentGetsResult[]);
+    const resultsByRead = chosenReads.map(() => [] as ConcurrentGetsResult[]);
     const roundCount = ctx.quick ? 1 : Number(process.env.CONSOLE_READS_ROUNDS ?? ROUNDS);
     for (let round = 0; round < roundCount; round++) {
       for (const [i, read] of chosenReads.entries()) {
@@ -252,19 +252,19 @@ export async function measureConsoleReads(
           pathOf: read.pathOf,
           cpuPids,
         });
-        rounds[i].push(result);
+        resultsByRead[i].push(result);
         if (result.failures > 0)
           failed.push(`${read.measure}: ${result.failures} failed, first ${result.firstFailure}`);
         ctx.log(`round ${round + 1}: ${read.measure}: p95 ${result.p95.toFixed(1)} ms`);
       }
     }
     for (const [i, read] of chosenReads.entries()) {
-      const byP95 = [...rounds[i]].sort((a, b) => a.p95 - b.p95);
+      const byP95 = [...resultsByRead[i]].sort((a, b) => a.p95 - b.p95);
       const result = byP95[Math.floor(byP95.length / 2)];
       const [apiCpu, databaseCpu, clientCpu] = result.cpuMsPerRequest;
       const roundsText =
-        rounds[i].length > 1
-          ? `; median of ${rounds[i].length} rounds, p95s ${rounds[i].map((r) => r.p95.toFixed(1)).join(', ')} ms`
+        resultsByRead[i].length > 1
+          ? `; median of ${resultsByRead[i].length} rounds, p95s ${resultsByRead[i].map((r) => r.p95.toFixed(1)).join(', ')} ms`
           : '';
       ctx.report({
         scenario: 'console-reads',

@@ -48,6 +48,12 @@ async function onOneConnection<T>(databaseUrl: string, work: (client: pg.Client)
 }
 
 /**
+ * The fastest fixed count this bench process has timed, whichever scenario timed it: the machine's
+ * own pace, what it does when nothing outside it slows the host.
+ */
+let fastestCountMs = Number.POSITIVE_INFINITY;
+
+/**
  * One backend's time for a fixed count. The set-returning function in the select list streams its
  * rows (ProjectSet): no tuplestore that spills to a temporary file, so this is the backend's CPU alone.
  */
@@ -58,12 +64,6 @@ async function timedCount(client: pg.Client) {
   fastestCountMs = Math.min(fastestCountMs, ms);
   return ms;
 }
-
-/**
- * The fastest fixed count this bench process has timed, whichever scenario timed it: the machine's
- * own pace, what it does when nothing outside it slows the host.
- */
-let fastestCountMs = Number.POSITIVE_INFINITY;
 
 /**
  * A count within this share of the fastest seen is the machine at its own pace. The host this bench
