@@ -28,7 +28,7 @@ const ZEnvironment = z.object({
   DATA_DIR: z.string().default('.data'),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   // Shared pipelined connections for the console's reads (db/read-lanes.ts); 0 sends them through the pool.
-  DATABASE_READ_LANES: z.coerce.number().int().min(0).max(64).default(2),
+  DATABASE_READ_LANES: z.coerce.number().int().min(0).max(64).default(1),
   JWT_SECRET: z.string().min(32, 'JWT_SECRET must be at least 32 characters').optional(),
   ACCESS_TOKEN_TTL: ZDuration.prefault('15m'),
   REFRESH_TOKEN_TTL: ZDuration.prefault('30d'),

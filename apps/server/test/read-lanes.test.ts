@@ -103,6 +103,30 @@ describe('reads pipelined on shared connections', () => {
     expect(after).not.toBe(before);
   });
 
+  it('answers the reads behind a slow one on its standby, and the slow one on its lane', async () => {
+    const company = await companyWithServices(1);
+    const lane = openLanes(1);
+    const PID_AFTER_SLEEP = 'select pg_backend_pid() as pid from pg_sleep($1::float8)';
+    const pidAfter = (seconds: number) =>
+      lane
+        .run(leadFor(company.id), PID_AFTER_SLEEP, [seconds])
+        .then((answer) => rowsOf(answer)[0].pid as number);
+    const lanePid = await pidAfter(0);
+
+    const slow = pidAfter(1.5);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const startedAt = performance.now();
+    const behind = await Promise.all([pidAfter(0), pidAfter(0), pidAfter(0)]);
+    const waitedMs = performance.now() - startedAt;
+
+    expect(waitedMs).toBeLessThan(1000);
+    expect(new Set(behind).size).toBe(1);
+    expect(behind[0]).not.toBe(lanePid);
+    expect(await slow).toBe(lanePid);
+    // The lane answers again: reads go back to it.
+    expect(await pidAfter(0)).toBe(lanePid);
+  });
+
   it('keeps at most PREPARED_PER_CONNECTION statements prepared, answering every one of more sent at once', async () => {
     const company = await companyWithServices(1);
     const lane = openLanes(1);

@@ -27,38 +27,73 @@ const isMissingStatement = (error: unknown) => (error as { code?: string }).code
  * share the cores with the API: on two cores, two lanes answered `GET /messages` 40-80% more often
  * than the pool of ten, at a third less CPU a request (ADR 0012, 27 November, night).
  * Writes, and a sign-in's first read, keep the pool: they hold a transaction across statements.
+ *
+ * `count` lanes take the reads; one more, the standby, takes them only while every one of those is
+ * stalled (a slow statement at its head, or its backend not running), so that one slow read does
+ * not hold up every read behind it. On two cores shared with the API, one lane kept busy answered
+ * with tighter tails than two lanes kept half busy (ADR 0012, 28 November, evening).
  */
 export class ReadLanes {
   /** Kysely over the lanes: a statement run here must be inside withPreparedStatements with a lead. */
   readonly db: Kysely<DB>;
   readonly #lanes: Lane[];
-  readonly #waiting: (() => void)[] = [];
+  readonly #standby: Lane;
+  /** Reads not yet handed to a lane, in the order they came: a read is never overtaken by a later one. */
+  readonly #queue: QueuedRead[] = [];
+  #stallCheck: NodeJS.Timeout | undefined;
 
   constructor(connectionString: string, count: number) {
-    this.#lanes = Array.from({ length: count }, () => new Lane(connectionString));
+    this.#lanes = Array.from({ length: Math.max(1, count) }, () => new Lane(connectionString));
+    this.#standby = new Lane(connectionString);
     this.db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: this.#asPool() }) });
   }
 
-  /** The lane with the fewest groups in flight: a slow read holds up only what queued behind it. */
-  async run(lead: StatementLead, text: string, values: readonly unknown[]) {
-    // Behind those already waiting, in the order they came: a read is never overtaken by a later one.
-    if (this.#waiting.length > 0 || this.#leastBusy().inFlight >= IN_FLIGHT_PER_LANE)
-      await new Promise<void>((resolve) => this.#waiting.push(resolve));
-    try {
-      return await this.#leastBusy().run(lead, text, values);
-    } finally {
-      this.#waiting.shift()?.();
+  run(lead: StatementLead, text: string, values: readonly unknown[]) {
+    return new Promise<unknown>((resolve, reject) => {
+      this.#queue.push({ lead, text, values, resolve, reject });
+      this.#dispatch();
+    });
+  }
+
+  /** Hands queued reads to lanes while one will take them; otherwise looks again once a lane could stall. */
+  #dispatch() {
+    while (this.#queue.length > 0) {
+      const lane = this.#laneWithRoom(performance.now());
+      if (!lane) {
+        this.#stallCheck ??= setTimeout(() => {
+          this.#stallCheck = undefined;
+          this.#dispatch();
+        }, STALL_MS).unref();
+        return;
+      }
+      const read = this.#queue.shift() as QueuedRead;
+      lane
+        .run(read.lead, read.text, read.values)
+        .then(read.resolve, read.reject)
+        .finally(() => this.#dispatch());
     }
   }
 
-  #leastBusy() {
-    let lane = this.#lanes[0];
-    for (const other of this.#lanes) if (other.inFlight < lane.inFlight) lane = other;
-    return lane;
+  /**
+   * The least busy of the lanes that answer, if it has room (none: the read waits its turn); the
+   * standby only when every lane is stalled.
+   */
+  #laneWithRoom(now: number) {
+    let chosen: Lane | undefined;
+    let answering = false;
+    for (const lane of this.#lanes) {
+      if (lane.isStalled(now)) continue;
+      answering = true;
+      if (lane.inFlight < IN_FLIGHT_PER_LANE && (!chosen || lane.inFlight < chosen.inFlight)) chosen = lane;
+    }
+    if (answering) return chosen;
+    const standby = this.#standby;
+    return standby.inFlight < IN_FLIGHT_PER_LANE && !standby.isStalled(now) ? standby : undefined;
   }
 
   async close() {
-    await Promise.all(this.#lanes.map((lane) => lane.close()));
+    clearTimeout(this.#stallCheck);
+    await Promise.all([...this.#lanes, this.#standby].map((lane) => lane.close()));
   }
 
   /** What Kysely takes for a pool: every checkout is the same stateless handle onto the lanes. */
@@ -75,13 +110,27 @@ export class ReadLanes {
   }
 }
 
+type QueuedRead = {
+  lead: StatementLead;
+  text: string;
+  values: readonly unknown[];
+  resolve: (result: unknown) => void;
+  reject: (error: unknown) => void;
+};
+
 /**
  * Groups a lane carries at once; later reads wait their turn in the API, first come first served.
- * Enough that a backend finds the next group queued when it finishes one; with no bound, 50 clients'
- * reads all queued in two backends' sockets and the slowest answers took 3-4 times the median
- * (p95 80-87 ms at a p50 of 20 on the demo data, against 35-62 ms with 4).
+ * Enough that its backend always finds the next group queued (50 clients' reads with 16 a lane:
+ * the backend never waited for the API between groups); a bound, so that a read that stalls a lane
+ * holds up only what was already written behind it.
  */
-const IN_FLIGHT_PER_LANE = 4;
+const IN_FLIGHT_PER_LANE = 16;
+
+/**
+ * A lane with groups in flight that has answered none for this long is stalled. A console read
+ * takes 0.3 to 5 ms of its backend; under load a lane answers every fraction of a millisecond.
+ */
+const STALL_MS = 10;
 
 const lanesByDatabase = new WeakMap<object, ReadLanes>();
 
@@ -97,6 +146,8 @@ export function registerReadLanes(db: object, lanes: ReadLanes) {
 /** One shared connection: opened on first use, opened again on the next use after it is lost. */
 class Lane {
   inFlight = 0;
+  /** When the lane last answered a group, or was handed one while it had none. */
+  #progressAt = 0;
   readonly #connectionString: string;
   #client: pg.Client | undefined;
   #opening: Promise<pg.Client> | undefined;
@@ -107,7 +158,12 @@ class Lane {
     this.#connectionString = connectionString;
   }
 
+  isStalled(now: number) {
+    return this.inFlight > 0 && now - this.#progressAt > STALL_MS;
+  }
+
   async run(lead: StatementLead, text: string, values: readonly unknown[]): Promise<unknown> {
+    if (this.inFlight === 0) this.#progressAt = performance.now();
     this.inFlight += 1;
     try {
       const client = await this.#connected();
@@ -123,6 +179,7 @@ class Lane {
       }
     } finally {
       this.inFlight -= 1;
+      this.#progressAt = performance.now();
     }
   }
 
