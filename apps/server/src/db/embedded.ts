@@ -51,7 +51,7 @@ export async function startEmbeddedPostgres(
     await server.start();
   } catch (error) {
     throw new StartupError(
-      `Could not start the embedded PostgreSQL in ${databaseDir} (${(error as Error).message ?? error}). ` +
+      `Could not start the embedded PostgreSQL in ${databaseDir} (${error instanceof Error ? error.message : (error ?? 'PostgreSQL stopped before it was ready')}). ` +
         'Check that the folder is writable and not used by another running server, or set DATA_DIR to another folder.',
     );
   }
