@@ -22,9 +22,19 @@ const FIRST_RETRY_MS = 1000;
 const LAST_RETRY_MS = 30_000;
 
 /**
+ * How often a listening connection is asked for a `select 1`, and how long it may take to answer.
+ * A link that dies without a word (a failover, a NAT or firewall dropping an idle flow) leaves the
+ * socket open: no error, no 'end', and no notification ever again. TCP keepalive would notice only
+ * after the system's default of two hours.
+ */
+export type Heartbeat = { everyMs: number; timeoutMs: number };
+const HEARTBEAT: Heartbeat = { everyMs: 30_000, timeoutMs: 10_000 };
+
+/**
  * LISTEN on `channel` on a connection of its own (a pooled connection is handed to others between
- * queries, and a notification comes only to the session that listens), kept open: when it fails or
- * ends, or cannot be opened, it is opened again after 1 s, doubling to 30 s. A NOTIFY is only ever
+ * queries, and a notification comes only to the session that listens), kept open: when it fails,
+ * ends, leaves a heartbeat unanswered, or cannot be opened, it is opened again after 1 s, doubling
+ * to 30 s. A NOTIFY is only ever
  * a hint to look sooner: every caller also polls, and onListening tells it to look after a gap.
  * Resolves after the first attempt, whether it succeeded or is being retried.
  */
@@ -32,19 +42,24 @@ export async function listenOnChannel(
   connection: pg.ClientConfig,
   channel: string,
   handlers: ChannelHandlers,
+  heartbeat: Heartbeat = HEARTBEAT,
 ): Promise<ChannelListener> {
   let closed = false;
   let client: pg.Client | undefined;
   let listening = false;
   let retry: NodeJS.Timeout | undefined;
+  let beat: NodeJS.Timeout | undefined;
   let failures = 0;
 
   const lose = (lost: pg.Client, error: Error) => {
     if (closed || client !== lost) return;
     client = undefined;
     listening = false;
+    clearInterval(beat);
     lost.removeAllListeners('notification');
     lost.end().catch(() => {});
+    // A silent link would hold end()'s goodbye, and the socket, until TCP gives up.
+    (lost as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
     const retryInMs = Math.min(LAST_RETRY_MS, FIRST_RETRY_MS * 2 ** failures);
     failures++;
     handlers.onLost?.(error, retryInMs);
@@ -74,7 +89,28 @@ export async function listenOnChannel(
     if (closed || client !== next) return;
     listening = true;
     failures = 0;
+    beat = setInterval(() => checkAlive(next), heartbeat.everyMs);
+    beat.unref();
     handlers.onListening?.();
+  };
+
+  const checkAlive = (listened: pg.Client) => {
+    const silent = setTimeout(
+      () =>
+        lose(
+          listened,
+          new Error(`the LISTEN connection for ${channel} did not answer within ${heartbeat.timeoutMs} ms`),
+        ),
+      heartbeat.timeoutMs,
+    );
+    silent.unref();
+    listened.query('select 1').then(
+      () => clearTimeout(silent),
+      (error: Error) => {
+        clearTimeout(silent);
+        lose(listened, error);
+      },
+    );
   };
 
   await open();
@@ -85,6 +121,7 @@ export async function listenOnChannel(
     async close() {
       closed = true;
       if (retry) clearTimeout(retry);
+      clearInterval(beat);
       const last = client;
       client = undefined;
       listening = false;
