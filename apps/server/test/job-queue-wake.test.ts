@@ -24,11 +24,16 @@ afterAll(() => withAdmin(adminUrl, (admin) => admin.query(`drop database if exis
 function processQueue(role: 'worker' | 'api') {
   const handle = connectDatabase(url, 4);
   const queue = createJobQueue(handle.pool, { supervise: role === 'worker', onError: () => {} });
-  const enqueue = (messageId: number) =>
+  const enqueue = (messageId: number, startAfter?: Date) =>
     handle.db
       .transaction()
       .execute((trx) =>
-        queue.enqueue(trx, SEND_MESSAGE_JOB, { companyId: 1, messageId }, { key: `m${messageId}` }),
+        queue.enqueue(
+          trx,
+          SEND_MESSAGE_JOB,
+          { companyId: 1, messageId },
+          { key: `m${messageId}`, startAfter },
+        ),
       );
   return {
     queue,
@@ -106,6 +111,34 @@ describe('waking the job queue between polls', () => {
       await expect.poll(() => started, { timeout: 5000 }).toEqual([11, 12, 13]);
     } finally {
       await api.close();
+      await worker.close();
+    }
+  });
+
+  it('the first slot finds scheduled jobs as they fall due and wakes the slots that poll rarely', async () => {
+    const worker = processQueue('worker');
+    const startedAt: number[] = [];
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    try {
+      // The first slot polls every 0.5 s, the two others every 5 s.
+      await worker.queue.work(SEND_MESSAGE_JOB, { concurrency: 3, pollingIntervalSeconds: 0.5 }, async () => {
+        startedAt.push(Date.now());
+        // Each job keeps its slot: three jobs need all three slots.
+        await held;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      const due = new Date(Date.now() + 1500);
+      await worker.enqueue(21, due);
+      await worker.enqueue(22, due);
+      await worker.enqueue(23, due);
+      await expect.poll(() => startedAt.length, { timeout: 10_000 }).toBe(3);
+      // No NOTIFY at the due time: the first slot's poll takes one, and wakes the others for the rest.
+      expect(Math.max(...startedAt) - due.getTime()).toBeLessThan(1500);
+    } finally {
+      release();
       await worker.close();
     }
   });

@@ -129,6 +129,9 @@ export type JobQueueOptions = {
   onError: (error: Error) => void;
 };
 
+/** How much less often than the first the other slots of a job's workers poll (see `work`). */
+const SIBLING_POLL_FACTOR = 10;
+
 /** pg-boss on the application's pool, started on first use. */
 export function createJobQueue(pool: pg.Pool, options: JobQueueOptions): JobQueue {
   const boss = new PgBoss({
@@ -176,8 +179,12 @@ export function createJobQueue(pool: pg.Pool, options: JobQueueOptions): JobQueu
     },
     async work(job, { concurrency, pollingIntervalSeconds = 0.5 }, handler) {
       await ready();
+      const ids = workerIds.get(job.name) ?? [];
+      workerIds.set(job.name, ids);
       const run = async ([entry]: Job[]) => {
         if (!entry) return;
+        // Where one job was due others may be: the slots that poll rarely look now.
+        for (const id of ids) boss.notifyWorker(id);
         await handler(job.payload.parse(entry.data), {
           id: entry.id,
           attempt: entry.retryCount + 1,
@@ -186,23 +193,26 @@ export function createJobQueue(pool: pg.Pool, options: JobQueueOptions): JobQueu
       };
       // One pg-boss worker per slot (not localConcurrency): pg-boss names only the first of those,
       // and fetchNow must reach every one (a slot busy with a job fetches when it is done).
-      const ids = workerIds.get(job.name) ?? [];
-      for (let slot = 0; slot < concurrency; slot++)
+      for (let slot = 0; slot < concurrency; slot++) {
+        // A scheduled send's job (startAfter) and a retry are due without any NOTIFY at that time:
+        // the first slot polls for them as often with NOTIFY as without, and wakes the others when
+        // it finds one. The others poll only as a fallback, so an idle process does not fetch
+        // `concurrency` times a poll.
+        const everySeconds =
+          slot === 0 ? pollingIntervalSeconds : pollingIntervalSeconds * SIBLING_POLL_FACTOR;
         ids.push(
           await boss.work(
             job.name,
             {
               localConcurrency: 1,
               batchSize: 1,
-              pollingIntervalSeconds,
-              // The poll stays as often with NOTIFY as without: a scheduled send's job (startAfter)
-              // and a retry's are due without any NOTIFY at that time.
-              notifyPollingIntervalSeconds: pollingIntervalSeconds,
+              pollingIntervalSeconds: everySeconds,
+              notifyPollingIntervalSeconds: everySeconds,
             },
             run,
           ),
         );
-      workerIds.set(job.name, ids);
+      }
     },
     fetchNow(job) {
       for (const id of workerIds.get(job.name) ?? []) boss.notifyWorker(id);
