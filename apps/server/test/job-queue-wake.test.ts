@@ -59,14 +59,20 @@ async function workSlowly(
   await new Promise((resolve) => setTimeout(resolve, 500));
 }
 
+/** A promise a job handler waits on to keep its worker busy, until the test releases it. */
+function holdUntilReleased() {
+  let release = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  return { held, release };
+}
+
 describe('waking the job queue between polls', () => {
   it("fetchNow wakes every one of the process's workers of the job, idle or busy", async () => {
     const worker = processQueue('worker');
     const started: number[] = [];
-    let releaseFirst = () => {};
-    const firstHeld = new Promise<void>((resolve) => {
-      releaseFirst = resolve;
-    });
+    const { held: firstHeld, release: releaseFirst } = holdUntilReleased();
     try {
       await workSlowly(worker.queue, 2, async (messageId) => {
         started.push(messageId);
@@ -118,10 +124,7 @@ describe('waking the job queue between polls', () => {
   it('the first slot finds scheduled jobs as they fall due and wakes the slots that poll rarely', async () => {
     const worker = processQueue('worker');
     const startedAt: number[] = [];
-    let release = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const { held, release } = holdUntilReleased();
     try {
       // The first slot polls every 0.5 s, the two others every 5 s.
       await worker.queue.work(SEND_MESSAGE_JOB, { concurrency: 3, pollingIntervalSeconds: 0.5 }, async () => {
