@@ -34,8 +34,8 @@ const HEARTBEAT: Heartbeat = { everyMs: 30_000, timeoutMs: 10_000 };
  * LISTEN on `channel` on a connection of its own (a pooled connection is handed to others between
  * queries, and a notification comes only to the session that listens), kept open: when it fails,
  * ends, leaves a heartbeat unanswered, or cannot be opened, it is opened again after 1 s, doubling
- * to 30 s. A NOTIFY is only ever
- * a hint to look sooner: every caller also polls, and onListening tells it to look after a gap.
+ * to 30 s. A NOTIFY is only ever a hint to look sooner: every caller also polls, and onListening
+ * tells it to look after a gap.
  * Resolves after the first attempt, whether it succeeded or is being retried.
  */
 export async function listenOnChannel(
