@@ -153,6 +153,9 @@ export function createJobQueue(pool: pg.Pool, options: JobQueueOptions): JobQueu
     return started;
   };
   const workerIds = new Map<string, string[]>();
+  const wakeWorkers = (jobName: string) => {
+    for (const id of workerIds.get(jobName) ?? []) boss.notifyWorker(id);
+  };
 
   return {
     async enqueue(trx, job, payload, { key, startAfter }) {
@@ -184,7 +187,7 @@ export function createJobQueue(pool: pg.Pool, options: JobQueueOptions): JobQueu
       const run = async ([entry]: Job[]) => {
         if (!entry) return;
         // Where one job was due others may be: the slots that poll rarely look now.
-        for (const id of ids) boss.notifyWorker(id);
+        wakeWorkers(job.name);
         await handler(job.payload.parse(entry.data), {
           id: entry.id,
           attempt: entry.retryCount + 1,
@@ -215,7 +218,7 @@ export function createJobQueue(pool: pg.Pool, options: JobQueueOptions): JobQueu
       }
     },
     fetchNow(job) {
-      for (const id of workerIds.get(job.name) ?? []) boss.notifyWorker(id);
+      wakeWorkers(job.name);
     },
     async stopWorking(timeoutMs) {
       if (!started || workerIds.size === 0) return;
