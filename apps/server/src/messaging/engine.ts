@@ -1,5 +1,7 @@
 import { sql } from 'kysely';
+import type pg from 'pg';
 import type { MessagingConfig } from '../config.ts';
+import { type ChannelListener, listenOnChannel } from '../db/channel-listener.ts';
 import type { Database } from '../db/database.ts';
 import { companyScope, inTenantTransaction, platformScope } from '../db/tenant-scope.ts';
 import {
@@ -22,7 +24,7 @@ import type { ProviderRegistry } from './providers/registry.ts';
 import type { JobQueue } from './queue/job-queue.ts';
 import { SEND_MESSAGE_JOB } from './queue/jobs.ts';
 import { takeSendTokens } from './rate-window.ts';
-import { startSend } from './send-jobs.ts';
+import { SEND_STARTED_CHANNEL, startSend } from './send-jobs.ts';
 import { settleSends } from './send-progress.ts';
 
 export type MessagingEngine = {
@@ -39,8 +41,16 @@ export type MessagingEngineOptions = {
   providers: ProviderRegistry;
   config: MessagingConfig;
   log: (level: 'info' | 'warn' | 'error', message: string, error?: unknown) => void;
-  /** How long an idle lane sleeps before it looks for work again. */
+  /** How long an idle lane sleeps before it looks for work again (a send is active: a retry may fall due). */
   idleMs?: number;
+  /**
+   * How long an idle lane sleeps while no send is active at all and a send's start is heard
+   * (NOTIFY on SEND_STARTED_CHANNEL, from whichever process starts it): the look is then only a
+   * safety net. Without a listening connection lanes look every idleMs.
+   */
+  quietMs?: number;
+  /** Connection settings for the LISTEN connection (the pool's own); none, no listening. */
+  listenConnection?: pg.ClientConfig;
   maintenanceIntervalMs?: number;
   unmatchedSweepIntervalMs?: number;
 };
@@ -80,6 +90,7 @@ function lanesAtWork() {
 export function createMessagingEngine(options: MessagingEngineOptions): MessagingEngine {
   const { db, queue, providers, config, log } = options;
   const idleMs = options.idleMs ?? 200;
+  const quietMs = options.quietMs ?? 5000;
   const policy: RetryPolicy = {
     maxAttempts: config.maxAttempts,
     baseDelayMs: config.retryBaseMs,
@@ -89,6 +100,7 @@ export function createMessagingEngine(options: MessagingEngineOptions): Messagin
   let lanes: Promise<void>[] = [];
   let timers: NodeJS.Timeout[] = [];
   let sleepers: (() => void)[] = [];
+  let startListener: ChannelListener | undefined;
   const upkeep = new Set<Promise<unknown>>();
 
   let activeCache: { at: number; sends: ActiveSend[] } = { at: 0, sends: [] };
@@ -233,8 +245,10 @@ export function createMessagingEngine(options: MessagingEngineOptions): Messagin
     let failures = 0;
     while (running) {
       let worked = false;
+      let anyActive = true;
       try {
         const sends = await activeSends();
+        anyActive = sends.length > 0;
         for (const messageId of cursors.keys())
           if (!sends.some((send) => send.messageId === messageId)) cursors.delete(messageId);
         for (let i = 0; i < sends.length && running; i++) {
@@ -250,7 +264,9 @@ export function createMessagingEngine(options: MessagingEngineOptions): Messagin
         await sleep(Math.min(5000, 100 * 2 ** failures));
         continue;
       }
-      if (!worked && running) {
+      if (!worked && running && !anyActive && startListener?.listening) {
+        await sleep(quietMs);
+      } else if (!worked && running) {
         const throttleEnds = Math.min(
           ...[...throttledUntil.values()].filter((at) => at > Date.now()),
           Infinity,
@@ -289,6 +305,18 @@ export function createMessagingEngine(options: MessagingEngineOptions): Messagin
       if (running) return;
       running = true;
       await maintain().catch((error) => log('warn', 'messaging upkeep failed', error));
+      if (options.listenConnection)
+        startListener = await listenOnChannel(options.listenConnection, SEND_STARTED_CHANNEL, {
+          onNotification: wake,
+          // A send started while nobody listened is found by this look.
+          onListening: wake,
+          onLost: (error, retryInMs) =>
+            log(
+              'warn',
+              `messaging lanes have no LISTEN connection; looking every ${idleMs} ms, trying again in ${retryInMs} ms`,
+              error,
+            ),
+        });
       await queue.work(SEND_MESSAGE_JOB, { concurrency: 4 }, async (payload, job) => {
         if (await startSend(db, payload.companyId, payload.messageId, job.id)) wake();
       });
@@ -306,6 +334,8 @@ export function createMessagingEngine(options: MessagingEngineOptions): Messagin
       await queue.stopWorking(10_000);
       await Promise.all(lanes);
       await Promise.all([...upkeep]);
+      await startListener?.close();
+      startListener = undefined;
       lanes = [];
     },
     wake,

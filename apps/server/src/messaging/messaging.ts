@@ -27,6 +27,7 @@ export type WorkerOptions = {
   build?: ProviderRegistryOptions['build'];
   loadSettings?: ProviderRegistryOptions['loadSettings'];
   idleMs?: number;
+  quietMs?: number;
 };
 
 /** Messaging as the rest of the app sees it: the queue, the delivery-report intake, the worker. */
@@ -109,6 +110,8 @@ export function createMessaging(input: {
         config: config.messaging,
         log,
         idleMs: options.idleMs,
+        quietMs: options.quietMs,
+        listenConnection: input.pool.options,
       });
       const applier = createDeliveryReportApplier({
         db,

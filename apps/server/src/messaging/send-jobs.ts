@@ -4,6 +4,12 @@ import { companyScope, inTenantTransaction } from '../db/tenant-scope.ts';
 import type { JobQueue } from './queue/job-queue.ts';
 import { SEND_MESSAGE_JOB } from './queue/jobs.ts';
 
+/**
+ * NOTIFY channel of a send's start (its fan-out begins): every worker's idle lanes look at once,
+ * not only those of the process whose job started it.
+ */
+export const SEND_STARTED_CHANNEL = 'message_send_started';
+
 /** A send's job key: one job per message and start time, so moving a schedule makes a new job. */
 export const sendJobKey = (messageId: number, startAfter: Date | null) =>
   `${messageId}@${startAfter ? startAfter.toISOString() : 'now'}`;
@@ -64,6 +70,7 @@ export async function startSend(db: Database, companyId: number, messageId: numb
       where s.state = 'waiting'`.execute(trx);
     await sql`update messages set status = 'processing', updated_at = now()
                where company_id = ${companyId} and id = ${messageId}`.execute(trx);
+    await sql`select pg_notify(${SEND_STARTED_CHANNEL}, '')`.execute(trx);
     return true;
   });
 }
