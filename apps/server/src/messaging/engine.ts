@@ -105,6 +105,10 @@ export function createMessagingEngine(options: MessagingEngineOptions): Messagin
 
   let activeCache: { at: number; sends: ActiveSend[] } = { at: 0, sends: [] };
   let activeLoading: Promise<ActiveSend[]> | null = null;
+  /** Counts forgetActive calls: a look that began before one of them is not cached. */
+  let activeLooks = 0;
+  /** Counts wake-ups: one that came while a lane looked (nobody asleep to wake) stops its next sleep. */
+  let wakeUps = 0;
   const plans = new Map<number, Promise<SendPlan | null>>();
   const throttledUntil = new Map<number, number>();
   const fanningOut = lanesAtWork();
@@ -113,14 +117,17 @@ export function createMessagingEngine(options: MessagingEngineOptions): Messagin
 
   const activeSends = () => {
     if (Date.now() - activeCache.at < ACTIVE_SENDS_TTL_MS) return Promise.resolve(activeCache.sends);
-    activeLoading ??= inTenantTransaction(db, platformScope, async (trx) => {
+    if (activeLoading) return activeLoading;
+    const looked = activeLooks;
+    activeLoading = inTenantTransaction(db, platformScope, async (trx) => {
       const { rows } = await sql<{ company_id: number; message_id: number; state: 'fanout' | 'dispatch' }>`
         select company_id, message_id, state from message_sends
          where state in ('fanout', 'dispatch') order by message_id limit 1000`.execute(trx);
       return rows.map((row) => ({ companyId: row.company_id, messageId: row.message_id, state: row.state }));
     })
       .then((sends) => {
-        activeCache = { at: Date.now(), sends };
+        // Forgotten while it was read (a send started meanwhile): not cached, the next look reads again.
+        activeCache = { at: looked === activeLooks ? Date.now() : 0, sends };
         const live = new Set(sends.map((send) => send.messageId));
         for (const messageId of plans.keys()) if (!live.has(messageId)) plans.delete(messageId);
         for (const messageId of sharedLanes.keys()) if (!live.has(messageId)) sharedLanes.delete(messageId);
@@ -132,6 +139,7 @@ export function createMessagingEngine(options: MessagingEngineOptions): Messagin
     return activeLoading;
   };
   const forgetActive = () => {
+    activeLooks++;
     activeCache = { at: 0, sends: activeCache.sends };
   };
 
@@ -167,6 +175,7 @@ export function createMessagingEngine(options: MessagingEngineOptions): Messagin
     });
 
   const wake = () => {
+    wakeUps++;
     forgetActive();
     for (const sleeper of [...sleepers]) sleeper();
   };
@@ -246,6 +255,7 @@ export function createMessagingEngine(options: MessagingEngineOptions): Messagin
     while (running) {
       let worked = false;
       let anyActive = true;
+      const wakeUpsBefore = wakeUps;
       try {
         const sends = await activeSends();
         anyActive = sends.length > 0;
@@ -264,6 +274,7 @@ export function createMessagingEngine(options: MessagingEngineOptions): Messagin
         await sleep(Math.min(5000, 100 * 2 ** failures));
         continue;
       }
+      if (wakeUps !== wakeUpsBefore) continue;
       if (!worked && running && !anyActive && startListener?.listening) {
         await sleep(quietMs);
       } else if (!worked && running) {
