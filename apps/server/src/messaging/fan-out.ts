@@ -210,7 +210,7 @@ const RESET_JOIN_SETTINGS = sql.raw(
  * every service went into one sort (60,000 entries read and sorted for 20,000 recipients of the
  * bench's 3 services; 36,700 read now, a step 9% quicker in all: ADR 0011, 28 November).
  */
-function subscriptionsInOrder(
+export function subscriptionsInOrder(
   companyId: number,
   serviceIds: number[],
   slice: { cursor: string; end: string },
