@@ -5,6 +5,7 @@ import { runMigrations } from '../src/db/migrate.ts';
 import { createJobQueue, installJobQueue, type JobQueue } from '../src/messaging/queue/job-queue.ts';
 import { SEND_MESSAGE_JOB } from '../src/messaging/queue/jobs.ts';
 import { databaseUrl, withAdmin } from './support/database-url.ts';
+import { holdUntilReleased } from './support/messaging-factories.ts';
 
 const { adminUrl } = inject('database');
 const name = `sms_wake_${process.pid}_${Date.now().toString(36)}`;
@@ -57,15 +58,6 @@ async function workSlowly(
   );
   // Each worker has made its first (empty) fetch and sleeps until its next poll.
   await new Promise((resolve) => setTimeout(resolve, 500));
-}
-
-/** A promise a job handler waits on to keep its worker busy, until the test releases it. */
-function holdUntilReleased() {
-  let release = () => {};
-  const held = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  return { held, release };
 }
 
 describe('waking the job queue between polls', () => {

@@ -5,6 +5,7 @@ import { APP_ROLE, connectDatabase } from '../src/db/database.ts';
 import { startSend } from '../src/messaging/send-jobs.ts';
 import {
   createSendingCompany,
+  holdUntilReleased,
   messageRow,
   numbers,
   openProcess,
@@ -102,20 +103,16 @@ describe('a send started in another process', () => {
       const { engine } = await worker.startWorker({ db: handle.db, quietMs: 60_000 });
       const send = await sendNoJobStarts(62);
       await sleep(300);
-      let release = () => {};
-      const released = new Promise<void>((resolve) => {
-        release = resolve;
-      });
-      const answered = new Promise<void>((resolve) => {
-        holdNextLook = { answered: resolve, released };
-      });
+      const look = holdUntilReleased();
+      const answered = holdUntilReleased();
+      holdNextLook = { answered: answered.release, released: look.held };
       engine.wake();
       // The look has read its (empty) answer; the send starts, its NOTIFY comes, then the answer.
-      await answered;
+      await answered.held;
       const startedAt = Date.now();
       expect(await send.start()).toBe(true);
       await sleep(200);
-      release();
+      look.release();
       await expectDeliveredSoon(send.id, startedAt);
     } finally {
       await worker.close();

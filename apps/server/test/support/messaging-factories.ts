@@ -74,6 +74,15 @@ export async function startWorker(ctx: TestContext, options: Partial<WorkerOptio
   return ctx.deps.messaging.startWorker({ callbackBase: () => address, idleMs: 20, ...options });
 }
 
+/** A promise that code under test waits on (a job handler, a held answer), until the test releases it. */
+export function holdUntilReleased() {
+  let release = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  return { held, release };
+}
+
 export async function waitFor<T>(
   read: () => Promise<T>,
   done: (value: T) => boolean,
