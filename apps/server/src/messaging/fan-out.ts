@@ -117,31 +117,33 @@ async function fanOutStep(db: Database, companyId: number, messageId: number, ba
     if (!slice) return { result: 'busy' as const };
     await STEP_SETTINGS.execute(trx);
 
-    const { rows } = await sql<{ cursor: string | null; considered: number; inserted: number }>`
+    // The slice's checkpoint moves in the statement that writes its rows (a slice with fewer than a
+    // batch left is done: its cursor goes to its end), and the rows written are the statement's own
+    // count: counting a RETURNING read every row back, a tenth of the step's CPU (ADR 0011, 29 November).
+    const written = await sql`
       with candidates as (
         select distinct on (x.subscriber_id) x.subscriber_id, x.service_id
           from (${subscriptionsInOrder(companyId, send.service_ids, slice, batchSize)}) x
          order by x.subscriber_id, x.service_id
          limit ${batchSize}
       ),
-      inserted as (
-        insert into delivery_reports (company_id, created_at, message_id, service_id, subscriber_id, recipient_phone, parts)
-        select ${companyId}, ${send.recipients_at}::timestamptz, ${messageId}, c.service_id, sub.id, sub.msisdn, ${parts}
-          from candidates c
-          join subscribers sub on sub.id = c.subscriber_id
-         -- The batch is a range of subscriber ids: read that range, never the whole table.
-         where sub.id > ${slice.cursor}::bigint and sub.id <= (select max(subscriber_id) from candidates)
-           and sub.company_id = ${companyId} and sub.status = 'active'
-         order by c.subscriber_id
-        returning 1
+      checkpoint as (
+        update message_sends
+           set fanout_slice_cursors[${slice.index + 1}] =
+                 case when (select count(*) from candidates) < ${batchSize} then ${slice.end}::bigint
+                      else (select max(subscriber_id) from candidates) end
+         where company_id = ${companyId} and message_id = ${messageId} and state = 'fanout'
       )
-      select (select max(subscriber_id) from candidates)::text as cursor,
-             (select count(*) from candidates)::int as considered,
-             (select count(*) from inserted)::int as inserted`.execute(trx);
+      insert into delivery_reports (company_id, created_at, message_id, service_id, subscriber_id, recipient_phone, parts)
+      select ${companyId}, ${send.recipients_at}::timestamptz, ${messageId}, c.service_id, sub.id, sub.msisdn, ${parts}
+        from candidates c
+        join subscribers sub on sub.id = c.subscriber_id
+       -- The batch is a range of subscriber ids: read that range, never the whole table.
+       where sub.id > ${slice.cursor}::bigint and sub.id <= (select max(subscriber_id) from candidates)
+         and sub.company_id = ${companyId} and sub.status = 'active'
+       order by c.subscriber_id`.execute(trx);
     await RESET_JOIN_SETTINGS.execute(trx);
-    const { cursor, considered, inserted } = rows[0];
-    // A slice that found fewer than a batch is done: its cursor goes to its end.
-    const sliceDone = considered < batchSize;
+    const inserted = Number(written.numAffectedRows ?? 0);
     const { rows: moved } = await sql<{
       recipients: number;
       reserved_units: number;
@@ -149,8 +151,7 @@ async function fanOutStep(db: Database, companyId: number, messageId: number, ba
       all_done: boolean;
     }>`
       update message_sends
-         set fanout_slice_cursors[${slice.index + 1}] = ${sliceDone ? slice.end : (cursor ?? slice.cursor)}::bigint,
-             recipients = recipients + ${inserted}, updated_at = now()
+         set recipients = recipients + ${inserted}, updated_at = now()
        where company_id = ${companyId} and message_id = ${messageId} and state = 'fanout'
       returning recipients, reserved_units, to_char(usage_month, 'YYYY-MM-DD') as usage_month,
                 (select bool_and(c >= e) from unnest(fanout_slice_cursors, fanout_slice_ends) as x(c, e)) as all_done`.execute(
