@@ -8,7 +8,12 @@ import {
   loadConsoleReads,
   rareSearchText,
 } from '../support/console-reads-fixture.ts';
-import { machinePaceRows, measureMachinePace, settleBefore } from '../support/machine-pace.ts';
+import {
+  machinePaceRows,
+  measureCorePace,
+  measureMachinePace,
+  settleBefore,
+} from '../support/machine-pace.ts';
 import type { BenchContext, BenchScenario } from '../support/scenario.ts';
 import { startServerProcess } from '../support/server-process.ts';
 
@@ -242,6 +247,7 @@ export async function measureConsoleReads(
     const resultsByRead = chosenReads.map(() => [] as ConcurrentGetsResult[]);
     const roundCount = ctx.quick ? 1 : Number(process.env.CONSOLE_READS_ROUNDS ?? ROUNDS);
     for (let round = 0; round < roundCount; round++) {
+      ctx.log(`round ${round + 1}: machine pace: ${await measureCorePace(ctx.databaseUrl)}`);
       for (const [i, read] of chosenReads.entries()) {
         const result = await driveConcurrentGets({
           baseUrl: url,

@@ -6,6 +6,13 @@ export type MachinePace = {
   roundTripMicros: number;
   /** One backend's time for a fixed piece of pure CPU work (a count over generate_series). */
   backendCpuMs: number;
+  /**
+   * The wall time of two such counts at once, on two connections: about one count's time when both
+   * cores run at their pace, up to two counts' when the second core adds nothing. On the host this
+   * bench was tuned on, the second vCPU added 0-45% of the first, hour by hour (ADR 0011, 28
+   * November, late night), and every scenario that keeps both cores busy moves with it.
+   */
+  pairCpuMs: number;
 };
 
 const STRETCHES = 5;
@@ -33,8 +40,41 @@ export function measureMachinePace(databaseUrl: string): Promise<MachinePace> {
     await timedCount(client);
     const countTimes: number[] = [];
     for (let stretch = 0; stretch < STRETCHES; stretch++) countTimes.push(await timedCount(client));
-    return { roundTripMicros: Math.min(...tripTimes), backendCpuMs: Math.min(...countTimes) };
+    const pairTimes: number[] = [];
+    await onOneConnection(databaseUrl, async (other) => {
+      for (let stretch = 0; stretch < STRETCHES; stretch++) pairTimes.push(await timedPair(client, other));
+    });
+    return {
+      roundTripMicros: Math.min(...tripTimes),
+      backendCpuMs: Math.min(...countTimes),
+      pairCpuMs: Math.min(...pairTimes),
+    };
   });
+}
+
+/** The wall time of one fixed count on each of two connections at once. */
+async function timedPair(first: pg.Client, second: pg.Client) {
+  const started = performance.now();
+  await Promise.all([timedCount(first), timedCount(second)]);
+  return performance.now() - started;
+}
+
+/**
+ * One count alone and two at once, each the best of three, for a scenario's log between the stretches
+ * it measures (the host can change pace within minutes).
+ */
+export function measureCorePace(databaseUrl: string) {
+  return onOneConnection(databaseUrl, (client) =>
+    onOneConnection(databaseUrl, async (other) => {
+      const one = await bestOfThreeCounts(client);
+      const pair = Math.min(
+        await timedPair(client, other),
+        await timedPair(client, other),
+        await timedPair(client, other),
+      );
+      return `one fixed count ${one.toFixed(0)} ms, two at once ${pair.toFixed(0)} ms (${(pair / one).toFixed(2)} x one)`;
+    }),
+  );
 }
 
 async function onOneConnection<T>(databaseUrl: string, work: (client: pg.Client) => Promise<T>) {
@@ -136,6 +176,14 @@ export function machinePaceRows(scenario: string, when: string, pace: MachinePac
       figure: Number(pace.backendCpuMs.toFixed(1)),
       unit: 'ms',
     },
+    {
+      scenario,
+      measure: `machine pace ${when}: two backends' fixed counts at once (1.0 x one: both cores at full pace; 2.0 x: the second adds nothing)`,
+      work: `best of ${STRETCHES} pairs of counts`,
+      figure: Number(pace.pairCpuMs.toFixed(1)),
+      unit: 'ms',
+      baseline: { name: 'one', figure: pace.backendCpuMs },
+    },
   ];
 }
 
@@ -152,7 +200,7 @@ export async function settleBefore(ctx: BenchContext, scenario: string, before: 
     ctx.quick ? QUICK_SETTLE_LIMIT_SECONDS : undefined,
   );
   ctx.log(
-    `machine settled before ${before} in ${settling.waitedSeconds.toFixed(0)} s (a fixed count ${settling.firstMs.toFixed(0)} -> ${settling.lastMs.toFixed(0)} ms${settling.quiet ? '' : `, still slower than the fastest seen, ${fastestCountMs.toFixed(0)} ms`})`,
+    `machine settled before ${before} in ${settling.waitedSeconds.toFixed(0)} s (a fixed count ${settling.firstMs.toFixed(0)} -> ${settling.lastMs.toFixed(0)} ms${settling.quiet ? '' : `, still slower than the fastest seen, ${fastestCountMs.toFixed(0)} ms`}); ${await measureCorePace(ctx.databaseUrl)}`,
   );
   return settlingRow(scenario, before, settling);
 }
