@@ -127,11 +127,12 @@ async function fanOutStep(db: Database, companyId: number, messageId: number, ba
          order by x.subscriber_id, x.service_id
          limit ${batchSize}
       ),
+      batch as (select count(*) as size, max(subscriber_id) as last from candidates),
       checkpoint as (
         update message_sends
            set fanout_slice_cursors[${slice.index + 1}] =
-                 case when (select count(*) from candidates) < ${batchSize} then ${slice.end}::bigint
-                      else (select max(subscriber_id) from candidates) end
+                 case when (select size from batch) < ${batchSize} then ${slice.end}::bigint
+                      else (select last from batch) end
          where company_id = ${companyId} and message_id = ${messageId} and state = 'fanout'
       )
       insert into delivery_reports (company_id, created_at, message_id, service_id, subscriber_id, recipient_phone, parts)
@@ -139,7 +140,7 @@ async function fanOutStep(db: Database, companyId: number, messageId: number, ba
         from candidates c
         join subscribers sub on sub.id = c.subscriber_id
        -- The batch is a range of subscriber ids: read that range, never the whole table.
-       where sub.id > ${slice.cursor}::bigint and sub.id <= (select max(subscriber_id) from candidates)
+       where sub.id > ${slice.cursor}::bigint and sub.id <= (select last from batch)
          and sub.company_id = ${companyId} and sub.status = 'active'
        order by c.subscriber_id`.execute(trx);
     await RESET_JOIN_SETTINGS.execute(trx);
