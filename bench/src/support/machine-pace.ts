@@ -31,24 +31,17 @@ export function measureMachinePace(databaseUrl: string): Promise<MachinePace> {
     // Prepared, planned and the connection's caches warm before timing.
     for (let i = 0; i < 1_000; i++) await client.query({ ...roundTrip, values: [i] });
     // The best of a few stretches: what the machine can do now, less the odd stall within one.
-    const tripTimes: number[] = [];
-    for (let stretch = 0; stretch < STRETCHES; stretch++) {
+    const roundTripMicros = await bestOf(STRETCHES, async () => {
       const started = performance.now();
       for (let i = 0; i < ROUND_TRIPS_A_STRETCH; i++) await client.query({ ...roundTrip, values: [i] });
-      tripTimes.push(((performance.now() - started) * 1000) / ROUND_TRIPS_A_STRETCH);
-    }
-    await timedCount(client);
-    const countTimes: number[] = [];
-    for (let stretch = 0; stretch < STRETCHES; stretch++) countTimes.push(await timedCount(client));
-    const pairTimes: number[] = [];
-    await onOneConnection(databaseUrl, async (other) => {
-      for (let stretch = 0; stretch < STRETCHES; stretch++) pairTimes.push(await timedPair(client, other));
+      return ((performance.now() - started) * 1000) / ROUND_TRIPS_A_STRETCH;
     });
-    return {
-      roundTripMicros: Math.min(...tripTimes),
-      backendCpuMs: Math.min(...countTimes),
-      pairCpuMs: Math.min(...pairTimes),
-    };
+    await timedCount(client);
+    const backendCpuMs = await bestOf(STRETCHES, () => timedCount(client));
+    const pairCpuMs = await onOneConnection(databaseUrl, (other) =>
+      bestOf(STRETCHES, () => timedPair(client, other)),
+    );
+    return { roundTripMicros, backendCpuMs, pairCpuMs };
   });
 }
 
@@ -67,11 +60,7 @@ export function measureCorePace(databaseUrl: string) {
   return onOneConnection(databaseUrl, (client) =>
     onOneConnection(databaseUrl, async (other) => {
       const one = await bestOfThreeCounts(client);
-      const pair = Math.min(
-        await timedPair(client, other),
-        await timedPair(client, other),
-        await timedPair(client, other),
-      );
+      const pair = await bestOf(3, () => timedPair(client, other));
       return `one fixed count ${one.toFixed(0)} ms, two at once ${pair.toFixed(0)} ms (${(pair / one).toFixed(2)} x one)`;
     }),
   );
@@ -115,9 +104,16 @@ const QUIET_SPREAD = 1.25;
 
 const isQuiet = (countMs: number) => countMs <= fastestCountMs * QUIET_SPREAD;
 
+/** The shortest of `times` timings taken one after the other. */
+async function bestOf(times: number, timed: () => Promise<number>) {
+  let best = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < times; i++) best = Math.min(best, await timed());
+  return best;
+}
+
 /** The best of three counts back to back (a lone count after a pause reads the idle machine's wake-up). */
-async function bestOfThreeCounts(client: pg.Client) {
-  return Math.min(await timedCount(client), await timedCount(client), await timedCount(client));
+function bestOfThreeCounts(client: pg.Client) {
+  return bestOf(3, () => timedCount(client));
 }
 
 export type Settling = { waitedSeconds: number; firstMs: number; lastMs: number; quiet: boolean };
