@@ -127,6 +127,24 @@ describe('reads pipelined on shared connections', () => {
     expect(await pidAfter(0)).toBe(lanePid);
   });
 
+  it('hands reads past a full lane to its standby at once', async () => {
+    const company = await companyWithServices(1);
+    const lane = openLanes(1);
+    const pidOf = () =>
+      lane
+        .run(leadFor(company.id), 'select pg_backend_pid() as pid where $1::int = 1', [1])
+        .then((answer) => rowsOf(answer)[0].pid as number);
+    const lanePid = await pidOf();
+
+    // Written in one go: the lane takes 16, the standby 4 at once, the rest wait for either.
+    const pids = await Promise.all(Array.from({ length: 24 }, pidOf));
+
+    expect(pids.slice(0, 16)).toEqual(Array(16).fill(lanePid));
+    const standbyPid = pids[16];
+    expect(standbyPid).not.toBe(lanePid);
+    expect(pids.slice(16, 20)).toEqual(Array(4).fill(standbyPid));
+  });
+
   it('keeps at most PREPARED_PER_CONNECTION statements prepared, answering every one of more sent at once', async () => {
     const company = await companyWithServices(1);
     const lane = openLanes(1);
