@@ -37,12 +37,18 @@ export function measureMachinePace(databaseUrl: string): Promise<MachinePace> {
       return ((performance.now() - started) * 1000) / ROUND_TRIPS_A_STRETCH;
     });
     await timedCount(client);
-    const backendCpuMs = await bestOf(STRETCHES, () => timedCount(client));
-    const pairCpuMs = await onOneConnection(databaseUrl, (other) =>
-      bestOf(STRETCHES, () => timedPair(client, other)),
+    const { oneMs, pairMs } = await onOneConnection(databaseUrl, (other) =>
+      countAloneAndPaired(client, other, STRETCHES),
     );
-    return { roundTripMicros, backendCpuMs, pairCpuMs };
+    return { roundTripMicros, backendCpuMs: oneMs, pairCpuMs: pairMs };
   });
+}
+
+/** One fixed count alone, then one on each connection at once: each the best of `times`. */
+async function countAloneAndPaired(client: pg.Client, other: pg.Client, times: number) {
+  const oneMs = await bestOf(times, () => timedCount(client));
+  const pairMs = await bestOf(times, () => timedPair(client, other));
+  return { oneMs, pairMs };
 }
 
 /** The wall time of one fixed count on each of two connections at once. */
@@ -59,9 +65,8 @@ async function timedPair(first: pg.Client, second: pg.Client) {
 export function measureCorePace(databaseUrl: string) {
   return onOneConnection(databaseUrl, (client) =>
     onOneConnection(databaseUrl, async (other) => {
-      const one = await bestOfThreeCounts(client);
-      const pair = await bestOf(3, () => timedPair(client, other));
-      return `one fixed count ${one.toFixed(0)} ms, two at once ${pair.toFixed(0)} ms (${(pair / one).toFixed(2)} x one)`;
+      const { oneMs, pairMs } = await countAloneAndPaired(client, other, 3);
+      return `one fixed count ${oneMs.toFixed(0)} ms, two at once ${pairMs.toFixed(0)} ms (${(pairMs / oneMs).toFixed(2)} x one)`;
     }),
   );
 }
