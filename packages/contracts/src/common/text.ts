@@ -4,6 +4,18 @@ export const TEXT_MESSAGES = {
   nulCharacter: 'Text must not contain the NUL character (\\u0000)',
 } as const;
 
+/**
+ * Characters that show nothing: Unicode's White_Space and Default_Ignorable_Code_Point sets
+ * (zero-width spaces and joiners, Hangul fillers, variation selectors...), control characters, and
+ * the Braille blank (U+2800), which is a symbol by category but prints as an empty cell.
+ */
+const BLANK_CHARACTERS = /[\p{White_Space}\p{Default_Ignorable_Code_Point}\p{Cc}\u2800]/gu;
+
+/** The text without its blank characters: what a reader actually sees of it. */
+export function visibleCharactersOf(text: string) {
+  return text.replace(BLANK_CHARACTERS, '');
+}
+
 /** PostgreSQL cannot store U+0000 in text, so no field may carry it. */
 export function containsNul(text: string) {
   return text.includes('\u0000');
