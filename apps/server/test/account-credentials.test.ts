@@ -26,6 +26,8 @@ describe('new passwords', () => {
   it.each([
     ['        ', PASSWORD_MESSAGES.blank],
     [' \t  \t   ', PASSWORD_MESSAGES.blank],
+    ['\u200b'.repeat(10), PASSWORD_MESSAGES.blank],
+    ['\u2800\u3164\u00a0\u2060\ufeff\u200d\u2800\u3164', PASSWORD_MESSAGES.blank],
     ['password123', PASSWORD_MESSAGES.tooCommon],
     ['Password1', PASSWORD_MESSAGES.tooCommon],
     ['QWERTYUIOP', PASSWORD_MESSAGES.tooCommon],
@@ -56,6 +58,7 @@ describe('new passwords', () => {
       loadConfig({ ADMIN_EMAIL: 'root@example.test', ADMIN_PASSWORD: password });
     expect(start('        ')).toThrow(StartupError);
     expect(start('        ')).toThrow(`ADMIN_PASSWORD: ${PASSWORD_MESSAGES.blank}`);
+    expect(start('\u200b'.repeat(10))).toThrow(`ADMIN_PASSWORD: ${PASSWORD_MESSAGES.blank}`);
     expect(start('password1')).toThrow(`ADMIN_PASSWORD: ${PASSWORD_MESSAGES.tooCommon}`);
     expect(start('a long passphrase')().adminPassword).toBe('a long passphrase');
   });
@@ -73,6 +76,25 @@ describe('user e-mail addresses', () => {
     const response = await api('POST', '/admin/users', userForm(companyId, { email }));
     expect(response.statusCode).toBe(400);
     expect(response.json().message).toBe(EMAIL_MESSAGES.invisible);
+  });
+
+  it('refuses a look-alike address that mixes alphabets, and keeps one written in one', async () => {
+    const lookAlike = await api(
+      'POST',
+      '/admin/users',
+      userForm(companyId, { email: 'p\u0430ypal@acme.test' }),
+    );
+    expect(lookAlike.statusCode).toBe(400);
+    expect(lookAlike.json().message).toBe(EMAIL_MESSAGES.mixedScripts);
+    const user = await createUser(ctx.ownerDb, { role: 'viewer', companyId });
+    const renamed = await api('PUT', `/admin/users/${user.id}`, {
+      ...userForm(companyId, { name: user.name }),
+      email: 'ann@g\u043eogle.com',
+    });
+    expect(renamed.statusCode).toBe(400);
+    expect(renamed.json().message).toBe(EMAIL_MESSAGES.mixedScripts);
+    const cyrillic = await api('POST', '/admin/users', userForm(companyId, { email: 'иван@пример.рф' }));
+    expect(cyrillic.statusCode).toBe(201);
   });
 
   it('stores the normal form (trimmed, NFKC) and sees look-alike spellings as the same address', async () => {

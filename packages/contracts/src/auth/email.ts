@@ -5,7 +5,33 @@ export const EMAIL_MAX_LENGTH = 254;
 
 export const EMAIL_MESSAGES = {
   invisible: 'Email must not contain invisible or control characters',
+  mixedScripts:
+    'Email must not mix letters of different alphabets (such as Latin and Cyrillic) in its name or in a part of its domain',
 } as const;
+
+/**
+ * The alphabets whose letters pass for one another ('а' of Cyrillic, 'ο' of Greek, 'օ' of
+ * Armenian look like Latin 'a' and 'o'). A name or domain label written wholly in one of them is
+ * someone's real address; one that mixes them is built to look like another.
+ */
+const LOOK_ALIKE_SCRIPTS = [
+  /\p{Script=Latin}/u,
+  /\p{Script=Greek}/u,
+  /\p{Script=Cyrillic}/u,
+  /\p{Script=Armenian}/u,
+  /\p{Script=Cherokee}/u,
+];
+
+function mixesScripts(part: string) {
+  return LOOK_ALIKE_SCRIPTS.filter((script) => script.test(part)).length > 1;
+}
+
+/** True when the part before the @, or any dot-separated part of the domain, mixes look-alike alphabets. */
+export function hasMixedScripts(address: string) {
+  const at = address.lastIndexOf('@');
+  const parts = at < 0 ? [address] : [address.slice(0, at), ...address.slice(at + 1).split('.')];
+  return parts.some(mixesScripts);
+}
 
 /**
  * Control characters, format characters (zero-width spaces and joiners, soft hyphen, direction
@@ -37,7 +63,10 @@ export function emailKey(text: string) {
   return normaliseEmail(text).toLowerCase();
 }
 
-/** An address someone sets (user forms): normalised, visible characters only, the spec's simple pattern. */
+/**
+ * An address someone sets (user forms): normalised, visible characters only, the spec's simple
+ * pattern, no part mixing look-alike alphabets.
+ */
 export function emailAddress(messages: { required: string; invalid: string }) {
   return z
     .string({ error: messages.required })
@@ -46,5 +75,10 @@ export function emailAddress(messages: { required: string; invalid: string }) {
     .max(EMAIL_MAX_LENGTH, `Must be ${EMAIL_MAX_LENGTH} characters or less`)
     .refine((text) => !hasInvisibleCharacters(text), EMAIL_MESSAGES.invisible)
     .transform(normaliseEmail)
-    .pipe(z.string().regex(SIMPLE_EMAIL_PATTERN, messages.invalid));
+    .pipe(
+      z
+        .string()
+        .regex(SIMPLE_EMAIL_PATTERN, messages.invalid)
+        .refine((address) => !hasMixedScripts(address), EMAIL_MESSAGES.mixedScripts),
+    );
 }
