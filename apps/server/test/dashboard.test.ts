@@ -1,5 +1,6 @@
 import type { TRole } from '@sms/contracts/auth/roles';
 import { computeTrend } from '@sms/contracts/common/trend';
+import { ACTIVITY_ACTORS } from '@sms/contracts/dashboard/dashboard-stats';
 import { PLAN_CATALOGUE } from '@sms/contracts/plans/plan-catalogue';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { companyScope, inTenantTransaction } from '../src/db/tenant-scope.ts';
@@ -239,6 +240,33 @@ describe('GET /api/v1/dashboard/stats', () => {
     const { recentActivity } = (await get(acme.staff.viewer.token)).json().data;
     const inbound = recentActivity.find((item: { message: string }) => item.message.includes('“NEWS”'));
     expect(inbound.message).toMatch(/^Received from \+2547•••\d{3}: “NEWS”$/);
+  });
+
+  it('names platform staff to no company user, and by name to platform staff', async () => {
+    const created = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/v1/services',
+      headers: bearer(acme.staff.system_admin.token),
+      payload: { name: 'Staff Pick', shortcode: '12399', keyword: 'PICK', companyId: acme.company.id },
+    });
+    expect(created.statusCode).toBe(201);
+    const admin = await ctx.ownerDb
+      .selectFrom('users')
+      .select('name')
+      .where('id', '=', acme.staff.system_admin.id)
+      .executeTakeFirstOrThrow();
+    const entryOf = (activity: { message: string }[]) =>
+      activity.find((item) => item.message.endsWith('created service Staff Pick'))?.message;
+
+    for (const role of ['company_admin', 'content_manager', 'viewer'] as const) {
+      const { recentActivity } = (await get(acme.staff[role].token)).json().data;
+      expect(entryOf(recentActivity), role).toBe(
+        `${ACTIVITY_ACTORS.platformStaff} created service Staff Pick`,
+      );
+      expect(JSON.stringify(recentActivity), role).not.toContain(admin.name);
+    }
+    const { recentActivity } = (await get(acme.staff.system_admin.token)).json().data;
+    expect(entryOf(recentActivity)).toBe(`${admin.name} created service Staff Pick`);
   });
 
   it('refuses a request without a token', async () => {

@@ -315,6 +315,7 @@ export type AuditLogsTable = {
   user_id: number | null;
   user_name: string | null;
   user_email: string | null;
+  by_platform_staff: Generated<boolean>;
   action: string;
   entity: string;
   entity_id: string | null;

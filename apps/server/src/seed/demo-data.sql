@@ -188,8 +188,8 @@ select u.company_id, u.id, u.name, u.email, 'LOGIN', 'USER', u.id::text, '{}', '
   from users u cross join generate_series(1, 6) as d
  where u.status = 'active';
 
-insert into audit_logs (company_id, user_id, user_name, user_email, action, entity, entity_id, details, ip_address, user_agent, created_at)
-select s.company_id, u.id, u.name, u.email, 'CREATE', 'SERVICE', s.id::text,
+insert into audit_logs (company_id, user_id, user_name, user_email, by_platform_staff, action, entity, entity_id, details, ip_address, user_agent, created_at)
+select s.company_id, u.id, u.name, u.email, u.company_id is null, 'CREATE', 'SERVICE', s.id::text,
        jsonb_build_object('name', s.name, 'shortcode', s.shortcode, 'keyword', s.keyword),
        '10.0.0.' || (u.id % 250), 'Mozilla/5.0 (demo data)', s.created_at
   from services s join users u on u.email = 'admin@example.com';

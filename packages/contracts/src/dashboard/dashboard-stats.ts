@@ -37,6 +37,15 @@ export const EXPIRY_WARNING_DAYS = 30;
 export const RECENT_ACTIVITY_SKELETON_ROWS = 4;
 export const RECENT_ACTIVITY_LIMIT = 10;
 
+/**
+ * Who an activity entry names when not a user by name: work of no user, and, for a company's own
+ * users, anything platform staff did (their names are the platform's, not the company's to see).
+ */
+export const ACTIVITY_ACTORS = {
+  system: 'System',
+  platformStaff: 'A platform administrator',
+} as const;
+
 /** Spec section 3's defaults, shown before the data loads. */
 export const DASHBOARD_DEFAULTS = {
   billingStatus: 'active',

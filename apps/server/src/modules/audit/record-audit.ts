@@ -28,6 +28,8 @@ export async function recordAudit(db: Executor, source: AuditSource, event: Audi
       user_id: source.user?.id ?? null,
       user_name: source.user?.name ?? null,
       user_email: source.user?.email ?? null,
+      // A system admin (the only users without a company) acting on a company's data.
+      by_platform_staff: source.user !== null && source.user.companyId === null,
       action: event.action,
       entity: event.entity,
       entity_id: event.entityId == null ? null : String(event.entityId),

@@ -14,6 +14,8 @@ export type AuditRow = {
   entity: string;
   entity_id: string | null;
   user_name: string | null;
+  /** Written by platform staff (migration 0048): a company's users do not see their name. */
+  by_platform_staff: boolean;
   details: Record<string, unknown>;
   created_at: Date;
 };

@@ -53,7 +53,11 @@ export async function getDashboardStats(
     repo.findDashboardFigures(trx, companyId, window, RECENT_ACTIVITY_LIMIT),
   );
   const { services, activeSubscribers, messagesSent, month } = figures;
-  const recentActivity = presentRecentActivity(figures.audit, figures.messages, seesNumbers);
+  // Platform staff's names are for the platform's own eyes: every company user reads "A platform administrator".
+  const recentActivity = presentRecentActivity(figures.audit, figures.messages, {
+    showNumbers: seesNumbers,
+    showStaffNames: companyId === null,
+  });
   const stats = {
     totalServices: services.total,
     activeServices: services.active,

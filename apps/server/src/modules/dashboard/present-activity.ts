@@ -1,4 +1,5 @@
 import {
+  ACTIVITY_ACTORS,
   RECENT_ACTIVITY_LIMIT,
   type TActivityType,
   type TRecentActivity,
@@ -35,8 +36,17 @@ const text = (value: unknown) => (typeof value === 'string' && value ? value : n
 const count = (value: unknown) => (typeof value === 'number' ? value : 0);
 const quote = (content: string) => `“${content.length > 48 ? `${content.slice(0, 45)}…` : content}”`;
 
-function describeAudit(row: AuditRow, showNumbers: boolean): string {
-  const who = row.user_name ?? 'System';
+/** What the viewer may see of the feed: whole phone numbers, and platform staff's names. */
+export type ActivityView = { showNumbers: boolean; showStaffNames: boolean };
+
+function actorOf(row: AuditRow, view: ActivityView) {
+  if (row.by_platform_staff && !view.showStaffNames) return ACTIVITY_ACTORS.platformStaff;
+  return row.user_name ?? ACTIVITY_ACTORS.system;
+}
+
+function describeAudit(row: AuditRow, view: ActivityView): string {
+  const { showNumbers } = view;
+  const who = actorOf(row, view);
   const name = text(row.details.name) ?? text(row.details.serviceName);
   const number = text(row.details.msisdn);
   const shownNumber = number ? (showNumbers ? number : maskNumber(number)) : null;
@@ -84,19 +94,19 @@ function describeMessage(row: MessageRow, showNumbers: boolean): string {
 export function presentRecentActivity(
   audit: AuditRow[],
   messages: MessageRow[],
-  showNumbers: boolean,
+  view: ActivityView,
 ): TRecentActivity[] {
   const items = [
     ...audit.map((row) => ({
       id: `audit-${row.id}`,
       type: TYPES[row.entity] ?? 'other',
-      message: describeAudit(row, showNumbers),
+      message: describeAudit(row, view),
       time: isoString(row.created_at),
     })),
     ...messages.map((row) => ({
       id: `message-${row.id}`,
       type: 'message' as const,
-      message: describeMessage(row, showNumbers),
+      message: describeMessage(row, view.showNumbers),
       time: isoString(row.created_at),
     })),
   ];
