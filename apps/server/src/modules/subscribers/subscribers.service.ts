@@ -17,6 +17,7 @@ import { badRequest, notFound } from '../../errors.ts';
 import { isoString } from '../../lib/iso-time.ts';
 import { type RequestContext, tenantOf } from '../../request-context.ts';
 import { type AuditSource, auditSourceOf, recordAudit } from '../audit/record-audit.ts';
+import { inLiveSessionTransaction } from '../auth/live-session-transaction.ts';
 import { ensureSubscriberRoom, lockSubscriberRoom } from '../plans/plan-limits.ts';
 import * as servicesRepo from '../services/services.repository.ts';
 import * as importRepo from './import.repository.ts';
@@ -420,9 +421,11 @@ export async function exportSubscribers(deps: AppDeps, ctx: RequestContext, filt
     yield `${header.join(',')}\n`;
     let beforeId: number | null = null;
     for (;;) {
-      // One short transaction per batch: a slow download holds no transaction open.
+      // One short transaction per batch: a slow download holds no transaction open. Each looks the
+      // sign-in up again, so a download outlives no sign-out, deactivation or suspension: the
+      // stream fails there and the client gets a cut-off file, never the rest.
       const from: number | null = beforeId;
-      const batch: ExportBatch = await inActorTransaction(deps.db, ctx, (trx) =>
+      const batch: ExportBatch = await inLiveSessionTransaction(deps.db, ctx.actor, (trx) =>
         repo.exportBatch(trx, scoped, from, EXPORT_BATCH),
       );
       if (batch.length === 0) return;
@@ -442,5 +445,6 @@ export async function exportSubscribers(deps: AppDeps, ctx: RequestContext, filt
       beforeId = batch[batch.length - 1].id;
     }
   }
-  return Readable.from(lines());
+  // One batch read ahead of the socket, not sixteen: what is sent was checked just before.
+  return Readable.from(lines(), { highWaterMark: 1 });
 }
