@@ -182,10 +182,10 @@ export type DeliveryReportsTable = {
   error_message: string | null;
 };
 
-/** Per message: the fan-out checkpoint and the send's progress (migration 0006). */
 /** A send's life (migrations 0006, 0046): held while its company is not active. */
 export type SendState = 'waiting' | 'fanout' | 'dispatch' | 'held' | 'done' | 'failed' | 'cancelled';
 
+/** Per message: the fan-out checkpoint and the send's progress (migration 0006). */
 export type MessageSendsTable = {
   company_id: number;
   message_id: number;

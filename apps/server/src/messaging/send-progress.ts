@@ -36,7 +36,7 @@ export async function failSend(
      where company_id = ${companyId} and message_id = ${messageId} and state = ${from}
     returning to_char(usage_month, 'YYYY-MM-DD') as usage_month`.execute(trx);
   if (!rows[0]) return false;
-  // Read once the send is ours: no hand-over of it can move these counts any more.
+  // Read after the state change: lanes take no new batch of a send that is not in its hand-over.
   const { rows: unsent } = await sql<{ units: number }>`
     select coalesce(sum(t.pending), 0)::int * greatest(coalesce(max(m.parts), 1), 1) as units
       from messages m
