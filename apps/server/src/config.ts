@@ -59,6 +59,7 @@ const ZEnvironment = z.object({
   FANOUT_BATCH_SIZE: z.coerce.number().int().min(1).max(100_000).default(20_000),
   SEND_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(5),
   SEND_RETRY_BASE_MS: z.coerce.number().int().min(1).default(2000),
+  SEND_VALIDITY_HOURS: z.coerce.number().int().min(1).default(24),
   DELIVERY_REPORT_RETENTION_MONTHS: z.coerce.number().int().min(1).max(120).default(13),
   SIMULATOR_CALLBACK_URL: z.url().optional(),
   SIMULATOR_MESSAGES_PER_SECOND: z.coerce.number().int().min(1).default(1000),
@@ -82,6 +83,8 @@ export type MessagingConfig = {
   maxAttempts: number;
   /** First retry delay; doubles per attempt (capped at 5 minutes). */
   retryBaseMs: number;
+  /** A send held while its company was not active resumes on reactivation only within this many hours of its due time. */
+  sendValidityHours: number;
   retentionMonths: number;
   simulator: {
     /** Where simulated delivery reports are posted (default: this process's own listener, else PUBLIC_URL). */
@@ -185,6 +188,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       fanoutBatchSize: e.FANOUT_BATCH_SIZE,
       maxAttempts: e.SEND_MAX_ATTEMPTS,
       retryBaseMs: e.SEND_RETRY_BASE_MS,
+      sendValidityHours: e.SEND_VALIDITY_HOURS,
       retentionMonths: e.DELIVERY_REPORT_RETENTION_MONTHS,
       simulator: {
         callbackUrl: e.SIMULATOR_CALLBACK_URL?.replace(/\/+$/, ''),

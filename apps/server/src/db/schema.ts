@@ -182,15 +182,14 @@ export type DeliveryReportsTable = {
   error_message: string | null;
 };
 
+/** A send's life (migrations 0006, 0046): held while its company is not active. */
+export type SendState = 'waiting' | 'fanout' | 'dispatch' | 'held' | 'done' | 'failed' | 'cancelled';
+
 /** Per message: the fan-out checkpoint and the send's progress (migration 0006). */
 export type MessageSendsTable = {
   company_id: number;
   message_id: number;
-  state: ColumnType<
-    'waiting' | 'fanout' | 'dispatch' | 'done' | 'cancelled',
-    'waiting' | 'fanout' | 'dispatch' | 'done' | 'cancelled' | undefined,
-    'waiting' | 'fanout' | 'dispatch' | 'done' | 'cancelled'
-  >;
+  state: ColumnType<SendState, SendState | undefined, SendState>;
   fanout_cursor: Counter;
   recipients_at: NullableTimestamp;
   recipients: Counter;
@@ -199,6 +198,8 @@ export type MessageSendsTable = {
   started_at: NullableTimestamp;
   fanout_finished_at: NullableTimestamp;
   handed_over_at: NullableTimestamp;
+  /** Why a held or limited send ended failed (state failed). */
+  failed_reason: string | null;
   updated_at: Timestamp;
 };
 

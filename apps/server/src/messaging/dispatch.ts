@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import type { Database, Executor } from '../db/database.ts';
 import { companyScope, inTenantTransaction } from '../db/tenant-scope.ts';
 import { type CountChange, recordCountChanges } from './delivery-counts.ts';
+import { companyMaySend, holdSend } from './held-sends.ts';
 import { preferIndexLookups } from './index-plans.ts';
 import type { OutboundSms, SubmitOutcome } from './providers/provider.ts';
 import type { CompanyProvider } from './providers/registry.ts';
@@ -54,6 +55,8 @@ export type DispatchResult = {
   offered: number;
   /** The rate window was used up: try again after this many ms. */
   throttledForMs: number | null;
+  /** The company may not send (suspended, pending): the send is held, nothing was handed over. */
+  held?: boolean;
 };
 
 type ClaimedRow = { id: number; recipient_phone: string; service_id: number | null; attempts: number };
@@ -318,7 +321,8 @@ async function recordOutcomes(trx: Executor, plan: SendPlan, records: Recorded[]
 
 /**
  * One hand-over batch of a send, in one transaction: claim due recipients (a block lock or row
- * locks, so concurrent lanes and workers take disjoint rows), take that many hand-overs from the
+ * locks, so concurrent lanes and workers take disjoint rows), hold the send instead if its company
+ * may not send (held-sends.ts), take that many hand-overs from the
  * company's rate window, hand them to the provider while the rows stay locked, and record every
  * outcome with one UPDATE ... FROM unnest(...) and the counters with one upsert. Claimed rows the
  * rate does not allow are left untouched. A crash before the commit releases the whole batch,
@@ -337,6 +341,11 @@ export async function dispatchBatch(
   return inTenantTransaction(db, companyScope(plan.companyId), async (trx) => {
     const claimed = await claimRecipients(trx, plan, lane, companyProvider.batchSize, holding);
     if (claimed.length === 0) return { claimed: 0, offered: 0, throttledForMs: null };
+    // Asked where the hand-over acts, at every claim: a send under way stops at its next batch.
+    if (!(await companyMaySend(trx, plan.companyId))) {
+      await holdSend(trx, plan.companyId, plan.messageId);
+      return { claimed: 0, offered: 0, throttledForMs: null, held: true };
+    }
     const { granted, nextWindowInMs } = await takeTokens(claimed.length);
     if (granted === 0) return { claimed: claimed.length, offered: 0, throttledForMs: nextWindowInMs || 1 };
     const batch = claimed.slice(0, granted);

@@ -13,6 +13,7 @@ import {
   type SharedLanes,
 } from './dispatch.ts';
 import { FANOUT_SLICES, fanOutBatch } from './fan-out.ts';
+import { resumeHeldSends } from './held-sends.ts';
 import {
   adoptSendsWithoutJobs,
   dropExpiredPartitions,
@@ -60,6 +61,8 @@ type LaneState = LaneCursor & { resetAt: number; shared: SharedLanes };
 type ActiveSend = { companyId: number; messageId: number; state: 'fanout' | 'dispatch' };
 
 const ACTIVE_SENDS_TTL_MS = 200;
+/** How soon a held send goes on (or fails) once its company is active again. */
+const HELD_SENDS_LOOK_EVERY_MS = 2000;
 const SETTLE_EVERY_MS = 500;
 const CURSOR_RESET_EVERY_MS = 1000;
 /**
@@ -224,6 +227,10 @@ export function createMessagingEngine(options: MessagingEngineOptions): Messagin
     const result = await dispatchBatch(db, plan, companyProvider, cursor, policy, (wanted) =>
       takeSendTokens(db, send.companyId, wanted, companyProvider.messagesPerSecond),
     );
+    if (result.held) {
+      forgetActive();
+      return worked;
+    }
     if (result.throttledForMs !== null) {
       throttledUntil.set(send.companyId, Date.now() + result.throttledForMs);
       return worked;
@@ -335,6 +342,9 @@ export function createMessagingEngine(options: MessagingEngineOptions): Messagin
       every(options.maintenanceIntervalMs ?? 30_000, maintain);
       every(options.unmatchedSweepIntervalMs ?? 2000, () => reapplyUnmatchedReports(db));
       every(5000, sweepSettles);
+      every(HELD_SENDS_LOOK_EVERY_MS, async () => {
+        if ((await resumeHeldSends(db, config.sendValidityHours)) > 0) wake();
+      });
     },
     async stop() {
       if (!running) return;

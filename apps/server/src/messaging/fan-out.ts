@@ -1,10 +1,12 @@
+import { MESSAGE_MESSAGES } from '@sms/contracts/messages/message';
 import { sql } from 'kysely';
 import type { Database, Executor } from '../db/database.ts';
 import { companyScope, inTenantTransaction } from '../db/tenant-scope.ts';
+import { findCompanyLimits } from '../modules/plans/plan-limits.ts';
 import { recordCountChanges } from './delivery-counts.ts';
 import { refreshRecipientStatistics } from './index-plans.ts';
-import { adjustUsage, usageMonthOf } from './monthly-usage.ts';
-import { settleSends } from './send-progress.ts';
+import { adjustUsage, lockUsage, usageMonthOf } from './monthly-usage.ts';
+import { failSend, settleSends } from './send-progress.ts';
 
 export type FanOutResult = 'busy' | 'progress' | 'finished';
 
@@ -168,16 +170,26 @@ async function fanOutStep(db: Database, companyId: number, messageId: number, ba
     // recipient is handed over before all of them are durable.
     await sql`select set_config('synchronous_commit', 'on', true)`.execute(trx);
     const month = moved[0].usage_month ?? usageMonthOf(send.recipients_at);
+    const units = recipients * parts;
     await sql`
       update message_sends
-         set state = 'dispatch', fanout_finished_at = now(), reserved_units = ${recipients * parts},
+         set state = 'dispatch', fanout_finished_at = now(), reserved_units = ${units},
              usage_month = ${month}::date
        where company_id = ${companyId} and message_id = ${messageId}`.execute(trx);
     await sql`update messages set recipient_count = ${recipients}, updated_at = now()
                where company_id = ${companyId} and id = ${messageId}`.execute(trx);
+    // The send starts with its real count, which may have grown since it was accepted (numbers
+    // imported after it was scheduled): it must fit what the month has left besides its own
+    // reservation, or nobody is sent to. The usage row stays locked to the commit, so concurrent
+    // sends of the company check one after the other.
+    const usedBesides = Math.max(0, (await lockUsage(trx, companyId, month)) - reservedUnits);
+    const { messagesLimit } = await findCompanyLimits(trx, companyId);
     // Sends accepted by the API reserved their month; others (seeded, adopted) count now.
-    await adjustUsage(trx, companyId, month, recipients * parts - reservedUnits);
-    await settleSends(trx, companyId, [messageId]);
+    await adjustUsage(trx, companyId, month, units - reservedUnits);
+    if (units > 0 && usedBesides + units > messagesLimit) {
+      const reason = MESSAGE_MESSAGES.monthlyLimitReachedAtSend(usedBesides, messagesLimit);
+      await failSend(trx, companyId, messageId, 'dispatch', reason);
+    } else await settleSends(trx, companyId, [messageId]);
     return { result: 'finished' as const, ...done };
   }).catch((error) => {
     if (error instanceof SendMovedOn) return { result: 'busy' as const };

@@ -256,3 +256,52 @@ export async function insertHandedOverMessage(
       values (${companyId}, ${message.id}, 'done', ${gids.length})`.execute(db);
   return message.id;
 }
+
+/** Schedules a send of the tenant's services an hour ahead; the test makes it due (fallDue). */
+export async function scheduleSend(
+  ctx: TestContext,
+  tenant: { admin: Record<string, string> },
+  serviceIds: number[],
+  message: string,
+) {
+  const response = await ctx.app.inject({
+    method: 'POST',
+    url: '/api/v1/messages/bulk/send',
+    headers: tenant.admin,
+    payload: {
+      serviceIds,
+      message,
+      scheduleType: 'scheduled',
+      scheduledAt: new Date(Date.now() + 3600_000).toISOString(),
+    },
+  });
+  if (response.statusCode !== 201) throw new Error(`not scheduled: ${response.body}`);
+  return response.json().data.message as { id: number; queue_job_id: string; parts: number };
+}
+
+/** Scheduled sends fall due now: their queue jobs may start, and the worker looks at once. */
+export async function fallDue(ctx: TestContext, ...messages: { queue_job_id: string }[]) {
+  const jobIds = messages.map((message) => message.queue_job_id);
+  await sql`update pgboss.job set start_after = now() where id::text = any(${jobIds}::text[])`.execute(
+    ctx.ownerDb,
+  );
+  ctx.deps.messaging.wake();
+}
+
+/** The engine's state of a message's send (message_sends.state). */
+export async function sendState(db: Database, messageId: number) {
+  const row = await db
+    .selectFrom('message_sends')
+    .select('state')
+    .where('message_id', '=', messageId)
+    .executeTakeFirst();
+  return row?.state;
+}
+
+/** What the company has used of its monthly messages, all months together. */
+export async function messagesUsed(db: Database, companyId: number) {
+  const { rows } = await sql<{ used: number }>`
+    select coalesce(sum(messages_used), 0)::int as used from company_monthly_usage
+     where company_id = ${companyId}`.execute(db);
+  return rows[0].used;
+}

@@ -61,6 +61,10 @@ export const MESSAGE_MESSAGES = {
   noRecipients: 'The selected services have no active subscribers',
   monthlyLimitReached: (limit: number, used: number, requested: number) =>
     `This send needs ${requested} message(s), but the monthly message limit is ${limit} and ${used} have been used this month`,
+  /** Why a send the engine stopped at its start, or after holding it, ended failed (Message Details). */
+  monthlyLimitReachedAtSend: (used: number, limit: number) =>
+    `Monthly message limit reached (used ${used} of ${limit})`,
+  companySuspended: 'Company was suspended',
   notEditable: 'Only pending or scheduled messages can be changed',
   notCancellable: 'Only scheduled messages can be cancelled',
   notSendable: 'Only pending or scheduled messages can be sent',

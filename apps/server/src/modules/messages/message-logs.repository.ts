@@ -154,6 +154,8 @@ export type MessageWithStateRow = MessageRow & {
   fanout_finished_at: Date | null;
   handed_over_at: Date | null;
   send_updated_at: Date | null;
+  /** Since migration 0046. */
+  send_failed_reason: string | null;
 } & DeliveryCounts;
 
 /** The message, its send (undefined: never queued) and its delivery counts, from one row. */
@@ -166,6 +168,7 @@ export function splitMessageWithState(row: MessageWithStateRow) {
     fanout_finished_at,
     handed_over_at,
     send_updated_at,
+    send_failed_reason,
     pending,
     submitted,
     sent,
@@ -186,6 +189,7 @@ export function splitMessageWithState(row: MessageWithStateRow) {
           fanout_finished_at,
           handed_over_at,
           updated_at: send_updated_at as Date,
+          failed_reason: send_failed_reason ?? null,
         };
   const counts: DeliveryCounts = { pending, submitted, sent, delivered, failed, rejected, expired };
   return { message: message as MessageRow, send, counts };
@@ -219,6 +223,7 @@ export type MessageSendRow = {
   fanout_finished_at: Date | null;
   handed_over_at: Date | null;
   updated_at: Date;
+  failed_reason: string | null;
 };
 
 export type DeliveryCounts = Record<

@@ -199,6 +199,8 @@ function describeJob(
 ): TJobStatus | null {
   if (!send && !job && message.queue_job_id === null) return null;
   const summary = summariseDeliveries(counts);
+  const handedOverPercent =
+    summary.total === 0 ? 0 : Math.floor(((summary.total - summary.pending) / summary.total) * 100);
   const ran = job !== null && job.state !== 'created';
   const base = {
     id: message.queue_job_id,
@@ -213,8 +215,7 @@ function describeJob(
       return {
         ...base,
         status: 'active',
-        progress:
-          summary.total === 0 ? 0 : Math.floor(((summary.total - summary.pending) / summary.total) * 100),
+        progress: handedOverPercent,
       };
     case 'done':
       return {
@@ -222,6 +223,21 @@ function describeJob(
         status: message.status === 'failed' ? 'failed' : 'completed',
         progress: 100,
         finishedOn: isoOrNull(send.handed_over_at ?? send.updated_at),
+      };
+    case 'held':
+      // Its company is not active: the send waits for it (held-sends.ts).
+      return {
+        ...base,
+        status: 'delayed',
+        progress: handedOverPercent,
+      };
+    case 'failed':
+      return {
+        ...base,
+        status: 'failed',
+        progress: handedOverPercent,
+        finishedOn: isoOrNull(send.updated_at),
+        failedReason: send.failed_reason,
       };
     case 'cancelled':
       return {
