@@ -25,6 +25,7 @@ const ZEnvironment = z.object({
   HOST: z.string().default('0.0.0.0'),
   PUBLIC_URL: z.url().optional(),
   DATABASE_URL: z.string().min(1).optional(),
+  DATABASE_APP_URL: z.string().min(1).optional(),
   DATA_DIR: z.string().default('.data'),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   // Shared pipelined connections for the console's reads (db/read-lanes.ts); 0 sends them through the pool.
@@ -112,7 +113,10 @@ export type Config = {
   port: number;
   host: string;
   publicUrl: string;
+  /** The schema's owner: migrations, the job queue's schema, the demo seed. */
   databaseUrl: string | undefined;
+  /** The application's own login (sms_app), which row-level security holds; required with databaseUrl. */
+  databaseAppUrl: string | undefined;
   dataDir: string;
   databasePoolSize: number;
   /** Connections the console's reads share (about the database server's cores); 0: the pool. */
@@ -154,6 +158,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: e.HOST,
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
     databaseUrl: e.DATABASE_URL,
+    databaseAppUrl: e.DATABASE_APP_URL,
     dataDir: path.resolve(ROOT, e.DATA_DIR),
     databasePoolSize: e.DATABASE_POOL_SIZE,
     databaseReadLanes: e.DATABASE_READ_LANES,

@@ -25,6 +25,7 @@ const compose = parse(readFileSync(path.join(ROOT, 'compose.yaml'), 'utf8'), { m
 /** What `docker compose` makes of ${NAME:?message} and ${NAME:-default}, with .env filled in. */
 const FILLED: Record<string, string> = {
   POSTGRES_PASSWORD: 'secret',
+  APP_DATABASE_PASSWORD: 'app-secret',
   JWT_SECRET: 'j'.repeat(64),
   ENCRYPTION_KEY: 'e'.repeat(64),
   ADMIN_EMAIL: 'admin@example.com',
@@ -60,6 +61,7 @@ describe('compose.yaml', () => {
     );
     const config = loadConfig(environment);
     expect(config.databaseUrl).toBe('postgres://sms:secret@postgres:5432/sms');
+    expect(config.databaseAppUrl).toBe('postgres://sms_app:app-secret@postgres:5432/sms');
     expect(config.encryptionKey).toBe(FILLED.ENCRYPTION_KEY);
     const role = compose.services[name].command![compose.services[name].command!.indexOf('--role') + 1];
     if (role === 'api') expect(config.trustProxy).toBe(true);

@@ -2,12 +2,7 @@ import { REQUEST_LIMIT_MESSAGES } from '@sms/contracts/common/request-limits';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, buildApp } from '../src/app.ts';
-import {
-  APP_ROLE,
-  BUSY_RETRY_AFTER_SECONDS,
-  connectDatabase,
-  type DatabaseHandle,
-} from '../src/db/database.ts';
+import { BUSY_RETRY_AFTER_SECONDS, connectDatabase, type DatabaseHandle } from '../src/db/database.ts';
 import { bearer, createTenantWithStaff } from './support/factories.ts';
 import { createTestContext, type TestContext } from './support/test-app.ts';
 
@@ -20,7 +15,7 @@ let app: App;
 beforeAll(async () => {
   ctx = await createTestContext();
   tenant = await createTenantWithStaff(ctx.app, ctx.ownerDb);
-  tiny = connectDatabase(ctx.config.databaseUrl!, 1, { role: APP_ROLE, connectionTimeoutMillis: 200 });
+  tiny = connectDatabase(ctx.config.databaseAppUrl!, 1, { connectionTimeoutMillis: 200 });
   app = await buildApp({ ...ctx.deps, db: tiny.db }, { serveConsole: false });
   await app.ready();
 });

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { APP_ROLE, connectDatabase } from '../src/db/database.ts';
+import { connectDatabase } from '../src/db/database.ts';
 import { companyScope, inTenantTransaction } from '../src/db/tenant-scope.ts';
 import { sha256 } from '../src/lib/crypto.ts';
 import {
@@ -321,7 +321,7 @@ describe('applying the inbox', () => {
   it('two workers’ appliers on their own pools, woken together, apply every report once', async () => {
     const gids = gidsOf('TWO', 600);
     const messageId = await insertHandedOverMessage(ctx.ownerDb, mine.id, gids, { send: true });
-    const pools = [0, 1].map(() => connectDatabase(ctx.config.databaseUrl!, 3, { role: APP_ROLE }));
+    const pools = [0, 1].map(() => connectDatabase(ctx.config.databaseAppUrl!, 3));
     const appliers = pools.map((handle) =>
       createDeliveryReportApplier({
         db: handle.db,
@@ -377,7 +377,7 @@ describe('applying the inbox', () => {
   it('is woken by NOTIFY from a process without an applier', async () => {
     const gids = gidsOf('NOTE', 3);
     const messageId = await insertHandedOverMessage(ctx.ownerDb, mine.id, gids, { send: true });
-    const handle = connectDatabase(ctx.config.databaseUrl!, 2, { role: APP_ROLE });
+    const handle = connectDatabase(ctx.config.databaseAppUrl!, 2);
     // Polls only once a minute: only the notification can wake it in time.
     const applier = createDeliveryReportApplier({
       db: handle.db,

@@ -34,6 +34,7 @@ function spawnWorker(ledger: string) {
     env: {
       ...process.env,
       DATABASE_URL: ctx.config.databaseUrl,
+      DATABASE_APP_URL: ctx.config.databaseAppUrl,
       ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
       JWT_SECRET: 'j'.repeat(40),
       SEED_DEMO: '0',

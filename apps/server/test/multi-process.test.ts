@@ -58,6 +58,7 @@ function spawnServer(role: 'api' | 'worker', env: Record<string, string>) {
     env: {
       ...process.env,
       DATABASE_URL: ctx.config.databaseUrl!,
+      DATABASE_APP_URL: ctx.config.databaseAppUrl!,
       ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
       // The same key in every process: a token issued by one API process is good at the other.
       JWT_SECRET: 'm'.repeat(48),

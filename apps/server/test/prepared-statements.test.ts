@@ -2,7 +2,6 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inActorTransaction } from '../src/db/actor-transaction.ts';
 import {
-  APP_ROLE,
   connectDatabase,
   type DatabaseHandle,
   PREPARED_PER_CONNECTION,
@@ -21,7 +20,7 @@ let ctx: TestContext;
 let single: DatabaseHandle;
 beforeAll(async () => {
   ctx = await createTestContext();
-  single = connectDatabase(ctx.config.databaseUrl ?? '', 1, { role: APP_ROLE });
+  single = connectDatabase(ctx.config.databaseAppUrl ?? '', 1);
   // A row for the reads below to see (platform scope).
   await ctx.ownerDb.insertInto('platform_secrets').values({ name: 'probe-row', value: 'x' }).execute();
 });

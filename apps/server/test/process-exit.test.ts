@@ -25,6 +25,7 @@ function runMain(
   const env = Object.entries({
     ...process.env,
     DATABASE_URL: ctx.config.databaseUrl!,
+    DATABASE_APP_URL: ctx.config.databaseAppUrl!,
     ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
     JWT_SECRET: 'x'.repeat(48),
     SEED_DEMO: '0',
@@ -87,5 +88,16 @@ describe('node src/main.ts', () => {
     const noKey = await runMain('both', { env: { ENCRYPTION_KEY: undefined } });
     expect(noKey.code, noKey.output).toBe(1);
     expect(noKey.output).toContain('Cannot start: ENCRYPTION_KEY is required with DATABASE_URL');
+
+    const noAppLogin = await runMain('both', { env: { DATABASE_APP_URL: undefined } });
+    expect(noAppLogin.code, noAppLogin.output).toBe(1);
+    expect(noAppLogin.output).toContain('Cannot start: DATABASE_APP_URL is required with DATABASE_URL');
+
+    // The owner (a superuser here) as the application's login: every policy would be moot.
+    const ownerAsApp = await runMain('both', { env: { DATABASE_APP_URL: ctx.config.databaseUrl } });
+    expect(ownerAsApp.code, ownerAsApp.output).toBe(1);
+    expect(ownerAsApp.output).toContain(
+      "Cannot start: The application's database login is unsafe (postgres is a superuser, has BYPASSRLS, has CREATEROLE, owns tables): row-level security would not hold.",
+    );
   });
 });

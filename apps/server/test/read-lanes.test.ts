@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { APP_ROLE, PREPARED_PER_CONNECTION, withStartupRole } from '../src/db/database.ts';
+import { APP_ROLE, PREPARED_PER_CONNECTION } from '../src/db/database.ts';
 import { ReadLanes } from '../src/db/read-lanes.ts';
 import type { StatementLead } from '../src/db/statements.ts';
 import { beginBoundText, companyScope } from '../src/db/tenant-scope.ts';
@@ -18,7 +18,7 @@ afterAll(() => ctx.close());
 
 /** Lanes of their own over the test's database, acting as the application's role. */
 const openLanes = (count: number) => {
-  lanes = new ReadLanes(withStartupRole(ctx.config.databaseUrl ?? '', APP_ROLE), count);
+  lanes = new ReadLanes(ctx.config.databaseAppUrl ?? '', count);
   return lanes;
 };
 

@@ -1,6 +1,6 @@
 import { sql, type Transaction } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertRowSecurityHolds } from '../src/db/open-database.ts';
+import { assertRowSecurityHolds } from '../src/db/app-role.ts';
 import type { DB } from '../src/db/schema.ts';
 import { bindScope, companyScope, inTenantTransaction, platformScope } from '../src/db/tenant-scope.ts';
 import { regenerateCallbackTokens } from '../src/modules/callbacks/callback-tokens.ts';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { APP_ROLE, connectDatabase } from '../src/db/database.ts';
+import { connectDatabase } from '../src/db/database.ts';
 import { startSend } from '../src/messaging/send-jobs.ts';
 import {
   createSendingCompany,
@@ -81,7 +81,7 @@ describe('a send started in another process', () => {
 
   it('is not missed when it starts while the lanes are looking (their look saw no send)', async () => {
     // The worker's pool holds back the answer of one look for active sends, once asked to.
-    const handle = connectDatabase(ctx.config.databaseUrl!, 5, { role: APP_ROLE });
+    const handle = connectDatabase(ctx.config.databaseAppUrl!, 5);
     let holdNextLook: { answered: () => void; released: Promise<void> } | null = null;
     handle.pool.on('connect', (client) => {
       const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;

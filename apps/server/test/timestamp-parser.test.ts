@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { APP_ROLE, connectDatabase, type DatabaseHandle } from '../src/db/database.ts';
+import { connectDatabase, type DatabaseHandle } from '../src/db/database.ts';
 import { inTenantTransaction, platformScope } from '../src/db/tenant-scope.ts';
 import { fastTimestamptzParser } from '../src/db/timestamp-parser.ts';
 import { seededRandom } from './support/seeded-random.ts';
@@ -18,7 +18,7 @@ let ctx: TestContext;
 let single: DatabaseHandle;
 beforeAll(async () => {
   ctx = await createTestContext();
-  single = connectDatabase(ctx.config.databaseUrl ?? '', 1, { role: APP_ROLE });
+  single = connectDatabase(ctx.config.databaseAppUrl ?? '', 1);
 });
 afterAll(async () => {
   await single.close();

@@ -1,6 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { appRoleUrl } from '../../../apps/server/src/db/app-role.ts';
 
 const MAIN = path.resolve(import.meta.dirname, '../../../apps/server/src/main.ts');
 
@@ -34,6 +36,12 @@ const BASE_ENV: Record<string, string> = {
   RATE_LIMIT_CALLBACKS_PER_SECOND: '100000000',
 };
 
+/**
+ * sms_app's password for this bench run (the role is the cluster's): every server process logs in
+ * with it, and gives it to sms_app as it starts, each the same.
+ */
+const APP_PASSWORD = randomBytes(18).toString('base64url');
+
 /** Every server process started and not yet stopped, so a scenario that throws leaves none behind. */
 const running = new Set<ServerProcess>();
 
@@ -50,7 +58,14 @@ export const BENCH_ENCRYPTION_KEY = Buffer.from(BASE_ENV.ENCRYPTION_KEY, 'hex');
  * process on the given database, listening on a free port. Resolves once it says it is running.
  */
 export async function startServerProcess(options: ServerProcessOptions): Promise<ServerProcess> {
-  const env = { ...process.env, ...BASE_ENV, DATABASE_URL: options.databaseUrl, PORT: '0', ...options.env };
+  const env = {
+    ...process.env,
+    ...BASE_ENV,
+    DATABASE_URL: options.databaseUrl,
+    DATABASE_APP_URL: appRoleUrl(options.databaseUrl, APP_PASSWORD),
+    PORT: '0',
+    ...options.env,
+  };
   const child: ChildProcess = spawn(process.execPath, [MAIN, '--role', options.role], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -34,24 +34,20 @@ export type Executor = Kysely<DB> | Transaction<DB>;
 export type DatabaseHandle = { db: Database; pool: pg.Pool; close: () => Promise<void> };
 
 /**
- * The role the application's connections act as (migration 0005): no superuser, no BYPASSRLS,
- * not the tables' owner, so the row-level security policies hold for every query it runs.
+ * The role the application's connections log in as (migration 0005 creates it, the start-up lets
+ * it log in): no superuser, no BYPASSRLS, owns nothing and can become nothing else, so the row-level
+ * security policies hold for every query it runs (db/app-role.ts checks it).
  */
 export const APP_ROLE = 'sms_app';
 
-/**
- * A pool on the connection string. With `role`, every connection acts as that role from its first
- * packet (`-c role=...` in the startup options, as SET ROLE would): a connection that cannot take
- * the role fails to open instead of running as the connecting user.
- */
+/** A pool on the connection string; its user is who the connections are, for their whole life. */
 export function connectDatabase(
   connectionString: string,
   poolSize = 10,
-  options: { role?: string; connectionTimeoutMillis?: number; readLanes?: number } = {},
+  options: { connectionTimeoutMillis?: number; readLanes?: number } = {},
 ): DatabaseHandle {
-  const url = options.role ? withStartupRole(connectionString, options.role) : connectionString;
   const pool = new pg.Pool({
-    connectionString: url,
+    connectionString,
     max: poolSize,
     connectionTimeoutMillis: options.connectionTimeoutMillis ?? 10_000,
   });
@@ -59,7 +55,7 @@ export function connectDatabase(
   pool.on('error', (error) => console.error(`database connection error: ${error.message}`));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: preparing(busyAware(pool)) }) });
   // The console's leaded reads go to a few shared connections (db/read-lanes.ts), the rest to the pool.
-  const lanes = options.readLanes ? new ReadLanes(url, options.readLanes) : undefined;
+  const lanes = options.readLanes ? new ReadLanes(connectionString, options.readLanes) : undefined;
   if (lanes) registerReadLanes(db, lanes);
   return {
     db,
@@ -112,17 +108,6 @@ function databaseBusy(cause: unknown) {
   });
   error.cause = cause;
   return error;
-}
-
-/**
- * Adds `-c role=<role>` to the URL's own `options` parameter (pg lets the URL's parameters win
- * over the pool config, so it has to go into the URL to be kept).
- */
-export function withStartupRole(connectionString: string, role: string) {
-  const url = new URL(connectionString);
-  const options = url.searchParams.get('options');
-  url.searchParams.set('options', `${options ? `${options} ` : ''}-c role=${role}`);
-  return url.toString();
 }
 
 export {

@@ -1,5 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import type { Config } from '../config.ts';
 import { StartupError } from '../lib/startup-error.ts';
+import { appRoleUrl, assertRowSecurityHolds, letAppRoleLogIn } from './app-role.ts';
 import { APP_ROLE, connectDatabase, type DatabaseHandle } from './database.ts';
 import { type EmbeddedServer, startEmbeddedPostgres } from './embedded.ts';
 import { runMigrations } from './migrate.ts';
@@ -9,9 +11,9 @@ const EMBEDDED_DATABASE = 'sms_console';
 const OWNER_POOL_SIZE = 2;
 
 /**
- * Two handles on one database. `db`/`pool` are the application's: every connection acts as
- * sms_app, so row-level security holds for it. `owner` is the connecting user itself, the schema's
- * owner: migrations and the demo seed run there, nothing on a request path does.
+ * Two handles on one database. `db`/`pool` are the application's: every connection logs in as
+ * sms_app (DATABASE_APP_URL), so row-level security holds for it. `owner` is DATABASE_URL's user,
+ * the schema's owner: migrations and the demo seed run there, nothing on a request path does.
  */
 export type OpenedDatabase = DatabaseHandle & {
   owner: DatabaseHandle;
@@ -19,15 +21,12 @@ export type OpenedDatabase = DatabaseHandle & {
   migrationsApplied: string[];
 };
 
-/** DATABASE_URL, or the embedded server in DATA_DIR; then migrations. Failures become one clear line. */
+/**
+ * DATABASE_URL and DATABASE_APP_URL, or the embedded server in DATA_DIR; then migrations, and the
+ * application's login. Failures become one clear line.
+ */
 export async function openDatabase(config: Config, log: (line: string) => void): Promise<OpenedDatabase> {
-  let embedded: EmbeddedServer | undefined;
-  let url = config.databaseUrl;
-  if (!url) {
-    embedded = await startEmbeddedPostgres(config.dataDir, log);
-    url = embedded.connectionString(EMBEDDED_DATABASE);
-    await createDatabaseIfMissing(embedded.connectionString('postgres'), EMBEDDED_DATABASE);
-  }
+  const { url, appUrl, embedded } = await locateDatabase(config, log);
   const owner = connectDatabase(url, OWNER_POOL_SIZE);
   const fail = async (message: string): Promise<never> => {
     await owner.close();
@@ -44,18 +43,18 @@ export async function openDatabase(config: Config, log: (line: string) => void):
   let migrationsApplied: string[];
   try {
     migrationsApplied = await runMigrations(owner.pool);
+    await letAppRoleLogIn(owner.pool, appUrl);
   } catch (error) {
     return fail((error as Error).message);
   }
-  // Opened after the migrations, which create the role it acts as.
-  const app = connectDatabase(url, config.databasePoolSize, {
-    role: APP_ROLE,
-    readLanes: config.databaseReadLanes,
-  });
+  // Opened after the migrations, which create the role it logs in as.
+  const app = connectDatabase(appUrl, config.databasePoolSize, { readLanes: config.databaseReadLanes });
   try {
     await assertRowSecurityHolds(app);
   } catch (error) {
     await app.close();
+    // Only the check used the pool, not Kysely, whose destroy() therefore left it open.
+    await app.pool.end().catch(() => {});
     return fail((error as Error).message);
   }
   return {
@@ -70,31 +69,28 @@ export async function openDatabase(config: Config, log: (line: string) => void):
   };
 }
 
-/**
- * Row-level security does not apply to superusers, to BYPASSRLS roles or (without FORCE) to a
- * table's owner. The application's connections must be none of these, or every policy is moot.
- */
-export async function assertRowSecurityHolds(handle: DatabaseHandle) {
-  let role: { name: string; superuser: boolean; bypass: boolean } | undefined;
-  try {
-    const { rows } = await handle.pool.query(
-      `select current_user as name, r.rolsuper as superuser, r.rolbypassrls as bypass
-         from pg_roles r where r.rolname = current_user`,
-    );
-    role = rows[0];
-  } catch (error) {
-    throw new Error(
-      `The database user cannot act as the application role ${APP_ROLE} (${(error as Error).message}). ` +
-        `Connect as the user that ran the migrations (migration 0005 grants it ${APP_ROLE}), or run \`grant ${APP_ROLE} to <user>\`.`,
+/** The owner's URL and the application's: from the environment, or the embedded server's. */
+async function locateDatabase(config: Config, log: (line: string) => void) {
+  const { databaseUrl: url, databaseAppUrl: appUrl } = config;
+  if (url && appUrl) return { url, appUrl, embedded: undefined };
+  if (url) {
+    throw new StartupError(
+      `DATABASE_APP_URL is required with DATABASE_URL: the application's connections log in as ${APP_ROLE}, ` +
+        `which row-level security holds (postgres://${APP_ROLE}:<a password you choose>@<host>:5432/<database>; ` +
+        `the server gives ${APP_ROLE} that password at start-up).`,
     );
   }
-  if (!role || role.name !== APP_ROLE || role.superuser || role.bypass) {
-    throw new Error(
-      `The application's connections act as ${role?.name ?? 'an unknown role'}${role?.superuser ? ' (a superuser)' : ''}` +
-        `${role?.bypass ? ' (BYPASSRLS)' : ''}, not as ${APP_ROLE}: row-level security would not hold. ` +
-        `Remove any role setting from DATABASE_URL, and make sure ${APP_ROLE} is neither a superuser nor BYPASSRLS.`,
-    );
-  }
+  if (appUrl)
+    throw new StartupError('DATABASE_APP_URL is set without DATABASE_URL: set both, or neither (embedded).');
+  const embedded = await startEmbeddedPostgres(config.dataDir, log);
+  await createDatabaseIfMissing(embedded.connectionString('postgres'), EMBEDDED_DATABASE);
+  const embeddedUrl = embedded.connectionString(EMBEDDED_DATABASE);
+  // Only this process connects as sms_app to its own embedded server: a new password at each start.
+  return {
+    url: embeddedUrl,
+    appUrl: appRoleUrl(embeddedUrl, randomBytes(24).toString('base64url')),
+    embedded,
+  };
 }
 
 async function createDatabaseIfMissing(adminUrl: string, name: string) {

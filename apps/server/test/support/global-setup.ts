@@ -1,15 +1,18 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
+import { appRoleUrl, letAppRoleLogIn } from '../../src/db/app-role.ts';
 import { runMigrations } from '../../src/db/migrate.ts';
 import { installJobQueue } from '../../src/messaging/queue/job-queue.ts';
 import { databaseUrl } from './database-url.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    database: { adminUrl: string; template: string };
+    /** appPassword: sms_app's, which the app under test logs in with (the role is the cluster's, shared by every database). */
+    database: { adminUrl: string; template: string; appPassword: string };
   }
 }
 
@@ -42,6 +45,7 @@ export default async function setup(project: TestProject) {
 
 async function prepareTemplate(project: TestProject, adminUrl: string, embedded: ChildProcess | undefined) {
   const template = `sms_template_${process.pid}`;
+  const appPassword = randomBytes(18).toString('base64url');
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   await admin.query(`drop database if exists ${template}`);
@@ -50,10 +54,11 @@ async function prepareTemplate(project: TestProject, adminUrl: string, embedded:
   try {
     await runMigrations(pool);
     await installJobQueue(pool);
+    await letAppRoleLogIn(pool, appRoleUrl(adminUrl, appPassword));
   } finally {
     await pool.end();
   }
-  project.provide('database', { adminUrl, template });
+  project.provide('database', { adminUrl, template, appPassword });
 
   return async () => {
     const leftovers = await admin.query(

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { buildApp } from '../../src/app.ts';
-import { APP_ROLE, connectDatabase, type Database } from '../../src/db/database.ts';
+import { connectDatabase, type Database } from '../../src/db/database.ts';
 import { readSendPlan, type SendPlan } from '../../src/messaging/dispatch.ts';
 import { fanOutBatch } from '../../src/messaging/fan-out.ts';
 import { createMessaging, type WorkerOptions } from '../../src/messaging/messaging.ts';
@@ -132,7 +132,7 @@ export async function countTotals(db: Database, messageId: number) {
 
 /** Another process on the test's database: its own pool, queue and (when started) worker. */
 export async function openProcess(ctx: TestContext) {
-  const handle = connectDatabase(ctx.config.databaseUrl!, 5, { role: APP_ROLE });
+  const handle = connectDatabase(ctx.config.databaseAppUrl!, 5);
   const messaging = createMessaging({
     db: handle.db,
     pool: handle.pool,

@@ -3,18 +3,18 @@ import { inject } from 'vitest';
 import { type App, buildApp } from '../../src/app.ts';
 import type { AppDeps } from '../../src/app-deps.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
-import { APP_ROLE, connectDatabase, type DatabaseHandle } from '../../src/db/database.ts';
-import { assertRowSecurityHolds } from '../../src/db/open-database.ts';
+import { appRoleUrl, assertRowSecurityHolds } from '../../src/db/app-role.ts';
+import { connectDatabase, type DatabaseHandle } from '../../src/db/database.ts';
 import { createMessaging } from '../../src/messaging/messaging.ts';
 import { databaseUrl, withAdmin } from './database-url.ts';
 
 export const TEST_ENCRYPTION_KEY = 'a'.repeat(64);
 
 /**
- * `db`/`pool` are the app's own handle: its connections act as sms_app, so row-level security
- * holds there exactly as in production (unbound work sees nothing). `ownerDb`/`ownerPool` connect
- * as the schema's owner (a superuser here): fixtures across companies and assertions on what was
- * stored go there.
+ * `db`/`pool` are the app's own handle: its connections log in as sms_app
+ * (`config.databaseAppUrl`), so row-level security holds there exactly as in production (unbound
+ * work sees nothing). `ownerDb`/`ownerPool` connect as the schema's owner (a superuser here,
+ * `config.databaseUrl`): fixtures across companies and assertions on what was stored go there.
  */
 export type TestContext = {
   app: App;
@@ -31,12 +31,13 @@ let sequence = 0;
 
 /** A fresh database cloned from the migrated template, and the real app on top of it. */
 export async function createTestContext(env: Record<string, string> = {}): Promise<TestContext> {
-  const { adminUrl, template } = inject('database');
+  const { adminUrl, template, appPassword } = inject('database');
   const name = `sms_t_${process.pid}_${Date.now().toString(36)}_${sequence++}`;
   await withAdmin(adminUrl, (admin) => admin.query(`create database ${name} template ${template}`));
   const url = databaseUrl(adminUrl, name);
   const config = loadConfig({
     DATABASE_URL: url,
+    DATABASE_APP_URL: appRoleUrl(url, appPassword),
     ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
     JWT_SECRET: randomBytes(32).toString('hex'),
     PUBLIC_URL: 'http://sms.test',
@@ -48,7 +49,7 @@ export async function createTestContext(env: Record<string, string> = {}): Promi
     ...env,
   });
   const owner = connectDatabase(url, 5);
-  const handle = connectDatabase(url, 5, { role: APP_ROLE, readLanes: config.databaseReadLanes });
+  const handle = connectDatabase(config.databaseAppUrl!, 5, { readLanes: config.databaseReadLanes });
   await assertRowSecurityHolds(handle);
   // The queue starts on first use; the worker side only where a test starts it (messaging tests).
   const messaging = createMessaging({

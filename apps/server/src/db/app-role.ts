@@ -1,0 +1,84 @@
+import type pg from 'pg';
+import { APP_ROLE, type DatabaseHandle } from './database.ts';
+
+/**
+ * The URL the application's connections log in with: the owner's server and database, as
+ * sms_app with the given password (the embedded database makes one at each start).
+ */
+export function appRoleUrl(ownerUrl: string, password: string) {
+  const url = new URL(ownerUrl);
+  url.username = APP_ROLE;
+  url.password = encodeURIComponent(password);
+  return url.toString();
+}
+
+/**
+ * Lets sms_app (migration 0005 creates it without a login) log in with the password of the
+ * application's URL, so an operator chooses one password, in one place. Run by the owner at every
+ * start, which is idempotent. A URL naming another login role is left to the operator.
+ */
+export async function letAppRoleLogIn(ownerPool: pg.Pool, appUrl: string) {
+  const url = new URL(appUrl);
+  if (decodeURIComponent(url.username) !== APP_ROLE || !url.password) return;
+  const password = decodeURIComponent(url.password);
+  const client = await ownerPool.connect();
+  try {
+    await client.query(`alter role ${APP_ROLE} with login password ${client.escapeLiteral(password)}`);
+  } catch (error) {
+    throw new Error(
+      `Could not let ${APP_ROLE} log in with the password of DATABASE_APP_URL (${(error as Error).message}). ` +
+        `The user in DATABASE_URL needs CREATEROLE (and, from PostgreSQL 16, to be the one that created ${APP_ROLE}); ` +
+        `or run, as a superuser: alter role ${APP_ROLE} login password '...'.`,
+    );
+  } finally {
+    client.release();
+  }
+}
+
+type RoleRights = { name: string; superuser: boolean; bypass: boolean; createrole: boolean; owns: boolean };
+
+/**
+ * Row-level security does not apply to superusers, to BYPASSRLS roles or (without FORCE) to a
+ * table's owner, and a role with CREATEROLE can grant itself another role. The application's
+ * login must be none of these, nor be able to SET ROLE to one: else a `reset role` or a
+ * `set role` would step around every policy.
+ */
+export async function assertRowSecurityHolds(handle: DatabaseHandle) {
+  let roles: RoleRights[];
+  try {
+    // Every role the login can act as (itself included): pg_has_role's MEMBER covers SET ROLE.
+    ({ rows: roles } = await handle.pool.query<RoleRights>(
+      `select r.rolname as name, r.rolsuper as superuser, r.rolbypassrls as bypass,
+              r.rolcreaterole as createrole,
+              exists (select 1 from pg_class c where c.relowner = r.oid) as owns
+         from pg_roles r
+        where pg_has_role(session_user, r.oid, 'MEMBER')
+        order by r.rolname <> session_user, r.rolname`,
+    ));
+  } catch (error) {
+    throw new Error(
+      `The application cannot connect to the database as its own role (${(error as Error).message}). Check DATABASE_APP_URL.`,
+    );
+  }
+  const login = roles[0]?.name ?? 'unknown';
+  // A superuser is a member of every role: that alone says enough.
+  const problems = (roles[0]?.superuser ? roles.slice(0, 1) : roles).flatMap((role) => {
+    const rights = [
+      role.superuser && 'is a superuser',
+      role.bypass && 'has BYPASSRLS',
+      role.createrole && 'has CREATEROLE',
+      role.owns && 'owns tables',
+    ].filter(Boolean);
+    if (!rights.length) return [];
+    return [
+      `${role.name === login ? login : `${login} can become ${role.name}, which`} ${rights.join(', ')}`,
+    ];
+  });
+  if (problems.length) {
+    throw new Error(
+      `The application's database login is unsafe (${problems.join('; ')}): row-level security would not hold. ` +
+        `DATABASE_APP_URL must name a login that is not a superuser, has no BYPASSRLS or CREATEROLE, owns no table and ` +
+        `cannot SET ROLE to a role that does: ${APP_ROLE}, which the migrations create, is one.`,
+    );
+  }
+}
