@@ -22,7 +22,7 @@ const ZFlag = z
 
 const ZEnvironment = z.object({
   PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
-  HOST: z.string().default('0.0.0.0'),
+  HOST: z.string().optional(),
   PUBLIC_URL: z.url().optional(),
   DATABASE_URL: z.string().min(1).optional(),
   DATABASE_APP_URL: z.string().min(1).optional(),
@@ -155,7 +155,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const embedded = !e.DATABASE_URL;
   return {
     port: e.PORT,
-    host: e.HOST,
+    // The embedded database comes with the demo sign-ins (one known password): this machine only,
+    // unless HOST says otherwise. With DATABASE_URL, every interface, as a container needs.
+    host: e.HOST || (embedded ? '127.0.0.1' : '0.0.0.0'),
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
     databaseUrl: e.DATABASE_URL,
     databaseAppUrl: e.DATABASE_APP_URL,

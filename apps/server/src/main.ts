@@ -23,6 +23,14 @@ function roleOf(argv: string[], fallback: ProcessRole): ProcessRole {
   return value;
 }
 
+/** Whether other machines can reach this one: the demo's sign-ins must not be a surprise on the network. */
+function listeningOn(host: string) {
+  if (['127.0.0.1', '::1', 'localhost'].includes(host))
+    return `Listening on ${host}: this machine only (set HOST=0.0.0.0 to accept connections from the network).`;
+  if (['0.0.0.0', '::'].includes(host)) return `Listening on ${host}: every network interface.`;
+  return `Listening on ${host}.`;
+}
+
 /** Stops what has started, in order, then exits with the code; set once the database is open. */
 let stopStarted: ((exitCode: 0 | 1) => Promise<void>) | undefined;
 
@@ -107,6 +115,7 @@ async function main() {
   say(
     `SMS Console is running at http://localhost:${port}  (API docs: /api/docs)${works ? '' : '  [role api: no worker]'}`,
   );
+  say(listeningOn(config.host));
   say(database.embedded ? `Database: embedded PostgreSQL in ${config.dataDir}` : 'Database: DATABASE_URL');
   if (seeded) say('Demo data loaded.');
   if (config.seedDemo || seeded) {
