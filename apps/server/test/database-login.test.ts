@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertRowSecurityHolds } from '../src/db/app-role.ts';
+import { assertRowSecurityHolds, storedFormOf } from '../src/db/app-role.ts';
 import { connectDatabase } from '../src/db/database.ts';
 import { inTenantTransaction, platformScope } from '../src/db/tenant-scope.ts';
 import { createCompany } from './support/factories.ts';
@@ -115,6 +115,23 @@ describe("the application's login", () => {
     } finally {
       await client.query('reset role').catch(() => {});
       client.release();
+    }
+  });
+});
+
+describe("sms_app's password", () => {
+  it('is handed to PostgreSQL already hashed, as the very SCRAM verifier PostgreSQL would store', async () => {
+    const role = `${PROBE}_scram`;
+    await ctx.ownerPool.query(`create role ${role} password 'Harbour Lantern 42!'`);
+    try {
+      const { rows } = await ctx.ownerPool.query(`select rolpassword from pg_authid where rolname = $1`, [
+        role,
+      ]);
+      const made: string = rows[0].rolpassword;
+      const [, iterations, salt] = /^SCRAM-SHA-256\$(\d+):([^$]+)\$/.exec(made) ?? [];
+      expect(storedFormOf('Harbour Lantern 42!', Buffer.from(salt, 'base64'), Number(iterations))).toBe(made);
+    } finally {
+      await ctx.ownerPool.query(`drop role ${role}`);
     }
   });
 });

@@ -1,3 +1,4 @@
+import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { APP_ROLE, type DatabaseHandle } from './database.ts';
 
@@ -23,7 +24,9 @@ export async function letAppRoleLogIn(ownerPool: pg.Pool, appUrl: string) {
   const password = decodeURIComponent(url.password);
   const client = await ownerPool.connect();
   try {
-    await client.query(`alter role ${APP_ROLE} with login password ${client.escapeLiteral(password)}`);
+    await client.query(
+      `alter role ${APP_ROLE} with login password ${client.escapeLiteral(storedFormOf(password))}`,
+    );
   } catch (error) {
     throw new Error(
       `Could not let ${APP_ROLE} log in with the password of DATABASE_APP_URL (${(error as Error).message}). ` +
@@ -33,6 +36,19 @@ export async function letAppRoleLogIn(ownerPool: pg.Pool, appUrl: string) {
   } finally {
     client.release();
   }
+}
+
+/**
+ * What PostgreSQL would store for the password (a SCRAM-SHA-256 verifier, RFC 5803), so that the
+ * password itself is never in a statement a server may log (log_statement = ddl). A password
+ * beyond printable ASCII goes as it is: PostgreSQL normalises those (SASLprep) its own way.
+ */
+export function storedFormOf(password: string, salt = randomBytes(16), iterations = 4096) {
+  if (!/^[\x20-\x7e]*$/.test(password)) return password;
+  const salted = pbkdf2Sync(password, salt, iterations, 32, 'sha256');
+  const hmac = (text: string) => createHmac('sha256', salted).update(text).digest();
+  const storedKey = createHash('sha256').update(hmac('Client Key')).digest('base64');
+  return `SCRAM-SHA-256$${iterations}:${salt.toString('base64')}$${storedKey}:${hmac('Server Key').toString('base64')}`;
 }
 
 type RoleRights = { name: string; superuser: boolean; bypass: boolean; createrole: boolean; owns: boolean };
