@@ -1,5 +1,5 @@
 import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
-import type pg from 'pg';
+import pg from 'pg';
 import { APP_ROLE, type DatabaseHandle } from './database.ts';
 
 /**
@@ -16,25 +16,42 @@ export function appRoleUrl(ownerUrl: string, password: string) {
 /**
  * Lets sms_app (migration 0005 creates it without a login) log in with the password of the
  * application's URL, so an operator chooses one password, in one place. Run by the owner at every
- * start, which is idempotent. A URL naming another login role is left to the operator.
+ * start; a login that already works is left alone, so processes starting together do not all
+ * rewrite the role (the same row: one of them could fail with "tuple concurrently updated").
+ * A URL naming another login role is left to the operator.
  */
 export async function letAppRoleLogIn(ownerPool: pg.Pool, appUrl: string) {
   const url = new URL(appUrl);
   if (decodeURIComponent(url.username) !== APP_ROLE || !url.password) return;
+  if (await canLogIn(appUrl)) return;
   const password = decodeURIComponent(url.password);
-  const client = await ownerPool.connect();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await ownerPool.query(
+        `alter role ${APP_ROLE} with login password ${pg.escapeLiteral(storedFormOf(password))}`,
+      );
+      return;
+    } catch (error) {
+      const message = (error as Error).message;
+      if (attempt < 5 && /tuple concurrently updated/.test(message)) continue;
+      throw new Error(
+        `Could not let ${APP_ROLE} log in with the password of DATABASE_APP_URL (${message}). ` +
+          `The user in DATABASE_URL needs CREATEROLE (and, from PostgreSQL 16, to be the one that created ${APP_ROLE}); ` +
+          `or run, as a superuser: alter role ${APP_ROLE} login password '...'.`,
+      );
+    }
+  }
+}
+
+async function canLogIn(connectionString: string) {
+  const client = new pg.Client({ connectionString });
   try {
-    await client.query(
-      `alter role ${APP_ROLE} with login password ${client.escapeLiteral(storedFormOf(password))}`,
-    );
-  } catch (error) {
-    throw new Error(
-      `Could not let ${APP_ROLE} log in with the password of DATABASE_APP_URL (${(error as Error).message}). ` +
-        `The user in DATABASE_URL needs CREATEROLE (and, from PostgreSQL 16, to be the one that created ${APP_ROLE}); ` +
-        `or run, as a superuser: alter role ${APP_ROLE} login password '...'.`,
-    );
+    await client.connect();
+    return true;
+  } catch {
+    return false;
   } finally {
-    client.release();
+    await client.end().catch(() => {});
   }
 }
 
