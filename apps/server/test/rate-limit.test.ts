@@ -1,6 +1,6 @@
 import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCompany } from './support/factories.ts';
+import { createCompany, createUser, TEST_PASSWORD } from './support/factories.ts';
 import { subscriptionCallbackToken } from './support/services-factories.ts';
 import { createTestContext, type TestContext } from './support/test-app.ts';
 
@@ -75,6 +75,37 @@ describe('rate limits', () => {
     expectRateLimited(await from('2')());
     const elsewhere = await send(`2001:db8:${address}:2::1`, { method: 'GET', url: '/api/v1/health' });
     expect(elsewhere.statusCode).toBe(200);
+  });
+
+  it('counts requests whose bearer token is bad or revoked, and refuses them before their sign-in is looked up', async () => {
+    const forged = newClient();
+    const withForgedToken = () =>
+      send(forged, {
+        method: 'GET',
+        url: '/api/v1/auth/profile',
+        headers: { authorization: 'Bearer not-a-token' },
+      });
+    expect(await statusesOf(5, withForgedToken)).toEqual([401, 401, 401, 401, 401]);
+    expectRateLimited(await withForgedToken());
+
+    // A revoked token passes its signature check: refusing it takes a database lookup, which the limit saves.
+    const user = await createUser(ctx.ownerDb, { role: 'system_admin' });
+    const signedIn = await send(newClient(), {
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { email: user.email, password: TEST_PASSWORD },
+    });
+    const { accessToken } = signedIn.json().data;
+    const authorization = `Bearer ${accessToken}`;
+    expect(
+      (await send(newClient(), { method: 'POST', url: '/api/v1/auth/logout', headers: { authorization } }))
+        .statusCode,
+    ).toBe(200);
+    const revoked = newClient();
+    const withRevokedToken = () =>
+      send(revoked, { method: 'POST', url: '/api/v1/services', headers: { authorization }, payload: {} });
+    expect(await statusesOf(5, withRevokedToken)).toEqual([401, 401, 401, 401, 401]);
+    expectRateLimited(await withRevokedToken());
   });
 
   it('limits sign-in more strictly than the default, per client', async () => {

@@ -13,6 +13,7 @@ import { inActorTransaction } from '../db/actor-transaction.ts';
 import { AppError, notFound } from '../errors.ts';
 import { tenantOf } from '../request-context.ts';
 import { authenticate, contextOf, endReadTransaction } from './authenticate.ts';
+import { isRateLimitHook } from './rate-limits.ts';
 
 /** Tenant-owned tables a route's `:id` can name, and what a missing one is called in its 404. */
 const ID_TABLES = { services: 'Service', companies: 'Company', users: 'User', messages: 'Message' } as const;
@@ -172,7 +173,12 @@ export function installRouteAccess(api: FastifyInstance) {
       if (!isGuard(value)) continue;
       access = value[ACCESS];
       route[hook] = hook === 'onRequest' ? value : undefined;
-      if (hook === 'preHandler') route.onRequest = [...value, ...toList(route.onRequest)];
+      if (hook === 'preHandler') {
+        // After the rate limits: a bad or revoked token is counted against its client like any request.
+        const others = toList(route.onRequest);
+        const limits = others.filter(isRateLimitHook);
+        route.onRequest = [...limits, ...value, ...others.filter((other) => !isRateLimitHook(other))];
+      }
       const visibleBefore400 = value[VISIBLE_BEFORE_400];
       if (visibleBefore400) {
         route.attachValidation = true;

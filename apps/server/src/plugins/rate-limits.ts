@@ -68,6 +68,15 @@ function forgetOldest(windows: Map<string, { startedAt: number }>, overBefore: n
 export type RateLimitPolicy = { max: number; timeWindow: number };
 
 type Hook = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void;
+
+/** The limits' hooks, which run before every other onRequest hook of a route (its guard included: installRouteAccess). */
+const RATE_LIMIT_HOOKS = new WeakSet<object>();
+export const isRateLimitHook = (hook: unknown) => typeof hook === 'function' && RATE_LIMIT_HOOKS.has(hook);
+function rateLimitHook<T extends object>(hook: T): T {
+  RATE_LIMIT_HOOKS.add(hook);
+  return hook;
+}
+
 type ClientWindow = { count: number; startedAt: number };
 
 /** Each request is counted once, whichever limiter sees it first (a route's, or the not-found handler's). */
@@ -88,7 +97,7 @@ declare module 'fastify' {
  */
 export function clientLimit({ max, timeWindow }: RateLimitPolicy, clients: number): Hook {
   const windows = new Map<string, ClientWindow>();
-  return (request, reply, done) => {
+  return rateLimitHook((request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
     if (request[COUNTED]) return done();
     request[COUNTED] = true;
     // normalizeIP's answer for an address without a colon (not IPv6), without its IPv6 regular expression.
@@ -107,7 +116,7 @@ export function clientLimit({ max, timeWindow }: RateLimitPolicy, clients: numbe
     if (window.count <= max) return done();
     reply.header('retry-after', resetSeconds);
     done(new AppError('rate_limited', REQUEST_LIMIT_MESSAGES.tooManyRequests(Math.max(1, resetSeconds))));
-  };
+  });
 }
 
 /** Clients the global limit keeps a window for; a route's own limit keeps fewer (the plugin's defaults). */
@@ -136,7 +145,8 @@ export function registerRateLimits(app: FastifyInstance, limits: RateLimits): Ho
       throw new Error(`${route.url}: a route's rate limit names its max and timeWindow as numbers`);
     const policy = (configured as RateLimitPolicy | undefined) ?? rateLimitPolicyFor(route.url, limits);
     if (policy) route.config = { ...(route.config ?? {}), rateLimit: policy };
-    route.onRequest = [...toList(route.onRequest), policy ? clientLimit(policy, ROUTE_CLIENTS) : global];
+    // First: a request past its client's limit costs nothing more, not even its sign-in check.
+    route.onRequest = [policy ? clientLimit(policy, ROUTE_CLIENTS) : global, ...toList(route.onRequest)];
   });
   return global;
 }
