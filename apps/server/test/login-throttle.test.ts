@@ -55,6 +55,53 @@ describe('sign-in throttling per account', () => {
   });
 });
 
+describe('concurrent attempts', () => {
+  const answerCounts = (statuses: number[]) =>
+    statuses.reduce<Record<number, number>>((counts, status) => {
+      counts[status] = (counts[status] ?? 0) + 1;
+      return counts;
+    }, {});
+
+  // A 401 is an attempt whose password was checked; a 429 one refused before its check.
+  it('lets at most the address limit of 20 simultaneous wrong passwords from one address be checked', async () => {
+    const generous = await createTestContext({ LOGIN_MAX_FAILURES: '5', LOGIN_ACCOUNT_MAX_FAILURES: '1000' });
+    try {
+      const user = await createUser(generous.ownerDb, { role: 'system_admin' });
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, attempt) =>
+          generous.app.inject({
+            method: 'POST',
+            url: '/api/v1/auth/login',
+            payload: { email: user.email, password: `wrong-${attempt}` },
+            remoteAddress: '10.21.0.1',
+          }),
+        ),
+      );
+      expect(answerCounts(answers.map((answer) => answer.statusCode))).toEqual({ 401: 5, 429: 15 });
+      expect(
+        (
+          await generous.app.inject({
+            method: 'POST',
+            url: '/api/v1/auth/login',
+            payload: { email: user.email, password: TEST_PASSWORD },
+            remoteAddress: '10.21.0.1',
+          })
+        ).statusCode,
+      ).toBe(429);
+    } finally {
+      await generous.close();
+    }
+  });
+
+  it('lets at most the account limit of 20 simultaneous wrong passwords from many addresses be checked', async () => {
+    const user = await createUser(ctx.ownerDb, { role: 'system_admin' });
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, attempt) => login(user.email, `wrong-${attempt}`)),
+    );
+    expect(answerCounts(answers.map((answer) => answer.statusCode))).toEqual({ 401: 3, 429: 17 });
+  });
+});
+
 describe('throttle pruning', () => {
   it('deletes rows whose window has passed and that block nothing, when a failure is written', async () => {
     await sql`

@@ -13,8 +13,7 @@ import * as repo from './auth.repository.ts';
 import {
   clearLoginFailures,
   pruneStaleThrottles,
-  recordLoginFailure,
-  secondsUntilAllowed,
+  reserveLoginAttempt,
   throttleKeysOf,
 } from './login-throttle.ts';
 import { verifyAgainstDummy, verifyPassword } from './passwords.ts';
@@ -36,10 +35,19 @@ export function accessRefusal(user: { status: string; role: string; company_stat
 export async function login(deps: AppDeps, email: string, password: string, client: ClientInfo) {
   const { db, config } = deps;
   const throttle = throttleKeysOf(client.ip, email);
-  const wait = await secondsUntilAllowed(db, [throttle.client, throttle.account]);
-  if (wait > 0) {
+  const blockMinutes = config.loginBlockMinutes;
+  // Counted before the password is checked, in one statement: concurrent attempts cannot all pass.
+  const reservation = await reserveLoginAttempt(
+    db,
+    [
+      { key: throttle.client, maxFailures: config.loginMaxFailures },
+      { key: throttle.account, maxFailures: config.loginAccountMaxFailures },
+    ],
+    blockMinutes,
+  );
+  if (!reservation.allowed) {
     throw new AppError('rate_limited', AUTH_MESSAGES.tooManyAttempts, {
-      headers: { 'retry-after': String(wait) },
+      headers: { 'retry-after': String(reservation.waitSeconds) },
     });
   }
   // An e-mail names no company: the lookup crosses tenants explicitly, and only it does.
@@ -48,15 +56,11 @@ export async function login(deps: AppDeps, email: string, password: string, clie
     ? await verifyPassword(user.password_hash, password)
     : await verifyAgainstDummy(password);
   if (!user || !passwordOk) {
-    const blockMinutes = config.loginBlockMinutes;
-    await recordLoginFailure(db, throttle.client, { maxFailures: config.loginMaxFailures, blockMinutes });
-    await recordLoginFailure(db, throttle.account, {
-      maxFailures: config.loginAccountMaxFailures,
-      blockMinutes,
-    });
+    // The failure was counted by the reservation.
     await pruneStaleThrottles(db, blockMinutes);
     throw new AppError('unauthorized', AUTH_MESSAGES.invalidCredentials);
   }
+  // The right password of a user who may not sign in (suspended, ...) stays counted as an attempt.
   const refusal = accessRefusal(user);
   if (refusal) throw new AppError('forbidden', refusal);
 
