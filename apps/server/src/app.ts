@@ -9,6 +9,7 @@ import type { AppDeps } from './app-deps.ts';
 import { redactingLoggerOptions } from './lib/log-redaction.ts';
 import { registerConsole } from './plugins/console.ts';
 import { errorHandler } from './plugins/error-handler.ts';
+import { clientErrorHandler, frameworkErrors, MAX_PARAM_LENGTH } from './plugins/framework-errors.ts';
 import { registerRateLimits } from './plugins/rate-limits.ts';
 import { MULTIPART_LIMITS, registerRequestGuards } from './plugins/request-guards.ts';
 import { registerResponseHeaders } from './plugins/response-headers.ts';
@@ -43,6 +44,10 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     // Graceful stop: finish in-flight requests, refuse new ones.
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // What the router and Node's HTTP parser refuse before any route: in the API's envelope too.
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors,
+    clientErrorHandler,
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(

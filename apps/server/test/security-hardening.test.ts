@@ -1,3 +1,5 @@
+import http from 'node:http';
+import net, { type AddressInfo } from 'node:net';
 import { REQUEST_LIMIT_MESSAGES } from '@sms/contracts/common/request-limits';
 import { TEXT_MESSAGES } from '@sms/contracts/common/text';
 import { IMPORT_MAX_BYTES } from '@sms/contracts/subscribers/import-subscribers';
@@ -251,3 +253,69 @@ describe('audit date filter', () => {
       expect((await api('GET', `/admin/audit-logs?to=${date}`, { token: admin })).statusCode).toBe(200);
   });
 });
+
+describe('answers made before routing', () => {
+  const envelopeOf = (message: string) => ({ success: false, message, error: 'bad_request' });
+
+  it('answers a path parameter over the router’s length (414) and an invalid percent-encoding (400) in the envelope', async () => {
+    const tooLong = await api('GET', `/services/${'1'.repeat(101)}`, {
+      token: tenant.staff.company_admin.token,
+    });
+    expect(tooLong.statusCode).toBe(414);
+    expect(tooLong.json()).toEqual(envelopeOf(REQUEST_LIMIT_MESSAGES.urlPartTooLong(100)));
+    expect(tooLong.headers['cache-control']).toBe('no-store');
+    const badEncoding = await api('GET', '/services/%E0%A4%A', { token: tenant.staff.company_admin.token });
+    expect(badEncoding.statusCode).toBe(400);
+    expect(badEncoding.json()).toEqual(envelopeOf(REQUEST_LIMIT_MESSAGES.unreadableUrl));
+  });
+
+  it('answers headers over Node’s size (431) and a request that is not HTTP (400) in the envelope', async () => {
+    const listening = await createTestContext();
+    try {
+      await listening.app.listen({ host: '127.0.0.1', port: 0 });
+      const { port } = listening.app.server.address() as AddressInfo;
+      const oversized = parseRawAnswer(
+        await sendRaw(
+          port,
+          `GET /api/v1/health HTTP/1.1\r\nHost: x\r\nX-Padding: ${'a'.repeat(http.maxHeaderSize)}\r\n\r\n`,
+        ),
+      );
+      expect(oversized.status).toBe(431);
+      expect(oversized.body).toEqual(envelopeOf(REQUEST_LIMIT_MESSAGES.headersTooLarge(http.maxHeaderSize)));
+      expect(oversized.headers['content-type']).toBe('application/json; charset=utf-8');
+      const garbled = parseRawAnswer(await sendRaw(port, 'NOT HTTP AT ALL\r\n\r\n'));
+      expect(garbled.status).toBe(400);
+      expect(garbled.body).toEqual(envelopeOf(REQUEST_LIMIT_MESSAGES.unreadableRequest));
+    } finally {
+      await listening.close();
+    }
+  });
+});
+
+/** Writes bytes to the server as they are (inject cannot send what Node's parser refuses) and reads until it closes. */
+function sendRaw(port: number, text: string) {
+  return new Promise<string>((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1', () => socket.end(text));
+    let answer = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk) => {
+      answer += chunk;
+    });
+    socket.on('error', (error: NodeJS.ErrnoException) =>
+      error.code === 'ECONNRESET' ? undefined : reject(error),
+    );
+    socket.on('close', () => resolve(answer));
+  });
+}
+
+function parseRawAnswer(raw: string) {
+  const [head = '', body = ''] = raw.split('\r\n\r\n');
+  const [statusLine = '', ...headerLines] = head.split('\r\n');
+  const headers = Object.fromEntries(
+    headerLines.map((line) => [
+      line.slice(0, line.indexOf(':')).toLowerCase(),
+      line.slice(line.indexOf(':') + 1).trim(),
+    ]),
+  );
+  return { status: Number(statusLine.split(' ')[1]), headers, body: body ? JSON.parse(body) : undefined };
+}
