@@ -203,15 +203,14 @@ describe('take_delivery_reports: one statement per batch, its URL token checked 
     expect(await keptFor(mine.id)).toContain(unknown.providerMessageId);
   });
 
-  it('refuses a wrong token, the subscription token, another company’s token and a suspended company: nothing applied, nothing kept', async () => {
+  it('refuses a wrong token, the subscription token and another company’s token: nothing applied, nothing kept', async () => {
     await handedOverMessage(mine.id, ['WRONG-1']);
-    await handedOverMessage(suspended.id, ['WRONG-S']);
     const attempts: [number, string, string][] = [
       [mine.id, 'x'.repeat(43), 'WRONG-1'],
       [mine.id, mine.subscription, 'WRONG-1'],
       [mine.id, theirs.dlr, 'WRONG-1'],
       [theirs.id, mine.dlr, 'WRONG-1'],
-      [suspended.id, suspended.dlr, 'WRONG-S'],
+      [suspended.id, mine.dlr, 'WRONG-1'],
       [987_654_321, mine.dlr, 'WRONG-1'],
     ];
     for (const [companyId, token, gid] of attempts)
@@ -219,9 +218,15 @@ describe('take_delivery_reports: one statement per batch, its URL token checked 
         'refused',
         'refused',
       ]);
-    expect(await statusesOf(['WRONG-1', 'WRONG-S'])).toEqual(['submitted', 'submitted']);
+    expect(await statusesOf(['WRONG-1'])).toEqual(['submitted']);
     for (const companyId of [mine.id, theirs.id, suspended.id])
       expect((await keptFor(companyId)).filter((gid) => gid.startsWith('WRONG'))).toEqual([]);
+  });
+
+  it('applies a suspended company’s reports with its token: what was handed over still settles', async () => {
+    await handedOverMessage(suspended.id, ['HELD-S']);
+    expect(await take(suspended.id, [report('HELD-S')], [suspended.dlr])).toEqual(['applied']);
+    expect(await statusesOf(['HELD-S'])).toEqual(['delivered']);
   });
 
   it('in one batch, applies the reports whose token is right and refuses the others', async () => {

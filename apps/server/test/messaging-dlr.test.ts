@@ -174,6 +174,30 @@ describe('POST /callbacks/dlr/{companyId}/{token}', () => {
     expect(await recipientsOf(ctx.ownerDb, messageId)).toEqual(before);
   });
 
+  it('still settles recipients handed over before the company was suspended or left pending', async () => {
+    try {
+      for (const [status, index] of [
+        ['suspended', 4],
+        ['pending', 5],
+      ] as const) {
+        await ctx.ownerDb
+          .updateTable('companies')
+          .set({ status })
+          .where('id', '=', tenant.company.id)
+          .execute();
+        const response = await postAndApply({ id: recipients[index].gateway_message_id!, status: 'Success' });
+        expect(response.json(), status).toEqual(ACCEPTED);
+        expect((await recipient(index)).status, status).toBe('delivered');
+      }
+    } finally {
+      await ctx.ownerDb
+        .updateTable('companies')
+        .set({ status: 'active' })
+        .where('id', '=', tenant.company.id)
+        .execute();
+    }
+  });
+
   it('keeps a report that came before its hand-over was committed, and applies it once it is', async () => {
     const early = await postAndApply({ id: 'SIM-early-bird', status: 'Success' });
     expect(early.statusCode).toBe(200);

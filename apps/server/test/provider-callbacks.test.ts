@@ -307,53 +307,71 @@ describe('incoming messages', () => {
 });
 
 describe('a company or service that is not active', () => {
-  const unknownCompanyAnswer = async (fields: Record<string, string>) => {
-    const response = await post(fields, { url: `/api/v1/callbacks/subscription/999999/${token}` });
-    return { status: response.statusCode, body: response.json() };
-  };
-
-  it('a suspended company answers exactly as an unknown one, and nothing changes', async () => {
-    const suspended = await createCompany(ctx.ownerDb, { status: 'suspended' });
-    const suspendedToken = await subscriptionCallbackToken(ctx.ownerDb, suspended.id);
-    const service = await createService(ctx.ownerDb, suspended.id, { shortcode: '55880', keyword: 'HALT' });
-    const subscribed = kenyanNumber(64, 1);
-    await subscribeNumbers(ctx.ownerDb, service, [subscribed]);
-    const url = `/api/v1/callbacks/subscription/${suspended.id}/${suspendedToken}`;
-
-    const notifications: Record<string, string>[] = [
-      { phoneNumber: kenyanNumber(64, 2), shortCode: '55880', keyword: 'HALT', updateType: 'addition' },
-      { phoneNumber: subscribed, shortCode: '55880', keyword: 'HALT', updateType: 'deletion' },
-      { senderId: '55880', phoneNumber: subscribed },
-      { from: subscribed, to: '55880', text: 'STOP', id: 'ATXid_suspended' },
-    ];
-    for (const fields of notifications) {
-      const response = await post(fields, { url });
-      expect({ status: response.statusCode, body: response.json() }).toEqual(
-        await unknownCompanyAnswer(fields),
+  it.each([
+    ['suspended', 1],
+    ['pending', 2],
+  ])(
+    'a %s company still has its opt-outs honoured and its messages stored, but takes no opt-in',
+    async (status, n) => {
+      const held = await createCompany(ctx.ownerDb, { status });
+      const heldToken = await subscriptionCallbackToken(ctx.ownerDb, held.id);
+      const shortCode = `5588${n}`;
+      const service = await createService(ctx.ownerDb, held.id, { shortcode: shortCode, keyword: 'HALT' });
+      const [byDeletion, byOptOut, byStop, newcomer, texter] = [1, 2, 3, 4, 5].map((i) =>
+        kenyanNumber(64, n * 10 + i),
       );
-    }
-    expect(await subscriptionOf(ctx.ownerDb, service.id, subscribed)).toMatchObject({ status: 'active' });
-    expect(await subscriptionOf(ctx.ownerDb, service.id, kenyanNumber(64, 2))).toBeUndefined();
-    const stored = await ctx.ownerDb
-      .selectFrom('messages')
-      .select('id')
-      .where('company_id', '=', suspended.id)
-      .where('direction', '=', 'inbound')
-      .execute();
-    expect(stored).toEqual([]);
-    const audits = await ctx.ownerDb
-      .selectFrom('audit_logs')
-      .select('id')
-      .where('company_id', '=', suspended.id)
-      .execute();
-    expect(audits).toEqual([]);
-    // The validate endpoint agrees: the URL does not work while the company is suspended.
-    const check = await ctx.app.inject({
-      method: 'GET',
-      url: `/api/v1/callbacks/validate/subscription/${suspended.id}/${suspendedToken}`,
-    });
-    expect(check.json().data.valid).toBe(false);
-  });
+      await subscribeNumbers(ctx.ownerDb, service, [byDeletion, byOptOut, byStop]);
+      const url = `/api/v1/callbacks/subscription/${held.id}/${heldToken}`;
+      const outcomeOf = async (fields: Record<string, string>) => {
+        const response = await post(fields, { url });
+        expect(response.statusCode, response.body).toBe(200);
+        return response.json().data;
+      };
+
+      expect(
+        await outcomeOf({ phoneNumber: byDeletion, shortCode, keyword: 'HALT', updateType: 'deletion' }),
+      ).toEqual({
+        received: true,
+        outcome: 'unsubscribed',
+        serviceIds: [service.id],
+      });
+      expect((await outcomeOf({ senderId: shortCode, phoneNumber: byOptOut })).outcome).toBe('unsubscribed');
+      const stop = await outcomeOf({ from: byStop, to: shortCode, text: 'STOP', id: `ATXid_held_${n}_stop` });
+      expect(stop).toMatchObject({ outcome: 'unsubscribed', messageId: expect.any(Number) });
+      for (const msisdn of [byDeletion, byOptOut, byStop])
+        expect(await subscriptionOf(ctx.ownerDb, service.id, msisdn)).toMatchObject({
+          status: 'unsubscribed',
+        });
+
+      expect(
+        await outcomeOf({ phoneNumber: newcomer, shortCode, keyword: 'HALT', updateType: 'addition' }),
+      ).toEqual({
+        received: true,
+        outcome: 'company_not_active',
+        serviceIds: [service.id],
+      });
+      const join = await outcomeOf({ from: texter, to: shortCode, text: 'HALT', id: `ATXid_held_${n}_join` });
+      expect(join).toMatchObject({ outcome: 'company_not_active', messageId: expect.any(Number) });
+      expect(await subscriptionOf(ctx.ownerDb, service.id, newcomer)).toBeUndefined();
+      expect(await subscriptionOf(ctx.ownerDb, service.id, texter)).toBeUndefined();
+      const refusals = await ctx.ownerDb
+        .selectFrom('audit_logs')
+        .select(['action', 'details'])
+        .where('company_id', '=', held.id)
+        .where('action', '=', 'REJECT')
+        .execute();
+      expect(refusals.map((row) => (row.details as { reason: string }).reason)).toEqual([
+        'companyNotActive',
+        'companyNotActive',
+      ]);
+      // The validate endpoint agrees: the URL works.
+      const check = await ctx.app.inject({
+        method: 'GET',
+        url: `/api/v1/callbacks/validate/subscription/${held.id}/${heldToken}`,
+      });
+      expect(check.json().data.valid).toBe(true);
+    },
+  );
 
   it('an inactive service answers exactly as an unknown one, and its subscriptions stay as they are', async () => {
     const inactive = await createService(ctx.ownerDb, company.id, {

@@ -12,8 +12,8 @@ export type DeliveryReportIntake = {
    * Resolves once the report's batch is committed to the delivery-report inbox (or rejects if it
    * could not be): nothing accepted is lost, and the worker applies it shortly after
    * (delivery-report-applier.ts). With `token` (a report posted to a callback URL) the URL is
-   * checked in the batch's own transaction, by the shared rule (the company's current dlr token, an
-   * active company): a wrong one rejects with the callback's 404 and stores nothing.
+   * checked in the batch's own transaction, by the shared rule (the company's current dlr token,
+   * whatever the company's status): a wrong one rejects with the callback's 404 and stores nothing.
    */
   submit(companyId: number, update: DeliveryUpdate, token?: string): Promise<void>;
   /** Stores what is queued and stops taking more. */

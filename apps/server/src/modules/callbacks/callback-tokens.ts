@@ -62,9 +62,9 @@ export function isWellFormedCallbackUrl(companyId: number, token: string | undef
 
 /**
  * True only for the company's current token of that type (a delivery-report token never passes
- * for a subscription callback, nor the reverse), and only while the company is active: an unknown,
- * suspended, pending or inactive company answers false the same way. The rule is the database
- * function current_callback_token_hash (migration 0021), which the delivery-report batches use too.
+ * for a subscription callback, nor the reverse), whatever the company's status (an unknown company
+ * answers false the same way). The rule is the database function current_callback_token_hash
+ * (migrations 0021 and 0049), which the delivery-report batches use too.
  */
 export async function isCallbackTokenValid(
   db: Executor,
@@ -72,11 +72,27 @@ export async function isCallbackTokenValid(
   companyId: number,
   token: string,
 ) {
-  if (!isWellFormedCallbackUrl(companyId, token)) return false;
-  const { rows } = await sql<{ hash: Buffer | null }>`
-    select current_callback_token_hash(${companyId}::bigint, ${type}) as hash`.execute(db);
+  return (await callbackCompanyStatus(db, type, companyId, token)) !== null;
+}
+
+/**
+ * The status of the company a callback URL names (active, suspended, pending, inactive) when its
+ * token is that company's current one of the type; null otherwise. One statement, the token
+ * compared in constant time.
+ */
+export async function callbackCompanyStatus(
+  db: Executor,
+  type: TCallbackType,
+  companyId: number,
+  token: string,
+): Promise<string | null> {
+  if (!isWellFormedCallbackUrl(companyId, token)) return null;
+  const { rows } = await sql<{ hash: Buffer | null; status: string | null }>`
+    select current_callback_token_hash(${companyId}::bigint, ${type}) as hash,
+           (select status from companies where id = ${companyId}) as status`.execute(db);
   const stored = rows[0]?.hash ?? null;
   const presented = sha256(token);
   // Compare against something even when there is no row, so timing does not reveal which companies exist.
-  return hashesEqual(stored ?? sha256(''), presented) && stored !== null;
+  const valid = hashesEqual(stored ?? sha256(''), presented) && stored !== null;
+  return valid ? (rows[0]?.status ?? null) : null;
 }

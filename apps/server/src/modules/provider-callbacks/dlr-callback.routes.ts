@@ -51,8 +51,8 @@ function dlrRequestLogger(
 
 /**
  * The delivery-report callback: POST {PUBLIC_URL}/api/v1/callbacks/dlr/{companyId}/{token}. The
- * URL is checked like every provider callback (the company's current dlr token, an active company;
- * anything else is the same 404), inside the transaction that stores the report with others in the
+ * URL is checked like every provider callback (the company's current dlr token, whatever the
+ * company's status: a suspended one's recipients still settle; anything else is the same 404), inside the transaction that stores the report with others in the
  * delivery-report inbox (group commit: one transaction per company per batch, not per report), and
  * the answer comes once that has committed. The worker applies the inbox in large batches
  * (messaging/delivery-report-applier.ts).

@@ -20,6 +20,7 @@ const ZCallbackResponse = successEnvelope(
       'duplicate',
       'unknown_service',
       'refused_by_limit',
+      'company_not_active',
     ]),
     serviceIds: z.array(z.number().int()).optional(),
     messageId: z.number().int().optional(),
@@ -45,8 +46,9 @@ export function providerCallbacksRoutes(app: App, deps: AppDeps) {
           '(alone, or with JOIN, START, SUBSCRIBE or YES) subscribes the sender to that active service. ' +
           'Repeats change nothing. A service that is not active is treated as unknown (nothing about it changes). ' +
           'An opt-in that would pass the company’s subscriber limit subscribes no one (outcome refused_by_limit, ' +
-          'audited); an incoming message is stored all the same. ' +
-          'A wrong URL, or a company that is not active, is a 404.',
+          'audited); so does any opt-in while the company is not active (outcome company_not_active), whose ' +
+          'opt-outs and incoming messages are still handled. An incoming message is stored all the same. ' +
+          'A wrong URL is a 404.',
         params: ZCallbackParams,
         response: { 200: ZCallbackResponse },
       },
@@ -57,9 +59,9 @@ export function providerCallbacksRoutes(app: App, deps: AppDeps) {
         deps,
         'subscription',
         request.params,
-        async (trx, companyId) => ({
+        async (trx, companyId, companyActive) => ({
           companyId,
-          result: await handleSubscriptionCallback(deps, trx, companyId, request.body, audit),
+          result: await handleSubscriptionCallback(deps, trx, companyId, request.body, audit, companyActive),
         }),
       );
       if (result.outcome === 'unknown_service')

@@ -19,7 +19,8 @@ export type CallbackOutcome = {
     | 'stored'
     | 'duplicate'
     | 'unknown_service'
-    | 'refused_by_limit';
+    | 'refused_by_limit'
+    | 'company_not_active';
   serviceIds?: number[];
   messageId?: number;
 };
@@ -41,9 +42,10 @@ async function optOutTargets(db: Executor, companyId: number, shortcode: string,
 
 /**
  * An opt-in by SMS keyword or by the provider's notification, held to the company's subscriber
- * limit like the console's subscribe and import. Past it the number is not subscribed and the
- * refusal is audited; the provider is still answered 200 (nothing to retry) and an incoming
- * message stays stored. (The spec says nothing about refused opt-ins.)
+ * limit like the console's subscribe and import, and refused while the company is not active
+ * (suspended, pending, inactive: it takes no new subscribers, though opt-outs are still honoured).
+ * A refusal subscribes no one and is audited; the provider is still answered 200 (nothing to retry)
+ * and an incoming message stays stored. (The spec says nothing about refused opt-ins.)
  */
 async function optIn(
   trx: Executor,
@@ -51,7 +53,17 @@ async function optIn(
   service: { id: number; company_id: number; name: string },
   msisdn: string,
   source: 'sms' | 'provider',
+  companyActive: boolean,
 ): Promise<CallbackOutcome> {
+  if (!companyActive) {
+    await recordAudit(trx, audit, {
+      action: 'REJECT',
+      entity: 'SUBSCRIBER',
+      companyId: service.company_id,
+      details: { msisdn, serviceId: service.id, source, reason: 'companyNotActive' },
+    });
+    return { outcome: 'company_not_active', serviceIds: [service.id] };
+  }
   const { limit, allowed } = await hasSubscriberRoom(trx, service.company_id, msisdn);
   if (!allowed) {
     await recordAudit(trx, audit, {
@@ -68,7 +80,8 @@ async function optIn(
 
 /**
  * Handles one notification posted to a company's subscription callback URL, inside the
- * transaction bound to that company (inCallbackTransaction: token already checked). Everything
+ * transaction bound to that company (inCallbackTransaction: token already checked, and whether
+ * the company is active: opt-outs and incoming messages are handled either way, opt-ins only then). Everything
  * is idempotent: a repeated notification finds nothing left to change.
  */
 export async function handleSubscriptionCallback(
@@ -77,6 +90,7 @@ export async function handleSubscriptionCallback(
   companyId: number,
   body: unknown,
   audit: AuditSource,
+  companyActive: boolean,
 ): Promise<CallbackOutcome> {
   const callback = classifySubscriptionCallback(body);
   if (callback.kind === 'invalid') throw badRequest(callback.message);
@@ -88,7 +102,7 @@ export async function handleSubscriptionCallback(
       (candidate) => candidate.keyword.toUpperCase() === keyword.toUpperCase(),
     );
     if (!service) return { outcome: 'unknown_service' };
-    if (updateType === 'addition') return optIn(trx, audit, service, msisdn, 'provider');
+    if (updateType === 'addition') return optIn(trx, audit, service, msisdn, 'provider', companyActive);
     const result = await unsubscribeNumber(trx, audit, companyId, msisdn, [service.id], 'provider');
     return {
       outcome: result.endedServiceIds.length > 0 ? 'unsubscribed' : 'unchanged',
@@ -133,7 +147,7 @@ export async function handleSubscriptionCallback(
   if (stop === undefined) {
     const joined = join ? onShortcode.find((service) => service.keyword.toUpperCase() === join) : undefined;
     if (!joined) return { outcome: 'stored', messageId };
-    return { ...(await optIn(trx, audit, joined, msisdn, 'sms')), messageId };
+    return { ...(await optIn(trx, audit, joined, msisdn, 'sms', companyActive)), messageId };
   }
   const targets = await optOutTargets(trx, companyId, to, stop);
   const result = await unsubscribeNumber(trx, audit, companyId, msisdn, targets, 'sms');
