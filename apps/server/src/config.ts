@@ -50,6 +50,7 @@ const ZEnvironment = z.object({
   RATE_LIMIT_AUTH_PER_MINUTE: z.coerce.number().int().min(1).default(20),
   RATE_LIMIT_VALIDATE_PER_MINUTE: z.coerce.number().int().min(1).default(30),
   RATE_LIMIT_CALLBACKS_PER_SECOND: z.coerce.number().int().min(1).default(5000),
+  RATE_LIMIT_CALLBACK_BAD_TOKENS_PER_MINUTE: z.coerce.number().int().min(1).default(60),
   TRUST_PROXY: ZFlag.default(false),
   HSTS: ZFlag.optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -107,6 +108,8 @@ export type RateLimits = {
   authPerMinute: number;
   validatePerMinute: number;
   callbacksPerSecond: number;
+  /** Provider-callback requests with a wrong URL (token or company) per client address. */
+  callbackBadTokensPerMinute: number;
 };
 
 export type Config = {
@@ -183,6 +186,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       authPerMinute: e.RATE_LIMIT_AUTH_PER_MINUTE,
       validatePerMinute: e.RATE_LIMIT_VALIDATE_PER_MINUTE,
       callbacksPerSecond: e.RATE_LIMIT_CALLBACKS_PER_SECOND,
+      callbackBadTokensPerMinute: e.RATE_LIMIT_CALLBACK_BAD_TOKENS_PER_MINUTE,
     },
     trustProxy: e.TRUST_PROXY,
     hsts: e.HSTS,

@@ -1,6 +1,8 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, buildApp } from '../src/app.ts';
+import { regenerateCallbackTokens } from '../src/modules/callbacks/callback-tokens.ts';
+import { createCompany } from './support/factories.ts';
 import { createTestContext, type TestContext } from './support/test-app.ts';
 
 /**
@@ -24,10 +26,10 @@ const appAt = async (level: 'info' | 'debug') => {
   return app;
 };
 
-const report = (app: App) =>
+const report = (app: App, url = `/api/v1/callbacks/dlr/1/${'x'.repeat(43)}`) =>
   app.inject({
     method: 'POST',
-    url: `/api/v1/callbacks/dlr/1/${'x'.repeat(43)}`,
+    url,
     payload: 'id=ATPid_log_1&status=Success',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
   });
@@ -65,10 +67,12 @@ describe('the DLR callback’s logging', () => {
   });
 
   it('at info, still writes an error of the route', async () => {
-    // An intake that no longer takes reports fails the request: the route's error is logged.
+    // An intake that no longer takes reports fails the request (its URL is right): the route's error is logged.
+    const company = await createCompany(ctx.ownerDb);
+    const { dlr } = await regenerateCallbackTokens(ctx.ownerDb, company.id, ctx.deps.keys.encryption);
     await ctx.deps.messaging.deliveryReports.close();
     lines.info.length = 0;
-    expect((await report(apps.info!)).statusCode).toBe(500);
+    expect((await report(apps.info!, `/api/v1/callbacks/dlr/${company.id}/${dlr}`)).statusCode).toBe(500);
     const errors = lines.info.map((line) => JSON.parse(line)).filter((entry) => entry.level >= 50);
     expect(errors).toEqual([expect.objectContaining({ route: 'dlr callback', msg: 'unhandled error' })]);
   });

@@ -1,5 +1,6 @@
 import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { regenerateCallbackTokens } from '../src/modules/callbacks/callback-tokens.ts';
 import { createCompany, createUser, TEST_PASSWORD } from './support/factories.ts';
 import { subscriptionCallbackToken } from './support/services-factories.ts';
 import { createTestContext, type TestContext } from './support/test-app.ts';
@@ -11,6 +12,7 @@ beforeAll(async () => {
     RATE_LIMIT_AUTH_PER_MINUTE: '2',
     RATE_LIMIT_VALIDATE_PER_MINUTE: '3',
     RATE_LIMIT_CALLBACKS_PER_SECOND: '3',
+    RATE_LIMIT_CALLBACK_BAD_TOKENS_PER_MINUTE: '4',
   });
 });
 afterAll(() => ctx.close());
@@ -163,14 +165,15 @@ describe('rate limits', () => {
 
   it('limits delivery-report callbacks per company the same way', async () => {
     const company = await createCompany(ctx.ownerDb);
+    const { dlr } = await regenerateCallbackTokens(ctx.ownerDb, company.id, ctx.deps.keys.encryption);
     const report = () =>
       send(newClient(), {
         method: 'POST',
-        url: `/api/v1/callbacks/dlr/${company.id}/not-the-token-but-counted-all-the-same`,
+        url: `/api/v1/callbacks/dlr/${company.id}/${dlr}`,
         payload: { id: 'x', status: 'Success', phoneNumber: '+254712000001' },
       });
     const answers = [await report(), await report(), await report()];
-    expect(answers.every((answer) => answer.statusCode !== 429)).toBe(true);
+    expect(answers.map((answer) => answer.statusCode)).toEqual([200, 200, 200]);
     // Every answer says the limit, what is left of it and when its window ends, as on every limited route.
     expect(
       answers.map((answer) => [
@@ -190,23 +193,79 @@ describe('rate limits', () => {
 
   it("starts a company's callback window anew after a second, and keeps each callback route's count apart", async () => {
     const company = await createCompany(ctx.ownerDb);
-    const token = await subscriptionCallbackToken(ctx.ownerDb, company.id);
+    const tokens = await regenerateCallbackTokens(ctx.ownerDb, company.id, ctx.deps.keys.encryption);
     const report = () =>
       send(newClient(), {
         method: 'POST',
-        url: `/api/v1/callbacks/dlr/${company.id}/not-the-token-but-counted-all-the-same`,
+        url: `/api/v1/callbacks/dlr/${company.id}/${tokens.dlr}`,
         payload: { id: 'x', status: 'Success', phoneNumber: '+254712000001' },
       });
     const notify = () =>
       send(newClient(), {
         method: 'POST',
-        url: `/api/v1/callbacks/subscription/${company.id}/${token}`,
+        url: `/api/v1/callbacks/subscription/${company.id}/${tokens.subscription}`,
         payload: { phoneNumber: '+254712000001', shortCode: '1', keyword: 'NONE', updateType: 'addition' },
       });
-    expect(await statusesOf(3, report)).not.toContain(429);
+    expect(await statusesOf(3, report)).toEqual([200, 200, 200]);
     expectRateLimited(await report());
     expect((await notify()).statusCode).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 1100));
-    expect((await report()).statusCode).not.toBe(429);
+    expect((await report()).statusCode).toBe(200);
+  });
+
+  it("counts a callback with a wrong token against its address, never against the company's rate", async () => {
+    const company = await createCompany(ctx.ownerDb);
+    const tokens = await regenerateCallbackTokens(ctx.ownerDb, company.id, ctx.deps.keys.encryption);
+    const notification = {
+      phoneNumber: '+254712000001',
+      shortCode: '1',
+      keyword: 'NONE',
+      updateType: 'addition',
+    };
+    const provider = newClient();
+    const prober = newClient();
+    const notify = (client: string, token = tokens.subscription) =>
+      send(client, {
+        method: 'POST',
+        url: `/api/v1/callbacks/subscription/${company.id}/${token}`,
+        payload: notification,
+      });
+    const probe = (client: string, token: string) =>
+      send(client, {
+        method: 'POST',
+        url: `/api/v1/callbacks/dlr/${company.id}/${token}`,
+        payload: { id: 'x', status: 'Success' },
+      });
+
+    // More wrong tokens for the company than its rate allows in a second: each is a 404 and counts for
+    // the address (4 a minute), not the company.
+    const wrong = [1, 2, 3, 4].map((n) => `a-wrong-token-of-43-characters-${n}`.padEnd(43, 'x'));
+    for (const token of wrong) {
+      const answer = await probe(prober, token);
+      expect(answer.statusCode).toBe(404);
+      expect(answer.json().error).toBe('not_found');
+    }
+    // The company's own delivery reports and notifications still get through, its window untouched.
+    const report = await probe(provider, tokens.dlr);
+    expect(report.statusCode).toBe(200);
+    expect(report.headers['x-ratelimit-remaining']).toBe('2');
+    expect((await notify(provider)).statusCode).toBe(200);
+
+    // Past its count of wrong URLs the address is refused, before any lookup (no connection is taken
+    // from the pool), on either callback route…
+    let connectionsTaken = 0;
+    const countConnection = () => connectionsTaken++;
+    ctx.pool.on('acquire', countConnection);
+    try {
+      expectRateLimited(await probe(prober, wrong[0]));
+      expectRateLimited(await notify(prober, 'yet-another-wrong-token-of-43-characters-xx'));
+      expectRateLimited(await probe(prober, 'short'));
+    } finally {
+      ctx.pool.off('acquire', countConnection);
+    }
+    expect(connectionsTaken).toBe(0);
+    // …though a token found right before still passes from it, and another address is not affected.
+    expect((await notify(prober)).statusCode).toBe(200);
+    expect((await probe(newClient(), wrong[0])).statusCode).toBe(404);
   });
 });

@@ -6,16 +6,10 @@ import { AppError } from '../errors.ts';
 
 const MINUTE = 60_000;
 
-/** Provider callbacks (subscription now, delivery reports next) are limited per company, not per sender. */
+/** Provider callbacks are limited by their own hook (modules/provider-callbacks/callback-admission.ts). */
 const PROVIDER_CALLBACK = /\/callbacks\/(subscription|dlr)\/:companyId\/:token$/;
 
-/** The company a provider callback names; one bucket for every malformed id. */
-function companyKeyOf(request: FastifyRequest) {
-  const companyId = (request.params as { companyId?: string } | undefined)?.companyId ?? '';
-  return /^\d{1,15}$/.test(companyId) ? `company:${Number(companyId)}` : 'company:invalid';
-}
-
-/** The stricter limit a route gets instead of the global one, if any (provider callbacks: see companyLimit). */
+/** The stricter limit a route gets instead of the global one, if any (provider callbacks: see callback-admission.ts). */
 export function rateLimitPolicyFor(url: string, limits: RateLimits): RateLimitPolicy | undefined {
   if (url.endsWith('/auth/login') || url.endsWith('/auth/refresh'))
     return { max: limits.authPerMinute, timeWindow: MINUTE };
@@ -23,45 +17,76 @@ export function rateLimitPolicyFor(url: string, limits: RateLimits): RateLimitPo
   return undefined;
 }
 
-/** Companies a provider-callback route keeps a window for; past that the oldest are forgotten. */
-const COMPANY_WINDOWS = 10_000;
-
 /**
- * A provider callback's limit: at most `max` requests per company per one-second window, the same
- * rule, answers and headers as @fastify/rate-limit's local store (a fixed window from the first
- * request, x-ratelimit-limit/-remaining/-reset, a 429 with Retry-After), one window per route. Its
- * own synchronous hook rather than the plugin's: the delivery-report callback is the busiest route
- * (thousands a second), and the plugin's handler takes several promise hops per request.
+ * Counters in fixed windows (from a key's first request), at most `capacity` keys kept: past that,
+ * the windows that are over go first, then the oldest. Counted only when told (charge), so a
+ * caller decides what counts: a provider callback's company counts only requests whose token is
+ * right, its client address only those whose token is wrong.
  */
-export function companyLimit(max: number, windowMs = 1000) {
-  const windows = new Map<string, { count: number; startedAt: number }>();
-  return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
-    const key = companyKeyOf(request);
+export class FixedWindows {
+  readonly max: number;
+  readonly windowMs: number;
+  private readonly capacity: number;
+  private readonly windows = new Map<string, { count: number; startedAt: number }>();
+
+  constructor(max: number, windowMs: number, capacity: number) {
+    this.max = max;
+    this.windowMs = windowMs;
+    this.capacity = capacity;
+  }
+
+  /** Counts one request against the key: its count in the window and the seconds until the window ends. */
+  charge(key: string): WindowState {
     const now = Date.now();
-    let window = windows.get(key);
+    let window = this.windows.get(key);
     if (!window) {
-      if (windows.size >= COMPANY_WINDOWS) forgetOldest(windows, now - windowMs);
+      if (this.windows.size >= this.capacity) this.forgetOldest(now - this.windowMs);
       window = { count: 0, startedAt: now };
-      windows.set(key, window);
-    } else if (window.startedAt + windowMs <= now) {
+      this.windows.set(key, window);
+    } else if (window.startedAt + this.windowMs <= now) {
       window.count = 0;
       window.startedAt = now;
     }
     window.count++;
-    const resetSeconds = Math.ceil((window.startedAt + windowMs - now) / 1000);
-    reply.header('x-ratelimit-limit', max);
-    reply.header('x-ratelimit-remaining', Math.max(0, max - window.count));
-    reply.header('x-ratelimit-reset', resetSeconds);
-    if (window.count <= max) return done();
-    reply.header('retry-after', resetSeconds);
-    done(new AppError('rate_limited', REQUEST_LIMIT_MESSAGES.tooManyRequests(Math.max(1, resetSeconds))));
-  };
+    return { count: window.count, resetSeconds: Math.ceil((window.startedAt + this.windowMs - now) / 1000) };
+  }
+
+  /** Whether the key has used up its current window (nothing is counted). */
+  isSpent(key: string): WindowState | undefined {
+    const window = this.windows.get(key);
+    const now = Date.now();
+    if (!window || window.startedAt + this.windowMs <= now || window.count < this.max) return undefined;
+    return { count: window.count, resetSeconds: Math.ceil((window.startedAt + this.windowMs - now) / 1000) };
+  }
+
+  private forgetOldest(overBefore: number) {
+    for (const [key, window] of this.windows) if (window.startedAt <= overBefore) this.windows.delete(key);
+    if (this.windows.size >= this.capacity) this.windows.delete(this.windows.keys().next().value as string);
+  }
 }
 
-/** Drops the windows that are over; if none is, the oldest one. */
-function forgetOldest(windows: Map<string, { startedAt: number }>, overBefore: number) {
-  for (const [key, window] of windows) if (window.startedAt <= overBefore) windows.delete(key);
-  if (windows.size >= COMPANY_WINDOWS) windows.delete(windows.keys().next().value as string);
+export type WindowState = { count: number; resetSeconds: number };
+
+/**
+ * The answer's limit headers (x-ratelimit-limit, -remaining, -reset), as @fastify/rate-limit sends
+ * them; past the limit, Retry-After and the standard 429 to answer with, else undefined.
+ */
+export function limitAnswer(reply: FastifyReply, max: number, state: WindowState): AppError | undefined {
+  reply.header('x-ratelimit-limit', max);
+  reply.header('x-ratelimit-remaining', Math.max(0, max - state.count));
+  reply.header('x-ratelimit-reset', state.resetSeconds);
+  if (state.count <= max) return undefined;
+  reply.header('retry-after', state.resetSeconds);
+  return new AppError(
+    'rate_limited',
+    REQUEST_LIMIT_MESSAGES.tooManyRequests(Math.max(1, state.resetSeconds)),
+  );
+}
+
+/** A client's key: its address (the plugin's `normalizeIP`: an IPv6 client by its /64, an IPv4-mapped one as IPv4). */
+export function clientKeyOf(request: FastifyRequest) {
+  // normalizeIP's answer for an address without a colon (not IPv6), without its IPv6 regular expression.
+  return request.ip.includes(':') ? normalizeIP(request.ip) : request.ip.toLowerCase();
 }
 
 /** A route's own limit instead of the global one (see rateLimitPolicyFor). */
@@ -100,8 +125,7 @@ export function clientLimit({ max, timeWindow }: RateLimitPolicy, clients: numbe
   return rateLimitHook((request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
     if (request[COUNTED]) return done();
     request[COUNTED] = true;
-    // normalizeIP's answer for an address without a colon (not IPv6), without its IPv6 regular expression.
-    const key = request.ip.includes(':') ? normalizeIP(request.ip) : request.ip.toLowerCase();
+    const key = clientKeyOf(request);
     const now = Date.now();
     let window = windows.get(key);
     if (window) windows.delete(key);
@@ -126,8 +150,8 @@ const ROUTE_CLIENTS = 5_000;
 /**
  * Every route is limited per client address (limits.perMinute), one count across all of them;
  * sign-in, refresh and the public validate endpoint more strictly, each with its own count; provider
- * callbacks per company and generously, since a provider posts delivery-report bursts from few
- * addresses. Counters live in this process's memory (see docs/decisions): several API processes each
+ * callbacks are left to their own limit (callback-admission.ts: per company for a right token, per
+ * address for a wrong one). Counters live in this process's memory (see docs/decisions): several API processes each
  * allow the configured rate. Returns the global limit's hook, for the not-found handler (unknown URLs
  * count against the client's budget too).
  */
@@ -136,7 +160,6 @@ export function registerRateLimits(app: FastifyInstance, limits: RateLimits): Ho
   app.addHook('onRoute', (route) => {
     if (PROVIDER_CALLBACK.test(route.url)) {
       route.config = { ...(route.config ?? {}), rateLimit: false };
-      route.onRequest = [...toList(route.onRequest), companyLimit(limits.callbacksPerSecond)];
       return;
     }
     const configured = route.config?.rateLimit;

@@ -46,6 +46,7 @@ export async function createTestContext(env: Record<string, string> = {}): Promi
     RATE_LIMIT_PER_MINUTE: '1000000',
     RATE_LIMIT_AUTH_PER_MINUTE: '1000000',
     RATE_LIMIT_VALIDATE_PER_MINUTE: '1000000',
+    RATE_LIMIT_CALLBACK_BAD_TOKENS_PER_MINUTE: '1000000',
     ...env,
   });
   const owner = connectDatabase(url, 5);

@@ -9,6 +9,7 @@ import type { AppDeps } from '../../app-deps.ts';
 import { badRequest } from '../../errors.ts';
 import { parseAfricasTalkingDeliveryReport } from '../../messaging/providers/africastalking-dlr.ts';
 import { publicRoute } from '../../plugins/guards.ts';
+import { callbackAdmissionOf } from './callback-admission.ts';
 import { inCallbackTransaction } from './callback-transaction.ts';
 
 const ZCallbackParams = z.object({ companyId: z.string().max(20), token: z.string().max(300) });
@@ -62,6 +63,8 @@ export function dlrCallbackRoutes(app: App, deps: AppDeps) {
     '/callbacks/dlr/:companyId/:token',
     {
       config: publicRoute("provider callback: the company's secret token in the URL is the proof"),
+      // The token first, then the count: its company's for a right one, its address's for a wrong one.
+      ...callbackAdmissionOf(deps).routeHooks('dlr'),
       // A provider's server reads this JSON, never a browser: the browser-protection headers (a
       // dozen, about 700 bytes on every answer) only cost time on the busiest route.
       helmet: false,

@@ -4,6 +4,7 @@ import type { App } from '../../app.ts';
 import type { AppDeps } from '../../app-deps.ts';
 import { describeCallbackForLog } from '../../lib/log-redaction.ts';
 import { publicRoute } from '../../plugins/guards.ts';
+import { callbackAdmissionOf } from './callback-admission.ts';
 import { inCallbackTransaction } from './callback-transaction.ts';
 import { handleSubscriptionCallback } from './subscription-callback.service.ts';
 
@@ -36,6 +37,8 @@ export function providerCallbacksRoutes(app: App, deps: AppDeps) {
     '/callbacks/subscription/:companyId/:token',
     {
       config: publicRoute("provider callback: the company's secret token in the URL is the proof"),
+      // The token first, then the count: its company's for a right one, its address's for a wrong one.
+      ...callbackAdmissionOf(deps).routeHooks('subscription'),
       schema: {
         tags: ['provider callbacks'],
         security: [],
