@@ -268,4 +268,23 @@ describe('rate limits', () => {
     expect((await notify(prober)).statusCode).toBe(200);
     expect((await probe(newClient(), wrong[0])).statusCode).toBe(404);
   });
+
+  it('forgets a token found right once it is answered 404 (regenerated): it then counts against its address', async () => {
+    const company = await createCompany(ctx.ownerDb);
+    const old = await regenerateCallbackTokens(ctx.ownerDb, company.id, ctx.deps.keys.encryption);
+    const report = () =>
+      send(newClient(), {
+        method: 'POST',
+        url: `/api/v1/callbacks/dlr/${company.id}/${old.dlr}`,
+        payload: { id: 'x', status: 'Success' },
+      });
+    expect((await report()).headers['x-ratelimit-limit']).toBe('3');
+    await regenerateCallbackTokens(ctx.ownerDb, company.id, ctx.deps.keys.encryption);
+    // Still remembered: counted for the company, refused by the route's own check.
+    const stale = await report();
+    expect([stale.statusCode, stale.headers['x-ratelimit-limit']]).toEqual([404, '3']);
+    // Forgotten: a wrong token like any other, counted for its address (4 a minute).
+    const forgotten = await report();
+    expect([forgotten.statusCode, forgotten.headers['x-ratelimit-limit']]).toEqual([404, '4']);
+  });
 });
