@@ -8,6 +8,7 @@ export const REQUEST_LIMIT_MESSAGES = {
   tooManyRequests: (seconds: number) =>
     `Too many requests. Please wait ${seconds} second${seconds === 1 ? '' : 's'} and try again.`,
   tooLarge: (maxBytes: number) => `The request is too large: at most ${megabytes(maxBytes)} may be sent`,
+  tooManyParts: 'The upload has too many parts: send the CSV file alone',
   bodyRequired: 'This request needs a JSON body',
   serverBusy: (seconds: number) =>
     `The server is busy right now. Please wait ${seconds} second${seconds === 1 ? '' : 's'} and try again.`,
