@@ -127,6 +127,10 @@ describe('saving an SMPP host', () => {
     },
   );
 
+  it('refuses what passes for a host name but is no host, such as an IPv4 address out of range', async () => {
+    await expectRefused(companyForm(smppHost('999.1.1.1')), PROVIDER_MESSAGES.smppHostInvalid);
+  });
+
   it('takes a public address and the hosts the operator listed', async () => {
     for (const host of ['203.0.113.7', 'smsc.on-premises.test', '10.20.30.40']) {
       const response = await api('POST', '/admin/companies', companyForm(smppHost(host)));

@@ -40,6 +40,10 @@ EMBEDS_IPV4.addSubnet('64:ff9b:1::', 48, 'ipv6');
 
 /** Why a connection to a provider is refused: the words after "refused:". */
 export const NON_PUBLIC_REASON = 'it points at a private, loopback or link-local address';
+export const NOT_A_HOST_REASON = 'it is not a host name or IP address';
+
+/** How long a save waits for DNS; a name still unresolved passes (the connection checks again). */
+const CHECK_LOOKUP_MS = 3_000;
 
 /** Thrown by the guarded lookup, so a connection attempt fails like any other, with this reason. */
 export class NonPublicAddressError extends Error {
@@ -123,7 +127,7 @@ export function createPublicAddressPolicy(
 
   function refusalOf(host: string): string | null {
     const canonical = canonicalHost(host);
-    if (canonical === null) return 'it is not a host name or IP address';
+    if (canonical === null) return NOT_A_HOST_REASON;
     if (allowed.has(canonical)) return null;
     if (isIP(canonical)) return isPublicAddress(canonical) ? null : NON_PUBLIC_REASON;
     // The loopback name resolves to this machine without asking DNS.
@@ -134,7 +138,13 @@ export function createPublicAddressPolicy(
   async function check(host: string) {
     const refusal = refusalOf(host);
     if (refusal || isAllowed(host) || isIP(canonicalHost(host)!)) return refusal;
-    const addresses = await resolve(canonicalHost(host)!, {}).catch(() => []);
+    let timer: NodeJS.Timeout | undefined;
+    const addresses = await Promise.race([
+      resolve(canonicalHost(host)!, {}).catch(() => []),
+      new Promise<LookupAddress[]>((settle) => {
+        timer = setTimeout(() => settle([]), CHECK_LOOKUP_MS);
+      }),
+    ]).finally(() => clearTimeout(timer));
     return addresses.every(({ address }) => addressAllowed(address)) ? null : NON_PUBLIC_REASON;
   }
 

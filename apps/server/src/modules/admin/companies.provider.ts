@@ -7,7 +7,7 @@ import {
   type TProviderKind,
 } from '@sms/contracts/admin/company-provider';
 import { AppError } from '../../errors.ts';
-import type { PublicAddressPolicy } from '../../lib/public-address.ts';
+import { NOT_A_HOST_REASON, type PublicAddressPolicy } from '../../lib/public-address.ts';
 import {
   type AfricasTalkingSettings,
   type DecodedProvider,
@@ -143,7 +143,10 @@ export async function checkProviderAddresses(
     if (await policy.check(url.hostname))
       throw new AppError('validation_failed', PROVIDER_MESSAGES.baseUrlNotPublic);
   }
-  if (provider?.kind === 'smpp' && (await policy.check(provider.host))) {
-    throw new AppError('validation_failed', PROVIDER_MESSAGES.smppHostNotPublic);
+  if (provider?.kind === 'smpp') {
+    const refusal = await policy.check(provider.host);
+    if (refusal === NOT_A_HOST_REASON)
+      throw new AppError('validation_failed', PROVIDER_MESSAGES.smppHostInvalid);
+    if (refusal) throw new AppError('validation_failed', PROVIDER_MESSAGES.smppHostNotPublic);
   }
 }
