@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { newPassword } from '@sms/contracts/auth/password';
 import { z } from 'zod';
+import { canonicalHost } from './lib/public-address.ts';
 import { StartupError } from './lib/startup-error.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
@@ -72,6 +73,19 @@ const ZEnvironment = z.object({
   SIMULATOR_DELIVERY_DELAY_MS: z.coerce.number().int().min(0).default(1000),
   SIMULATOR_DLR_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(32),
   SIMULATOR_LEDGER: z.string().min(1).optional(),
+  PROVIDER_ALLOWED_PRIVATE_HOSTS: z
+    .string()
+    .default('')
+    .transform((text) =>
+      text
+        .split(',')
+        .map((host) => host.trim())
+        .filter(Boolean),
+    )
+    .refine(
+      (hosts) => hosts.every((host) => canonicalHost(host) !== null),
+      'expected host names or IP addresses, separated by commas',
+    ),
 });
 
 export type ProcessRole = 'api' | 'worker' | 'both';
@@ -88,6 +102,11 @@ export type MessagingConfig = {
   /** A send held while its company was not active resumes on reactivation only within this many hours of its due time. */
   sendValidityHours: number;
   retentionMonths: number;
+  /**
+   * Private host names or addresses a company's Africa's Talking base URL or SMPP host may name
+   * (an on-premises SMSC, local fakes in tests); every other private address is refused.
+   */
+  providerAllowedPrivateHosts: string[];
   simulator: {
     /** Where simulated delivery reports are posted (default: this process's own listener, else PUBLIC_URL). */
     callbackUrl: string | undefined;
@@ -201,6 +220,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       retryBaseMs: e.SEND_RETRY_BASE_MS,
       sendValidityHours: e.SEND_VALIDITY_HOURS,
       retentionMonths: e.DELIVERY_REPORT_RETENTION_MONTHS,
+      providerAllowedPrivateHosts: e.PROVIDER_ALLOWED_PRIVATE_HOSTS,
       simulator: {
         callbackUrl: e.SIMULATOR_CALLBACK_URL?.replace(/\/+$/, ''),
         messagesPerSecond: e.SIMULATOR_MESSAGES_PER_SECOND,

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createPublicAddressPolicy, type Resolve } from '../src/lib/public-address.ts';
 import { createAfricasTalkingProvider } from '../src/messaging/providers/africastalking.ts';
 import { parseAfricasTalkingDeliveryReport } from '../src/messaging/providers/africastalking-dlr.ts';
 import type { OutboundSms } from '../src/messaging/providers/provider.ts';
@@ -27,8 +28,16 @@ const sms = (n: number, overrides: Partial<OutboundSms> = {}): OutboundSms => ({
   ...overrides,
 });
 
+// The fake listens on loopback: allowed here as PROVIDER_ALLOWED_PRIVATE_HOSTS would allow it.
+const onLoopback = { allowedPrivateHosts: ['127.0.0.1'] };
 const provider = (overrides: Partial<Parameters<typeof createAfricasTalkingProvider>[0]> = {}) =>
-  createAfricasTalkingProvider({ baseUrl: fake.baseUrl, ...credentials, timeoutMs: 2_000, ...overrides });
+  createAfricasTalkingProvider({
+    baseUrl: fake.baseUrl,
+    ...credentials,
+    timeoutMs: 2_000,
+    ...onLoopback,
+    ...overrides,
+  });
 
 const byKey = <T extends { recipientKey: string }>(outcomes: T[]) =>
   Object.fromEntries(outcomes.map((outcome) => [outcome.recipientKey, outcome]));
@@ -124,9 +133,9 @@ describe("Africa's Talking adapter", () => {
       expect.objectContaining({ recipientKey: 'dr-2', outcome: 'retry' }),
     ]);
     const reason = outcomes[0]!.outcome === 'retry' ? outcomes[0]!.reason : '';
-    expect(reason).toContain('refused the credentials (HTTP 401');
-    expect(reason).toContain('The supplied authentication is invalid');
-    expect(reason).not.toContain('wrong-key');
+    expect(reason).toBe(
+      "Africa's Talking refused the credentials (HTTP 401 Unauthorized): check the company's API key and API username",
+    );
   });
 
   it('retries on HTTP 500, on malformed JSON and on an unreachable host', async () => {
@@ -135,7 +144,7 @@ describe("Africa's Talking adapter", () => {
       {
         recipientKey: 'dr-1',
         outcome: 'retry',
-        reason: "Africa's Talking answered HTTP 500: Internal error",
+        reason: "Africa's Talking answered HTTP 500 Internal Server Error",
       },
     ]);
 
@@ -146,14 +155,22 @@ describe("Africa's Talking adapter", () => {
       {
         recipientKey: 'dr-1',
         outcome: 'retry',
-        reason: "Africa's Talking answered HTTP 201 with an unreadable body",
+        reason: "Africa's Talking answered HTTP 201 Created with an unreadable body",
       },
     ]);
 
-    const unreachable = createAfricasTalkingProvider({ baseUrl: 'http://127.0.0.1:1', ...credentials });
-    const [outcome] = await unreachable.sendBatch([sms(1)]);
-    expect(outcome).toMatchObject({ outcome: 'retry' });
-    expect(outcome!.outcome === 'retry' && outcome!.reason).toMatch(/could not be reached/);
+    const unreachable = createAfricasTalkingProvider({
+      baseUrl: 'http://127.0.0.1:1',
+      ...credentials,
+      ...onLoopback,
+    });
+    expect(await unreachable.sendBatch([sms(1)])).toEqual([
+      {
+        recipientKey: 'dr-1',
+        outcome: 'retry',
+        reason: "Africa's Talking could not be reached (ECONNREFUSED)",
+      },
+    ]);
   });
 
   it('gives up on a slow answer at its time-out and retries', async () => {
@@ -170,6 +187,119 @@ describe("Africa's Talking adapter", () => {
       { recipientKey: 'dr-2', outcome: 'retry', reason: "Africa's Talking did not answer within 200 ms" },
     ]);
     for (const cancel of pending) cancel();
+  });
+});
+
+describe("what Africa's Talking's answers may put in front of the company", () => {
+  const secret = 'AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG';
+
+  it('reduces a failed answer to its status and standard words, never the body or the reason phrase', async () => {
+    for (const [code, expected] of [
+      [502, "Africa's Talking answered HTTP 502 Bad Gateway"],
+      [404, "Africa's Talking answered HTTP 404 Not Found"],
+      [
+        403,
+        "Africa's Talking refused the credentials (HTTP 403 Forbidden): check the company's API key and API username",
+      ],
+    ] as const) {
+      fake.setOverride((res) => res.writeHead(code, secret, { 'Content-Type': 'text/plain' }).end(secret));
+      const [outcome] = await provider().sendBatch([sms(1)]);
+      expect(outcome).toEqual({ recipientKey: 'dr-1', outcome: 'retry', reason: expected });
+    }
+  });
+
+  it("keeps a recipient's status to the documented words", async () => {
+    fake.answers.set('+254711000001', { statusCode: 403, status: secret });
+    fake.answers.set('+254711000002', { statusCode: 499, status: secret });
+    fake.answers.set('+254711000003', { statusCode: 501, status: secret });
+    fake.answers.set('+254711000004', { statusCode: 101, status: secret });
+    const outcomes = byKey(await provider().sendBatch([1, 2, 3, 4].map((n) => sms(n))));
+    expect(outcomes['dr-1']).toMatchObject({ outcome: 'rejected', reason: 'InvalidPhoneNumber' });
+    expect(outcomes['dr-2']).toMatchObject({ outcome: 'rejected', reason: 'status 499' });
+    expect(outcomes['dr-3']).toMatchObject({ outcome: 'retry', reason: 'GatewayError (501)' });
+    expect(outcomes['dr-4']).toMatchObject({ outcome: 'accepted', providerStatus: 'Sent' });
+    expect(JSON.stringify(outcomes)).not.toContain('AWS_SECRET');
+  });
+
+  it('does not follow a redirect: the server it names is never asked', async () => {
+    const elsewhere = await startFakeAfricasTalking(credentials);
+    try {
+      fake.setOverride((res) =>
+        res.writeHead(302, { Location: `${elsewhere.baseUrl}/version1/messaging` }).end(),
+      );
+      expect(await provider().sendBatch([sms(1)])).toEqual([
+        {
+          recipientKey: 'dr-1',
+          outcome: 'retry',
+          reason: "Africa's Talking answered HTTP 302 Found, a redirect, which is not followed",
+        },
+      ]);
+      expect(fake.requests).toHaveLength(1);
+      expect(elsewhere.requests).toHaveLength(0);
+    } finally {
+      await elsewhere.close();
+    }
+  });
+});
+
+describe("Africa's Talking base URL at connection time", () => {
+  const refused = "Africa's Talking base URL refused: it points at a private, loopback or link-local address";
+  const port = () => new URL(fake.baseUrl).port;
+
+  it.each([
+    ['loopback, not allowed', () => fake.baseUrl, refused],
+    ['loopback as one number', () => `http://2130706433:${port()}`, refused],
+    ['loopback in hex', () => `http://0x7f.1:${port()}`, refused],
+    ['IPv6 loopback', () => `http://[::1]:${port()}`, refused],
+    ['IPv4-mapped loopback', () => `http://[::ffff:127.0.0.1]:${port()}`, refused],
+    ['localhost', () => `http://localhost:${port()}`, refused],
+    ['the metadata address', () => 'http://169.254.169.254', refused],
+    ['0.0.0.0', () => `http://0.0.0.0:${port()}`, refused],
+    [
+      'credentials in the URL',
+      () => `http://user:pw@example.com:${port()}`,
+      "Africa's Talking base URL refused: it carries a user name or password",
+    ],
+    [
+      'another scheme',
+      () => 'ftp://example.com',
+      "Africa's Talking base URL refused: it is not an http or https address",
+    ],
+  ])('refuses %s without sending anything', async (_name, baseUrl, reason) => {
+    const outcomes = await createAfricasTalkingProvider({ baseUrl: baseUrl(), ...credentials }).sendBatch([
+      sms(1),
+    ]);
+    expect(outcomes).toEqual([{ recipientKey: 'dr-1', outcome: 'retry', reason }]);
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  // DNS is outside the system: a resolver stands in for a name that now points inside.
+  const resolving =
+    (addresses: string[]): Resolve =>
+    async (host) => {
+      if (host !== 'at.rebound.test') throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
+      return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+    };
+  const byName = (policy: ReturnType<typeof createPublicAddressPolicy>) =>
+    createAfricasTalkingProvider(
+      { baseUrl: `http://at.rebound.test:${port()}`, ...credentials, timeoutMs: 2_000 },
+      policy,
+    );
+
+  it('refuses a name when any address it resolves to is private, checked as it connects', async () => {
+    for (const addresses of [['127.0.0.1'], ['93.184.216.34', '127.0.0.1'], ['2606:2800::1', 'fd00::1']]) {
+      const outcomes = await byName(createPublicAddressPolicy([], resolving(addresses))).sendBatch([sms(1)]);
+      expect(outcomes).toEqual([{ recipientKey: 'dr-1', outcome: 'retry', reason: refused }]);
+    }
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it('connects to the address the name resolved to when the operator allows it', async () => {
+    const allowed = byName(createPublicAddressPolicy(['127.0.0.1'], resolving(['127.0.0.1'])));
+    expect(await allowed.sendBatch([sms(1)])).toEqual([
+      expect.objectContaining({ recipientKey: 'dr-1', outcome: 'accepted' }),
+    ]);
+    expect(fake.requests).toHaveLength(1);
   });
 });
 

@@ -1,8 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type ProviderSettings,
+  writeProviderSettings,
+} from '../src/messaging/providers/provider-settings.ts';
 import { startFakeAfricasTalking } from './support/fake-africastalking.ts';
 import { startFakeSmsc } from './support/fake-smsc.ts';
 import {
   createSendingCompany,
+  ENCRYPTION_KEY,
   messageRow,
   numbers,
   recipientsOf,
@@ -196,4 +201,104 @@ describe('a company on SMPP', () => {
     expect(submits).toHaveLength(4);
     expect(submits.every((pdu) => pdu.data_coding === 0 && pdu.registered_delivery === 1)).toBe(true);
   });
+});
+
+describe('what a provider may write where the company reads it', () => {
+  it("keeps an answer's body out of the recipients' error: the status and its standard words only", async () => {
+    const tenant = await createSendingCompany(ctx);
+    await configure(tenant.company.id, tenant.company.name, {
+      kind: 'africastalking',
+      ...atCredentials,
+      environment: 'custom',
+      baseUrl: at.baseUrl,
+    });
+    const secret = 'root:x:0:0:root:/root:/bin/bash SECRET_TOKEN=abc123';
+    at.setOverride((res) => res.writeHead(502, { 'Content-Type': 'text/plain' }).end(secret));
+    try {
+      const messageId = await sendTo(tenant, numbers(35, 0, 2), 'Into a broken gateway');
+      const recipients = await waitFor(
+        () => recipientsOf(ctx.ownerDb, messageId),
+        (rows) => rows.length === 2 && rows.every((row) => row.attempts >= 1),
+        { what: 'a first attempt' },
+      );
+      for (const row of recipients) {
+        expect(row.status).toBe('pending');
+        expect(row.error_message).toBe("Africa's Talking answered HTTP 502 Bad Gateway");
+      }
+    } finally {
+      at.setOverride(null);
+    }
+  });
+});
+
+describe('settings stored before addresses were checked', () => {
+  /** Writes the settings straight to the table, as an older version could have saved them. */
+  async function storeDirectly(companyId: number, settings: ProviderSettings, secret: string) {
+    await writeProviderSettings(
+      ctx.ownerDb,
+      companyId,
+      settings,
+      { action: 'set', value: secret },
+      ENCRYPTION_KEY,
+    );
+    await ctx.ownerDb
+      .updateTable('companies')
+      .set({ sms_provider: settings.kind })
+      .where('id', '=', companyId)
+      .execute();
+  }
+
+  it.each([
+    [
+      "an Africa's Talking base URL at the metadata address",
+      {
+        kind: 'africastalking',
+        username: atCredentials.username,
+        apiKey: null,
+        environment: 'custom',
+        baseUrl: 'http://169.254.169.254/latest',
+        senderId: null,
+        batchSize: 100,
+        messagesPerSecond: 100,
+      },
+      atCredentials.apiKey,
+      "Africa's Talking base URL refused: it points at a private, loopback or link-local address",
+    ],
+    [
+      'an SMPP host on loopback, in IPv6',
+      {
+        kind: 'smpp',
+        host: '::1',
+        port: 2775,
+        systemId: smscCredentials.systemId,
+        password: null,
+        systemType: null,
+        bindMode: 'transceiver',
+        messagesPerSecond: 100,
+        window: 5,
+      },
+      smscCredentials.password,
+      'not bound to the SMSC: the SMSC host is refused: it points at a private, loopback or link-local address',
+    ],
+  ] as const)(
+    '%s: every attempt fails with the refusal, for all recipients, and nothing is sent',
+    async (_name, settings, secret, reason) => {
+      const tenant = await createSendingCompany(ctx);
+      await storeDirectly(tenant.company.id, settings as ProviderSettings, secret);
+      const msisdns = numbers(36, settings.kind === 'smpp' ? 10 : 0, 3);
+      const messageId = await sendTo(tenant, msisdns, 'Towards the inside');
+      const recipients = await waitFor(
+        () => recipientsOf(ctx.ownerDb, messageId),
+        (rows) => rows.length === 3 && rows.every((row) => row.attempts >= 1),
+        { what: 'a first attempt' },
+      );
+      for (const row of recipients) {
+        // Held back like any other connection failure: offered again, never burned by it sooner.
+        expect(row.status).toBe('pending');
+        expect(row.error_message).toBe(reason);
+      }
+      expect(at.requests.filter((request) => request.form.message === 'Towards the inside')).toHaveLength(0);
+      expect(smsc.submits.filter((pdu) => msisdns.includes(`+${pdu.destination_addr}`))).toHaveLength(0);
+    },
+  );
 });

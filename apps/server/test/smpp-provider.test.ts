@@ -1,6 +1,11 @@
 import type { Pdu } from 'smpp';
 import smpp from 'smpp';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  createPublicAddressPolicy,
+  type PublicAddressPolicy,
+  type Resolve,
+} from '../src/lib/public-address.ts';
 import type { DeliveryUpdate, OutboundSms, SmsProvider } from '../src/messaging/providers/provider.ts';
 import { createSmppProvider, type SmppConfig } from '../src/messaging/providers/smpp.ts';
 import { parseSmppReceipt } from '../src/messaging/providers/smpp-receipt.ts';
@@ -25,8 +30,8 @@ afterEach(async () => {
   await Promise.all(opened.splice(0).map((provider) => provider.close()));
 });
 
-function open(overrides: Partial<SmppConfig> = {}) {
-  const provider = createSmppProvider({
+function open(overrides: Partial<SmppConfig> = {}, addressPolicy?: PublicAddressPolicy) {
+  const config: SmppConfig = {
     host: smsc.host,
     port: smsc.port,
     ...credentials,
@@ -35,8 +40,11 @@ function open(overrides: Partial<SmppConfig> = {}) {
     bindTimeoutMs: 2_000,
     enquireLinkMs: 5_000,
     reconnect: { initialMs: 50, maxMs: 200 },
+    // The fake listens on loopback: allowed as PROVIDER_ALLOWED_PRIVATE_HOSTS would allow it.
+    allowedPrivateHosts: ['127.0.0.1'],
     ...overrides,
-  });
+  };
+  const provider = addressPolicy ? createSmppProvider(config, addressPolicy) : createSmppProvider(config);
   opened.push(provider);
   return provider;
 }
@@ -222,6 +230,17 @@ describe('SMPP adapter', () => {
     expect(smsc.submits).toHaveLength(0);
   });
 
+  it('names only the code of a connection error, not the address it tried', async () => {
+    const outcomes = await open({ port: 1, bindTimeoutMs: 300 }).sendBatch([sms(1)]);
+    expect(outcomes).toEqual([
+      {
+        recipientKey: 'dr-1',
+        outcome: 'retry',
+        reason: 'not bound to the SMSC: connection error: ECONNREFUSED',
+      },
+    ]);
+  });
+
   it('reconnects after the SMSC drops the connection; submits in flight are offered again', async () => {
     smsc.setPlan((pdu) => (pdu.destination_addr === '254711000001' ? { silent: true } : {}));
     const provider = open({ submitTimeoutMs: 5_000 });
@@ -281,6 +300,53 @@ describe('SMPP adapter', () => {
       providerStatus: 'DELIVRD',
     });
     await waitFor(() => smsc.stats.enquireLinks > before);
+  });
+});
+
+describe('SMPP host at connection time', () => {
+  const refused =
+    'not bound to the SMSC: the SMSC host is refused: it points at a private, loopback or link-local address';
+
+  it.each([
+    ['loopback, not allowed', () => smsc.host],
+    ['loopback as one number', () => '2130706433'],
+    ['IPv6 loopback', () => '::1'],
+    ['localhost', () => 'localhost'],
+    ['the metadata address', () => '169.254.169.254'],
+  ])('refuses %s without connecting', async (_name, host) => {
+    const outcomes = await open({ host: host(), allowedPrivateHosts: [], bindTimeoutMs: 300 }).sendBatch([
+      sms(1),
+    ]);
+    expect(outcomes).toEqual([{ recipientKey: 'dr-1', outcome: 'retry', reason: refused }]);
+    expect(smsc.binds).toHaveLength(0);
+  });
+
+  // DNS is outside the system: a resolver stands in for a name that points inside by now.
+  const resolvesToLoopback: Resolve = async (host) => {
+    if (host !== 'smsc.rebound.test') throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
+    return [
+      { address: '93.184.216.34', family: 4 },
+      { address: '127.0.0.1', family: 4 },
+    ];
+  };
+
+  it('refuses a name that resolves to a private address as it connects, and binds once the operator allows it', async () => {
+    const outcomes = await open(
+      { host: 'smsc.rebound.test', bindTimeoutMs: 300 },
+      createPublicAddressPolicy([], resolvesToLoopback),
+    ).sendBatch([sms(1)]);
+    expect(outcomes).toEqual([{ recipientKey: 'dr-1', outcome: 'retry', reason: refused }]);
+    expect(smsc.binds).toHaveLength(0);
+
+    const onlyLoopback: Resolve = async () => [{ address: '127.0.0.1', family: 4 }];
+    const allowed = open(
+      { host: 'smsc.rebound.test' },
+      createPublicAddressPolicy(['127.0.0.1'], onlyLoopback),
+    );
+    expect(await allowed.sendBatch([sms(2)])).toEqual([
+      expect.objectContaining({ recipientKey: 'dr-2', outcome: 'accepted' }),
+    ]);
+    expect(smsc.binds).toEqual(['bind_transceiver']);
   });
 });
 

@@ -5,6 +5,9 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { AppError } from '../errors.ts';
 
+/** @fastify/multipart's count limits (parts, files, fields): too many pieces, not too many bytes. */
+const MULTIPART_COUNT_LIMIT = /^FST_(PARTS|FILES|FIELDS)_LIMIT$/;
+
 // zod's own wording; a message of ours (from the contracts) is shown as written.
 const GENERIC_ZOD_MESSAGE = /^(Invalid|Too small|Too big|Unrecognized|Expected)/;
 
@@ -55,6 +58,9 @@ export function errorHandler(
     return reply.code(500).send(errorEnvelope('Internal server error', 'internal'));
   }
   const status = (error as FastifyError).statusCode;
+  if (status === 413 && MULTIPART_COUNT_LIMIT.test((error as FastifyError).code ?? '')) {
+    return reply.code(413).send(errorEnvelope(REQUEST_LIMIT_MESSAGES.tooManyParts, 'bad_request'));
+  }
   if (status === 413) {
     return reply
       .code(413)
@@ -75,11 +81,8 @@ export function errorHandler(
 function sizeLimitOf(error: Error, request: FastifyRequest) {
   const own = (error as { maxBytes?: unknown }).maxBytes;
   if (typeof own === 'number') return own;
-  // @fastify/multipart's limit errors (file too large, too many parts, files or fields).
-  if (
-    /^FST_(REQ_FILE_TOO_LARGE|PARTS_LIMIT|FILES_LIMIT|FIELDS_LIMIT)$/.test((error as FastifyError).code ?? '')
-  )
-    return IMPORT_MAX_BYTES;
+  // @fastify/multipart's file-size limit.
+  if ((error as FastifyError).code === 'FST_REQ_FILE_TOO_LARGE') return IMPORT_MAX_BYTES;
   return request.routeOptions.bodyLimit ?? request.server.initialConfig.bodyLimit ?? 1024 * 1024;
 }
 

@@ -47,6 +47,8 @@ export async function createTestContext(env: Record<string, string> = {}): Promi
     RATE_LIMIT_AUTH_PER_MINUTE: '1000000',
     RATE_LIMIT_VALIDATE_PER_MINUTE: '1000000',
     RATE_LIMIT_CALLBACK_BAD_TOKENS_PER_MINUTE: '1000000',
+    // The fakes of Africa's Talking and an SMSC listen there; every other private address stays refused.
+    PROVIDER_ALLOWED_PRIVATE_HOSTS: '127.0.0.1',
     ...env,
   });
   const owner = connectDatabase(url, 5);

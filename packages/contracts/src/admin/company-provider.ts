@@ -44,6 +44,11 @@ export const PROVIDER_MESSAGES = {
   atApiKeyRequired: "API Key is required for Africa's Talking",
   atBaseUrlRequired: 'Base URL is required for a custom environment',
   baseUrlInvalid: 'Base URL must be an http or https address',
+  baseUrlCredentials: 'Base URL must not contain a user name or password',
+  baseUrlNotPublic:
+    'Base URL must not point at a private, loopback or link-local address (the operator can allow a host with PROVIDER_ALLOWED_PRIVATE_HOSTS)',
+  smppHostNotPublic:
+    'Host must not be a private, loopback or link-local address (the operator can allow a host with PROVIDER_ALLOWED_PRIVATE_HOSTS)',
   smppHostRequired: 'Host is required for SMPP',
   smppHostInvalid: 'Host must be a host name or IP address, without scheme or port',
   smppSystemIdRequired: 'System ID is required for SMPP',
@@ -98,6 +103,10 @@ const rate = z
   .max(1, PROVIDER_MESSAGES.rate);
 
 const isHttpUrl = (value: string) => /^https?:\/\/[^\s/]+/i.test(value) && URL.canParse(value);
+const hasCredentials = (value: string) => {
+  const url = URL.canParse(value) ? new URL(value) : null;
+  return Boolean(url && (url.username || url.password));
+};
 
 /** An optional http(s) base URL; blank reads as none. */
 const ZOptionalHttpUrl = z
@@ -106,7 +115,8 @@ const ZOptionalHttpUrl = z
   .max(500, 'Must be 500 characters or less')
   .nullish()
   .transform((value) => value || null)
-  .refine((value) => value === null || isHttpUrl(value), PROVIDER_MESSAGES.baseUrlInvalid);
+  .refine((value) => value === null || isHttpUrl(value), PROVIDER_MESSAGES.baseUrlInvalid)
+  .refine((value) => value === null || !hasCredentials(value), PROVIDER_MESSAGES.baseUrlCredentials);
 
 /** Simulator knobs; null (or absent) leaves the platform default (SIMULATOR_* settings). */
 const ZSimulatorSettings = z.object({

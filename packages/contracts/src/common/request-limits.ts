@@ -9,6 +9,7 @@ export const REQUEST_LIMIT_MESSAGES = {
   tooManyRequests: (seconds: number) =>
     `Too many requests. Please wait ${seconds} second${seconds === 1 ? '' : 's'} and try again.`,
   tooLarge: (maxBytes: number) => `The request is too large: at most ${megabytes(maxBytes)} may be sent`,
+  tooManyParts: 'The upload has too many parts: send the CSV file alone',
   bodyRequired: 'This request needs a JSON body',
   /** Answered before routing (Fastify, or Node's HTTP parser): the request never reached a route. */
   unreadableUrl: 'The request URL could not be read: it holds an invalid percent-encoding',

@@ -23,6 +23,7 @@ export const IMPORT_MESSAGES = {
   tooManyRows: `A file may hold at most ${IMPORT_MAX_ROWS.toLocaleString('en-US')} rows`,
   lineTooLong: (line: number) =>
     `Line ${line} is longer than ${IMPORT_MAX_LINE_LENGTH.toLocaleString('en-US')} characters: is this a CSV file?`,
+  malformedUpload: 'The file could not be read: the upload is not a well-formed multipart form',
   unsupported: 'Send the CSV as a multipart file, a text/csv body or JSON { "csv": "..." }',
 } as const;
 

@@ -1,4 +1,17 @@
+import { STATUS_CODES } from 'node:http';
+import {
+  createPublicAddressPolicy,
+  NON_PUBLIC_REASON,
+  NonPublicAddressError,
+  type PublicAddressPolicy,
+} from '../../lib/public-address.ts';
 import type { OutboundSms, SmsProvider, SubmitOutcome } from './provider.ts';
+import {
+  type ProviderAnswer,
+  ProviderTimeoutError,
+  postToProvider,
+  providerUrlProblem,
+} from './provider-http.ts';
 
 /** Where Africa's Talking answers (providers.md); a custom base URL points tests at a local fake. */
 export const AFRICASTALKING_BASE_URLS = {
@@ -17,6 +30,8 @@ export type AfricasTalkingConfig = {
   batchSize?: number;
   /** Time-out of one HTTP call, in milliseconds. */
   timeoutMs?: number;
+  /** Private hosts the base URL may name (PROVIDER_ALLOWED_PRIVATE_HOSTS); any other is refused. */
+  allowedPrivateHosts?: readonly string[];
 };
 
 export const AFRICASTALKING_DEFAULT_BATCH_SIZE = 100;
@@ -30,6 +45,37 @@ const ACCEPTED_CODES = new Set([100, 101, 102]);
  */
 const isPermanentCode = (code: number) => (code >= 400 && code < 500) || code === 502;
 
+/** The documented per-recipient status words (providers.md), by their codes. */
+const STATUS_NAMES: Record<number, string> = {
+  100: 'Processed',
+  101: 'Sent',
+  102: 'Queued',
+  401: 'RiskHold',
+  402: 'InvalidSenderId',
+  403: 'InvalidPhoneNumber',
+  404: 'UnsupportedNumberType',
+  405: 'InsufficientBalance',
+  406: 'UserInBlacklist',
+  407: 'CouldNotRoute',
+  409: 'DoNotDisturbRejection',
+  500: 'InternalServerError',
+  501: 'GatewayError',
+  502: 'RejectedByGateway',
+};
+/** Words the API is known to answer with besides those (101 comes back as Success). */
+const KNOWN_STATUS_WORDS = new Map(
+  [...Object.values(STATUS_NAMES), 'Success'].map((word) => [word.toLowerCase(), word]),
+);
+
+/**
+ * A recipient's status as stored and shown: the answer's word when it is a documented one, else
+ * the code's documented name, else `status <code>`; never free text from the answer.
+ */
+function knownStatus(word: unknown, code: number) {
+  const known = typeof word === 'string' ? KNOWN_STATUS_WORDS.get(word.trim().toLowerCase()) : undefined;
+  return known ?? STATUS_NAMES[code] ?? `status ${Number.isFinite(code) ? code : '?'}`;
+}
+
 type AtRecipient = { statusCode?: unknown; number?: unknown; status?: unknown; messageId?: unknown };
 
 /**
@@ -39,12 +85,19 @@ type AtRecipient = { statusCode?: unknown; number?: unknown; status?: unknown; m
  * unreadable answer leaves every recipient of that request to be offered again ('retry'), so a
  * wrong setting cannot burn through a send; only a recipient's own status code rejects it.
  */
-export function createAfricasTalkingProvider(config: AfricasTalkingConfig): SmsProvider {
+export function createAfricasTalkingProvider(
+  config: AfricasTalkingConfig,
+  addressPolicy: PublicAddressPolicy = createPublicAddressPolicy(config.allowedPrivateHosts ?? []),
+): SmsProvider {
   const batchSize = Math.max(1, config.batchSize ?? AFRICASTALKING_DEFAULT_BATCH_SIZE);
   const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const endpoint = `${config.baseUrl.replace(/\/+$/, '')}/version1/messaging`;
+  const endpoint = URL.parse(`${config.baseUrl.replace(/\/+$/, '')}/version1/messaging`);
+  const urlProblem = endpoint ? providerUrlProblem(endpoint) : 'scheme';
+  // Settings saved before the base URL was checked: refused here too, every time.
+  const refusedUrl = urlProblem && `Africa's Talking base URL refused: ${URL_PROBLEMS[urlProblem]}`;
 
   async function sendRequest(group: OutboundSms[]): Promise<SubmitOutcome[]> {
+    if (refusedUrl || !endpoint) return retryAll(group, refusedUrl || URL_PROBLEMS.scheme);
     const first = group[0]!;
     const form = new URLSearchParams({
       username: config.username,
@@ -56,42 +109,43 @@ export function createAfricasTalkingProvider(config: AfricasTalkingConfig): SmsP
     form.set('bulkSMSMode', '1');
     form.set('enqueue', '1');
 
-    let response: Response;
-    let body: string;
+    let answer: ProviderAnswer;
     try {
-      response = await fetch(endpoint, {
-        method: 'POST',
-        headers: {
-          apiKey: config.apiKey,
-          Accept: 'application/json',
-          'Content-Type': 'application/x-www-form-urlencoded',
+      answer = await postToProvider(
+        endpoint,
+        {
+          headers: {
+            apiKey: config.apiKey,
+            Accept: 'application/json',
+            'Content-Type': 'application/x-www-form-urlencoded',
+          },
+          body: form.toString(),
+          timeoutMs,
         },
-        body: form.toString(),
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-      body = await response.text();
-    } catch (error) {
-      const timedOut = (error as Error).name === 'TimeoutError';
-      return retryAll(
-        group,
-        timedOut
-          ? `Africa's Talking did not answer within ${timeoutMs} ms`
-          : `Africa's Talking could not be reached: ${(error as Error).message}`,
+        addressPolicy,
       );
+    } catch (error) {
+      return retryAll(group, unreachableReason(error, timeoutMs));
     }
 
-    if (response.status === 401 || response.status === 403) {
+    // Reasons name the HTTP status in its standard words, never the answer's own text: they are
+    // shown to the company, and the answer may come from wherever the base URL points.
+    const status = httpStatus(answer.status);
+    if (answer.status === 401 || answer.status === 403) {
       return retryAll(
         group,
-        `Africa's Talking refused the credentials (HTTP ${response.status}${excerpt(body)}): check the company's API key and API username`,
+        `Africa's Talking refused the credentials (${status}): check the company's API key and API username`,
       );
     }
-    if (!response.ok) {
-      return retryAll(group, `Africa's Talking answered HTTP ${response.status}${excerpt(body)}`);
+    if (answer.status >= 300 && answer.status < 400) {
+      return retryAll(group, `Africa's Talking answered ${status}, a redirect, which is not followed`);
     }
-    const recipients = readRecipients(body);
+    if (answer.status < 200 || answer.status >= 300) {
+      return retryAll(group, `Africa's Talking answered ${status}`);
+    }
+    const recipients = readRecipients(answer.body);
     if (!recipients) {
-      return retryAll(group, `Africa's Talking answered HTTP ${response.status} with an unreadable body`);
+      return retryAll(group, `Africa's Talking answered ${status} with an unreadable body`);
     }
     return mapRecipients(group, recipients);
   }
@@ -130,9 +184,21 @@ function retryAll(group: OutboundSms[], reason: string): SubmitOutcome[] {
   return group.map((sms) => ({ recipientKey: sms.recipientKey, outcome: 'retry', reason }));
 }
 
-function excerpt(body: string) {
-  const text = body.replace(/\s+/g, ' ').trim().slice(0, 200);
-  return text ? `: ${text}` : '';
+const URL_PROBLEMS = {
+  scheme: 'it is not an http or https address',
+  credentials: 'it carries a user name or password',
+} as const;
+
+/** `HTTP 502 Bad Gateway`: the code and its standard phrase, whatever phrase the server sent. */
+const httpStatus = (code: number) => `HTTP ${code}${STATUS_CODES[code] ? ` ${STATUS_CODES[code]}` : ''}`;
+
+/** Why a request got no answer, in a few known words: no host, port or message of the socket's. */
+function unreachableReason(error: unknown, timeoutMs: number) {
+  if (error instanceof ProviderTimeoutError) return `Africa's Talking did not answer within ${timeoutMs} ms`;
+  if (error instanceof NonPublicAddressError)
+    return `Africa's Talking base URL refused: ${NON_PUBLIC_REASON}`;
+  const code = (error as NodeJS.ErrnoException).code;
+  return `Africa's Talking could not be reached (${code && /^[A-Z_]+$/.test(code) ? code : 'network error'})`;
 }
 
 function readRecipients(body: string): AtRecipient[] | null {
@@ -165,7 +231,7 @@ function mapRecipients(group: OutboundSms[], recipients: AtRecipient[]): SubmitO
       };
     }
     const code = Number(answer.statusCode);
-    const status = typeof answer.status === 'string' && answer.status ? answer.status : `status ${code}`;
+    const status = knownStatus(answer.status, code);
     if (ACCEPTED_CODES.has(code)) {
       const messageId = typeof answer.messageId === 'string' ? answer.messageId : '';
       return {

@@ -60,6 +60,7 @@ export function toCompanyProviderSettings(
           apiKey: settings.apiKey ?? '',
           senderId: settings.senderId,
           batchSize: settings.batchSize,
+          allowedPrivateHosts: config.providerAllowedPrivateHosts,
         },
         ...(missing.length > 0 && {
           unconfigured: `Africa's Talking is not configured for this company: ${missing.join(' and ')} missing or unreadable`,
@@ -81,6 +82,7 @@ export function toCompanyProviderSettings(
           bindMode: settings.bindMode,
           window: settings.window,
           batchSize: settings.window * SMPP_BATCH_PER_WINDOW,
+          allowedPrivateHosts: config.providerAllowedPrivateHosts,
         },
         ...(missing.length > 0 && {
           unconfigured: `SMPP is not configured for this company: ${missing.join(' and ')} missing`,

@@ -1,5 +1,6 @@
 import type { Pdu, Session } from 'smpp';
 import smpp from 'smpp';
+import { NonPublicAddressError, type PublicAddressPolicy } from '../../lib/public-address.ts';
 
 export type BindCommand = 'bind_transceiver' | 'bind_transmitter' | 'bind_receiver';
 
@@ -18,6 +19,8 @@ export type SmppLinkOptions = {
   onDeliver?: (pdu: Pdu) => void;
   /** The bound session went away: requests still waiting for an answer will never get one. */
   onDown?: (reason: string) => void;
+  /** Which addresses the host may be (public ones, and the operator's listed private hosts). */
+  addressPolicy: PublicAddressPolicy;
 };
 
 export type SmppLink = {
@@ -49,16 +52,39 @@ export function openSmppLink(options: SmppLinkOptions): SmppLink {
   let closed = false;
   let failures = 0;
   let lastError: string | null = null;
+  /** The host was refused (a private address): waiting for a bind would be waiting for nothing. */
+  let refused = false;
   let reconnectTimer: NodeJS.Timeout | null = null;
   let waiters: Array<(session: Session | null) => void> = [];
+
+  function wakeWaiters(value: Session | null) {
+    for (const waiter of waiters) waiter(value);
+    waiters = [];
+  }
+
+  function reconnectLater() {
+    const delay = Math.min(options.reconnect.maxMs, options.reconnect.initialMs * 2 ** failures);
+    failures += 1;
+    // Up to a quarter of jitter, so many companies' links do not reconnect in step.
+    reconnectTimer = setTimeout(connect, delay * (1 + Math.random() / 4));
+  }
 
   function connect() {
     reconnectTimer = null;
     if (closed) return;
+    // An IP address is connected to without a lookup: checked here; a name by the lookup below.
+    const refusal = options.addressPolicy.refusalOf(options.host);
+    if (refusal) {
+      refused = true;
+      lastError = `the SMSC host is refused: ${refusal}`;
+      reconnectLater();
+      return;
+    }
     const current = smpp.connect({
       host: options.host,
       port: options.port,
       auto_enquire_link_period: options.enquireLinkMs,
+      lookup: options.addressPolicy.lookup,
     });
     session = current;
     let lastHeard = Date.now();
@@ -70,10 +96,17 @@ export function openSmppLink(options: SmppLinkOptions): SmppLink {
       }
     }, options.enquireLinkMs);
 
-    current.on('error', (error: Error) => {
-      lastError = `connection error: ${error.message}`;
+    current.on('error', (error: NodeJS.ErrnoException) => {
+      refused = error instanceof NonPublicAddressError;
+      lastError =
+        error instanceof NonPublicAddressError
+          ? `the SMSC host is refused: ${error.message}`
+          : // The code alone (ECONNREFUSED, ENOTFOUND): the socket's message names addresses and ports.
+            `connection error: ${error.code && /^[A-Z_]+$/.test(error.code) ? error.code : 'network error'}`;
+      if (refused) wakeWaiters(null);
     });
     current.on('connect', () => {
+      refused = false;
       bindTimer = setTimeout(() => {
         lastError = `no bind response within ${options.bindTimeoutMs} ms`;
         current.destroy();
@@ -95,8 +128,7 @@ export function openSmppLink(options: SmppLinkOptions): SmppLink {
           bound = true;
           failures = 0;
           lastError = null;
-          for (const waiter of waiters) waiter(current);
-          waiters = [];
+          wakeWaiters(current);
         },
       );
     });
@@ -129,10 +161,7 @@ export function openSmppLink(options: SmppLinkOptions): SmppLink {
       if (session === current) session = null;
       if (wasBound) options.onDown?.(lastError ?? 'the SMSC closed the connection');
       if (closed) return;
-      const delay = Math.min(options.reconnect.maxMs, options.reconnect.initialMs * 2 ** failures);
-      failures += 1;
-      // Up to a quarter of jitter, so many companies' links do not reconnect in step.
-      reconnectTimer = setTimeout(connect, delay * (1 + Math.random() / 4));
+      reconnectLater();
     });
   }
 
@@ -141,7 +170,7 @@ export function openSmppLink(options: SmppLinkOptions): SmppLink {
   return {
     whenBound(timeoutMs) {
       if (bound && session) return Promise.resolve(session);
-      if (closed) return Promise.resolve(null);
+      if (closed || refused) return Promise.resolve(null);
       return new Promise((resolve) => {
         const timer = setTimeout(() => {
           waiters = waiters.filter((waiter) => waiter !== settle);
@@ -158,8 +187,7 @@ export function openSmppLink(options: SmppLinkOptions): SmppLink {
     async close() {
       closed = true;
       if (reconnectTimer) clearTimeout(reconnectTimer);
-      for (const waiter of waiters) waiter(null);
-      waiters = [];
+      wakeWaiters(null);
       const current = session;
       if (!current) return;
       await new Promise<void>((resolve) => {

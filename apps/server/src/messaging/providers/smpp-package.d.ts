@@ -60,7 +60,14 @@ declare module 'smpp' {
 
   type Smpp = {
     connect(
-      options: { url?: string; host?: string; port?: number; auto_enquire_link_period?: number },
+      // The rest of the options go to net.connect as they are (lookup among them).
+      options: {
+        url?: string;
+        host?: string;
+        port?: number;
+        auto_enquire_link_period?: number;
+        lookup?: import('node:net').LookupFunction;
+      },
       listener?: () => void,
     ): Session;
     createServer(options: Record<string, unknown>, listener?: (session: Session) => void): Server;

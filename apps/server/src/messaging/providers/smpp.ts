@@ -1,5 +1,6 @@
 import type { Pdu, Session } from 'smpp';
 import smpp from 'smpp';
+import { createPublicAddressPolicy, type PublicAddressPolicy } from '../../lib/public-address.ts';
 import type { DeliveryUpdate, OutboundSms, SmsProvider, SubmitOutcome } from './provider.ts';
 import { describeStatus, openSmppLink, type SmppLink } from './smpp-link.ts';
 import { type SmppPart, splitIntoParts } from './smpp-parts.ts';
@@ -24,6 +25,8 @@ export type SmppConfig = {
   bindTimeoutMs?: number;
   enquireLinkMs?: number;
   reconnect?: { initialMs?: number; maxMs?: number };
+  /** Private hosts the host may name (PROVIDER_ALLOWED_PRIVATE_HOSTS); any other is refused. */
+  allowedPrivateHosts?: readonly string[];
 };
 
 export const SMPP_DEFAULT_WINDOW = 10;
@@ -58,7 +61,10 @@ type PartResult =
  * recipient's provider id (receipts name it). A refused part rejects the recipient; a part without
  * an answer (time-out, lost connection, throttling) leaves the whole recipient to be offered again.
  */
-export function createSmppProvider(config: SmppConfig): SmsProvider {
+export function createSmppProvider(
+  config: SmppConfig,
+  addressPolicy: PublicAddressPolicy = createPublicAddressPolicy(config.allowedPrivateHosts ?? []),
+): SmsProvider {
   const windowSize = Math.max(1, config.window ?? SMPP_DEFAULT_WINDOW);
   const submitTimeoutMs = config.submitTimeoutMs ?? 10_000;
   const bindTimeoutMs = config.bindTimeoutMs ?? 10_000;
@@ -93,6 +99,7 @@ export function createSmppProvider(config: SmppConfig): SmsProvider {
     bindTimeoutMs,
     reconnect: { initialMs: config.reconnect?.initialMs ?? 1_000, maxMs: config.reconnect?.maxMs ?? 60_000 },
     onDown,
+    addressPolicy,
   };
   const links: { transmit: SmppLink; all: SmppLink[] } =
     config.bindMode === 'transceiver'

@@ -7,6 +7,7 @@ import {
   type TProviderKind,
 } from '@sms/contracts/admin/company-provider';
 import { AppError } from '../../errors.ts';
+import { NOT_A_HOST_REASON, type PublicAddressPolicy } from '../../lib/public-address.ts';
 import {
   type AfricasTalkingSettings,
   type DecodedProvider,
@@ -124,4 +125,28 @@ export function auditedProvider(form: Pick<TCompanyForm, 'apiKey' | 'apiSecret' 
       providerSecretChanged: providerSecret !== undefined,
     }),
   };
+}
+
+/**
+ * The addresses a saved provider would connect to, checked before anything is written: an
+ * Africa's Talking custom base URL and an SMPP host must be public (or listed by the operator),
+ * and what their names resolve to now too. The adapters check again when they connect.
+ */
+export async function checkProviderAddresses(
+  provider: TCompanyForm['provider'],
+  policy: PublicAddressPolicy,
+) {
+  if (provider?.kind === 'africastalking' && provider.environment === 'custom' && provider.baseUrl) {
+    const url = new URL(provider.baseUrl);
+    if (url.username || url.password)
+      throw new AppError('validation_failed', PROVIDER_MESSAGES.baseUrlCredentials);
+    if (await policy.check(url.hostname))
+      throw new AppError('validation_failed', PROVIDER_MESSAGES.baseUrlNotPublic);
+  }
+  if (provider?.kind === 'smpp') {
+    const refusal = await policy.check(provider.host);
+    if (refusal === NOT_A_HOST_REASON)
+      throw new AppError('validation_failed', PROVIDER_MESSAGES.smppHostInvalid);
+    if (refusal) throw new AppError('validation_failed', PROVIDER_MESSAGES.smppHostNotPublic);
+  }
 }

@@ -8,11 +8,17 @@ import { inActorTransaction } from '../../db/actor-transaction.ts';
 import type { Executor } from '../../db/database.ts';
 import type { CompanyUpdate } from '../../db/schema.ts';
 import { AppError, conflict, notFound } from '../../errors.ts';
+import { createPublicAddressPolicy } from '../../lib/public-address.ts';
 import { readProviderRows, writeProviderSettings } from '../../messaging/providers/provider-settings.ts';
 import type { RequestContext } from '../../request-context.ts';
 import { auditSourceOf, recordAudit } from '../audit/record-audit.ts';
 import { regenerateCallbackTokens } from '../callbacks/callback-tokens.ts';
-import { auditedProvider, planProviderChange, presentProvider } from './companies.provider.ts';
+import {
+  auditedProvider,
+  checkProviderAddresses,
+  planProviderChange,
+  presentProvider,
+} from './companies.provider.ts';
 import * as repo from './companies.repository.ts';
 
 export function presentCompany(row: repo.CompanyWithCounts, encryptionKey: Buffer): TCompany {
@@ -97,8 +103,16 @@ async function saveProvider(
   return change.kind;
 }
 
+/** Before the transaction: the check may wait on DNS, which must not hold a connection. */
+const checkAddresses = (deps: AppDeps, form: TCompanyForm) =>
+  checkProviderAddresses(
+    form.provider,
+    createPublicAddressPolicy(deps.config.messaging.providerAllowedPrivateHosts),
+  );
+
 export async function createCompany(deps: AppDeps, ctx: RequestContext, form: TCompanyForm) {
   const key = deps.keys.encryption;
+  await checkAddresses(deps, form);
   return inActorTransaction(deps.db, ctx, async (trx) => {
     const companyId = await repo.insertCompany(trx, companyColumns(form));
     const kind = await saveProvider(trx, companyId, 'simulator', form, key);
@@ -118,6 +132,7 @@ export async function createCompany(deps: AppDeps, ctx: RequestContext, form: TC
 
 export async function updateCompany(deps: AppDeps, ctx: RequestContext, id: number, form: TCompanyForm) {
   const key = deps.keys.encryption;
+  await checkAddresses(deps, form);
   const company = await inActorTransaction(deps.db, ctx, async (trx) => {
     const before = await repo.findCompanyById(trx, id);
     if (!before) throw notFound('Company');

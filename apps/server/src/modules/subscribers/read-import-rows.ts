@@ -9,7 +9,7 @@ import {
   type TImportLineError,
 } from '@sms/contracts/subscribers/import-subscribers';
 import { SUBSCRIBER_MESSAGES } from '@sms/contracts/subscribers/subscriber';
-import { badRequest } from '../../errors.ts';
+import { AppError, badRequest } from '../../errors.ts';
 import { RequestTooLargeError } from '../../plugins/request-guards.ts';
 import { phoneColumnOf, splitCsvLine } from './parse-csv.ts';
 import { normalisePhoneNumber } from './phone-number.ts';
@@ -128,10 +128,28 @@ async function* linesOf(source: ImportSource): AsyncGenerator<{ text: string; li
   if (last !== '') yield { text: last, line: line + 1 };
 }
 
-/** An uploaded file's bytes; a file cut off at the size limit is refused (413), never imported in part. */
+/**
+ * An uploaded file's bytes; a file cut off at the size limit is refused (413), never imported in
+ * part, and so is one whose multipart framing breaks off (400).
+ */
 export async function* uploadedFileChunks(file: Readable & { truncated?: boolean }) {
-  for await (const chunk of file) yield chunk as Buffer;
+  try {
+    for await (const chunk of file) yield chunk as Buffer;
+  } catch (error) {
+    throw asUploadError(error);
+  }
   if (file.truncated) throw new RequestTooLargeError(IMPORT_MAX_BYTES);
+}
+
+/**
+ * What reading a multipart upload threw, as the client's error: the multipart plugin's limits keep
+ * their 413, and anything else (busboy's "Boundary not found", "Unexpected end of form", a part
+ * cut short, a premature close) is a malformed upload, a 400.
+ */
+export function asUploadError(error: unknown): Error {
+  if (error instanceof AppError || error instanceof RequestTooLargeError) return error;
+  if ((error as { statusCode?: unknown }).statusCode === 413) return error as Error;
+  return badRequest(IMPORT_MESSAGES.malformedUpload);
 }
 
 /** A raw request body's bytes, refused (413) once more than maxBytes have arrived. */

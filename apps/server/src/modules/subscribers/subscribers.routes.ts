@@ -23,7 +23,7 @@ import { badRequest } from '../../errors.ts';
 import { contextOf } from '../../plugins/authenticate.ts';
 import { guard } from '../../plugins/guards.ts';
 import { RequestTooLargeError } from '../../plugins/request-guards.ts';
-import { cappedChunks, type ImportSource, uploadedFileChunks } from './read-import-rows.ts';
+import { asUploadError, cappedChunks, type ImportSource, uploadedFileChunks } from './read-import-rows.ts';
 import {
   exportSubscribers,
   importSubscribers,
@@ -35,13 +35,21 @@ import {
 
 const tags = ['subscribers'];
 
+/** A multipart content type's boundary parameter, not empty (quoted or not). */
+const BOUNDARY = /;\s*boundary=(?:"[^"]+"|[^";\s]+)/i;
+
 /**
  * An import's CSV, whichever way it came: a multipart file or a text/csv body (both streamed,
  * read as they arrive), or JSON { csv }.
  */
 async function readImportedCsv(request: FastifyRequest): Promise<ImportSource> {
   if (request.isMultipart()) {
-    const file = await request.file({ limits: { fileSize: IMPORT_MAX_BYTES } });
+    // Busboy reads an empty boundary as a form without parts: say what is wrong instead.
+    if (!BOUNDARY.test(request.headers['content-type'] ?? ''))
+      throw badRequest(IMPORT_MESSAGES.malformedUpload);
+    const file = await request.file({ limits: { fileSize: IMPORT_MAX_BYTES } }).catch((error: unknown) => {
+      throw asUploadError(error);
+    });
     if (!file) throw badRequest(IMPORT_MESSAGES.fileRequired);
     return uploadedFileChunks(file.file);
   }
