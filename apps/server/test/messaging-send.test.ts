@@ -45,6 +45,46 @@ const usage = async (companyId: number) =>
 const messagesOf = async (companyId: number) =>
   ctx.ownerDb.selectFrom('messages').select(['id', 'status']).where('company_id', '=', companyId).execute();
 
+describe('hand-over progress on the list and the details', () => {
+  it('shows a send in progress as handed over X of Y, and nothing once it is no longer in progress', async () => {
+    const company = await createSendingCompany(ctx);
+    const service = await company.service();
+    await subscribe(ctx.ownerDb, service, numbers(30, 100, 8));
+    const sent = await call('POST', '/messages/bulk/send', company.admin, {
+      serviceIds: [service.id],
+      message: 'Progress',
+      scheduleType: 'now',
+    });
+    const message = sent.json().data.message;
+    const rowOf = async () =>
+      (await call('GET', '/messages', company.admin))
+        .json()
+        .data.messages.find((row: { id: number }) => row.id === message.id);
+    // Queued: nothing handed over yet, of the recipients counted when it was requested.
+    expect((await rowOf()).handover).toEqual({ handedOver: 0, recipients: 8 });
+
+    // Started, with 5 of its 8 recipients handed to the provider (as the counters keep them).
+    expect(await startSend(ctx.deps.db, company.company.id, message.id, message.queue_job_id)).toBe(true);
+    await ctx.ownerDb
+      .insertInto('message_delivery_counts')
+      .values({
+        company_id: company.company.id,
+        message_id: message.id,
+        shard: 0,
+        pending: 3,
+        submitted: 2,
+        delivered: 3,
+      })
+      .execute();
+    expect(await rowOf()).toMatchObject({ status: 'processing', handover: { handedOver: 5, recipients: 8 } });
+    const details = await call('GET', `/messages/${message.id}/details`, company.admin);
+    expect(details.json().data.message.handover).toEqual({ handedOver: 5, recipients: 8 });
+
+    await ctx.ownerDb.updateTable('messages').set({ status: 'sent' }).where('id', '=', message.id).execute();
+    expect((await rowOf()).handover).toBeNull();
+  });
+});
+
 describe('POST /messages/bulk/send', () => {
   it('writes the message and its queue job together and answers with the message and its recipient count', async () => {
     const response = await call('POST', '/messages/bulk/send', tenant.admin, {

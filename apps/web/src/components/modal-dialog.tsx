@@ -1,5 +1,5 @@
 import * as Dialog from '@radix-ui/react-dialog';
-import type { ReactNode } from 'react';
+import { type ReactNode, useState } from 'react';
 import { CloseIcon } from './icons.tsx';
 
 type TModalDialogProps = {
@@ -20,7 +20,8 @@ type TModalDialogProps = {
  * A centred dialog that scrolls inside 90% of the viewport height. Radix's Dialog does the
  * behaviour a dialog owes: focus moves in and stays in while it is open, returns to what opened it
  * when it closes, and Escape or a click outside closes only the top one of nested dialogs.
- * It is shown while rendered: the parent renders it to open it and stops to close it.
+ * It is shown while rendered: the parent renders it to open it and stops to close it; what had
+ * focus when it opened gets it back.
  */
 export function ModalDialog({
   title,
@@ -31,6 +32,10 @@ export function ModalDialog({
   role = 'dialog',
 }: TModalDialogProps) {
   const alert = role === 'alertdialog';
+  // Opened by state, not by a Radix Trigger: remember what had focus, to give it back on close.
+  const [opener] = useState(() =>
+    document.activeElement instanceof HTMLElement ? document.activeElement : null,
+  );
   return (
     <Dialog.Root
       open
@@ -44,6 +49,10 @@ export function ModalDialog({
           <Dialog.Content
             role={role}
             aria-describedby={undefined}
+            onCloseAutoFocus={(event) => {
+              event.preventDefault();
+              if (opener?.isConnected) opener.focus();
+            }}
             onPointerDownOutside={alert ? (event) => event.preventDefault() : undefined}
             onInteractOutside={alert ? (event) => event.preventDefault() : undefined}
             className={`pointer-events-auto relative flex max-h-[90vh] w-full ${widthClass} flex-col rounded-xl bg-white shadow-xl focus:outline-none`}
