@@ -114,7 +114,7 @@ test.describe('messages console', () => {
       `Total: ${subscribers.toLocaleString('en-US')} recipients × 1 = ${subscribers.toLocaleString('en-US')} SMS`,
     );
 
-    await message.fill(`Gooool ⚽ ${'match report tonight at eight, '.repeat(3)}`);
+    await message.fill(`Gooool in Łódź: ${'match report tonight at eight, '.repeat(3)}`);
     await expect(dialog.getByTestId('sms-encoding')).toHaveText('Unicode · 2 SMS parts');
     await expect(dialog.getByTestId('sms-unicode-warning')).toContainText(
       'each recipient receives 2 SMS parts',
