@@ -192,6 +192,8 @@ test.describe('messages console', () => {
       `Delivered, ${failed.toLocaleString('en-US')} failed`,
     );
 
+    await page.screenshot({ path: `${SCREENS}/5-details-overview.png` });
+
     const recipients = details.getByRole('table', { name: 'Subscriber delivery status' });
     await details.getByRole('combobox', { name: 'Show' }).selectOption('failed');
     const recipientStatuses = recipients.getByRole('row').locator('td:nth-child(2)');
