@@ -159,7 +159,9 @@ export function MessageDetailsModal({ messageId, canCancel, onClose }: TMessageD
           </div>
         ) : null}
         {message.cancelled ? (
+          // A status: the page's toast is hidden from screen readers while this modal is open.
           <p
+            role="status"
             className="rounded-lg border border-zinc-200 bg-zinc-50 px-4 py-3 text-sm text-zinc-700"
             data-testid="cancelled-notice"
           >
