@@ -2,6 +2,7 @@ import { MESSAGE_MESSAGES } from '@sms/contracts/messages/message';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SEND_MESSAGE_JOB } from '../src/messaging/queue/jobs.ts';
+import { startSend } from '../src/messaging/send-jobs.ts';
 import {
   createSendingCompany,
   messageRow,
@@ -43,6 +44,46 @@ const usage = async (companyId: number) =>
   );
 const messagesOf = async (companyId: number) =>
   ctx.ownerDb.selectFrom('messages').select(['id', 'status']).where('company_id', '=', companyId).execute();
+
+describe('hand-over progress on the list and the details', () => {
+  it('shows a send in progress as handed over X of Y, and nothing once it is no longer in progress', async () => {
+    const company = await createSendingCompany(ctx);
+    const service = await company.service();
+    await subscribe(ctx.ownerDb, service, numbers(30, 100, 8));
+    const sent = await call('POST', '/messages/bulk/send', company.admin, {
+      serviceIds: [service.id],
+      message: 'Progress',
+      scheduleType: 'now',
+    });
+    const message = sent.json().data.message;
+    const rowOf = async () =>
+      (await call('GET', '/messages', company.admin))
+        .json()
+        .data.messages.find((row: { id: number }) => row.id === message.id);
+    // Queued: nothing handed over yet, of the recipients counted when it was requested.
+    expect((await rowOf()).handover).toEqual({ handedOver: 0, recipients: 8 });
+
+    // Started, with 5 of its 8 recipients handed to the provider (as the counters keep them).
+    expect(await startSend(ctx.deps.db, company.company.id, message.id, message.queue_job_id)).toBe(true);
+    await ctx.ownerDb
+      .insertInto('message_delivery_counts')
+      .values({
+        company_id: company.company.id,
+        message_id: message.id,
+        shard: 0,
+        pending: 3,
+        submitted: 2,
+        delivered: 3,
+      })
+      .execute();
+    expect(await rowOf()).toMatchObject({ status: 'processing', handover: { handedOver: 5, recipients: 8 } });
+    const details = await call('GET', `/messages/${message.id}/details`, company.admin);
+    expect(details.json().data.message.handover).toEqual({ handedOver: 5, recipients: 8 });
+
+    await ctx.ownerDb.updateTable('messages').set({ status: 'sent' }).where('id', '=', message.id).execute();
+    expect((await rowOf()).handover).toBeNull();
+  });
+});
 
 describe('POST /messages/bulk/send', () => {
   it('writes the message and its queue job together and answers with the message and its recipient count', async () => {
@@ -304,9 +345,36 @@ describe('drafts, edits, send and cancel', () => {
 
     const cancelled = await call('DELETE', `/messages/${message.id}`, company.admin);
     expect(cancelled.statusCode, cancelled.body).toBe(200);
-    expect(cancelled.json().data).toEqual({ id: message.id, deleted: true });
+    expect(cancelled.json().data).toEqual({ id: message.id, deleted: false, cancelled: true });
     expect(await job(movedMessage.queue_job_id)).toBeNull();
-    expect(await messageRow(ctx.ownerDb, message.id)).toBeUndefined();
+    // Kept, not deleted: cancelled, with who and when.
+    const kept = await messageRow(ctx.ownerDb, message.id);
+    expect(kept).toMatchObject({ status: 'cancelled', cancelled_by: company.adminId });
+    expect(kept?.cancelled_by_name).toBeTruthy();
+    expect(kept?.cancelled_at).toBeInstanceOf(Date);
+    expect(await usage(company.company.id)).toBe(0);
+
+    // The list (All Messages and the Cancelled filter) and the details show it, with who and when.
+    const cancelledView = { at: kept?.cancelled_at?.toISOString(), by: kept?.cancelled_by_name };
+    const all = await call('GET', '/messages?chip=all', company.admin);
+    expect(all.json().data.messages.find((row: { id: number }) => row.id === message.id)).toMatchObject({
+      status: 'cancelled',
+      cancelled: cancelledView,
+    });
+    expect(all.json().data.counts.all.total).toBe(1);
+    const filtered = await call('GET', '/messages?status=cancelled', company.admin);
+    expect(filtered.json().data.messages.map((row: { id: number }) => row.id)).toEqual([message.id]);
+    const details = await call('GET', `/messages/${message.id}/details`, company.admin);
+    expect(details.json().data.message).toMatchObject({ status: 'cancelled', cancelled: cancelledView });
+
+    // A cancelled send never starts, even if its old job ran after all; nor is it cancelled twice.
+    expect(await startSend(ctx.deps.db, company.company.id, message.id, movedMessage.queue_job_id)).toBe(
+      false,
+    );
+    expect((await messageRow(ctx.ownerDb, message.id))?.status).toBe('cancelled');
+    const again = await call('DELETE', `/messages/${message.id}`, company.admin);
+    expect(again.statusCode).toBe(409);
+    expect(again.json().message).toBe(MESSAGE_MESSAGES.notCancellable);
     expect(await usage(company.company.id)).toBe(0);
     const audit = await ctx.ownerDb
       .selectFrom('audit_logs')
@@ -315,7 +383,19 @@ describe('drafts, edits, send and cancel', () => {
       .where('entity_id', '=', String(message.id))
       .orderBy('id')
       .execute();
-    expect(audit.map((entry) => entry.action)).toEqual(['CREATE', 'UPDATE', 'DELETE']);
+    expect(audit.map((entry) => entry.action)).toEqual(['CREATE', 'UPDATE', 'UPDATE']);
+  });
+
+  it('deletes a draft outright', async () => {
+    const draft = await call('POST', '/messages', tenant.admin, {
+      serviceIds: [news.id],
+      message: 'Never mind',
+    });
+    const id = draft.json().data.message.id;
+    const deleted = await call('DELETE', `/messages/${id}`, tenant.admin);
+    expect(deleted.statusCode, deleted.body).toBe(200);
+    expect(deleted.json().data).toEqual({ id, deleted: true, cancelled: false });
+    expect(await messageRow(ctx.ownerDb, id)).toBeUndefined();
   });
 
   it('sends a scheduled message now on request, and refuses to cancel a message that is no longer scheduled', async () => {

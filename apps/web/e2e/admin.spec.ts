@@ -13,6 +13,8 @@ const userEmail = `e2e-user-${stamp}@example.test`;
 const secondUserEmail = `e2e-second-${stamp}@example.test`;
 
 const dialog = (page: Page, name: string) => page.getByRole('dialog', { name, exact: true });
+/** Confirmations are alert dialogs (WAI-ARIA): they interrupt and ask. */
+const alertDialog = (page: Page, name: string) => page.getByRole('alertdialog', { name, exact: true });
 const companyRow = (page: Page, name: string) => page.getByTestId('company-row').filter({ hasText: name });
 const userRow = (page: Page, email: string) => page.getByTestId('user-row').filter({ hasText: email });
 
@@ -21,7 +23,7 @@ async function searchCompanies(page: Page, text: string) {
 }
 
 async function confirm(page: Page, title: string, message: string | RegExp, button: string) {
-  const box = dialog(page, title);
+  const box = alertDialog(page, title);
   await expect(box).toContainText(message);
   await box.getByRole('button', { name: button, exact: true }).click();
   await expect(box).toBeHidden();
@@ -189,7 +191,7 @@ test('a system admin manages companies, users and callback URLs, and finds it al
     'Are you sure you want to delete this company? This action cannot be undone.',
     'Delete',
   );
-  await expect(dialog(page, 'Delete company and all its data')).toContainText(
+  await expect(alertDialog(page, 'Delete company and all its data')).toContainText(
     'This company still has 1 user',
   );
   await shot(page, '06-delete-cascade');

@@ -106,11 +106,16 @@ test.describe('messages', () => {
     const details = page.getByRole('dialog', { name: 'Message Details' });
     await expect(details.getByText('delayed', { exact: true })).toBeVisible();
     await details.getByRole('button', { name: 'Cancel Scheduled Message' }).click();
-    await details.getByRole('button', { name: 'Cancel Message' }).click();
+    await page
+      .getByRole('alertdialog', { name: 'Cancel scheduled message' })
+      .getByRole('button', { name: 'Cancel Message' })
+      .click();
     await expect(page.getByText('Scheduled message cancelled')).toBeVisible();
+    // The message is kept: the details and then its row read Cancelled.
+    await expect(details.getByTestId('cancelled-notice')).toBeVisible();
+    await details.getByRole('button', { name: 'Close', exact: true }).last().click();
     await expect(details).toHaveCount(0);
-    await page.getByRole('searchbox', { name: 'Search messages' }).fill(text);
-    await expect(page.getByText('No messages found.')).toBeVisible();
+    await expect(row).toContainText('Cancelled');
   });
 
   test('the chips, filters and search narrow the list on the server, and Clear All Filters resets them', async ({

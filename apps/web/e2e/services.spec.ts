@@ -43,7 +43,7 @@ test.describe('services', () => {
 
     await renamed.getByRole('button', { name: /^Delete/ }).click();
     await page
-      .getByRole('dialog', { name: 'Delete Service' })
+      .getByRole('alertdialog', { name: 'Delete Service' })
       .getByRole('button', { name: 'Delete' })
       .click();
     await expect(page.getByText('Service deleted successfully!')).toBeVisible();

@@ -143,6 +143,10 @@ export type MessagesTable = {
   /** GSM-7 or UCS-2 and the SMS parts per recipient (outbound only). */
   encoding: 'GSM-7' | 'UCS-2' | null;
   parts: number | null;
+  /** A cancelled scheduled message: when, and by whom (their name kept as it was). */
+  cancelled_at: NullableTimestamp;
+  cancelled_by: number | null;
+  cancelled_by_name: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 };

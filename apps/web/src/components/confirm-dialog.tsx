@@ -5,6 +5,10 @@ type TConfirmDialogProps = {
   title: string;
   message: string;
   confirmLabel: string;
+  /** The button that backs out; 'Cancel' unless that reads oddly beside the action ("Cancel Message"). */
+  cancelLabel?: string;
+  /** The action's label while it runs. */
+  pendingLabel?: string;
   onConfirm: () => void;
   onCancel: () => void;
   isPending?: boolean;
@@ -15,6 +19,8 @@ export function ConfirmDialog({
   title,
   message,
   confirmLabel,
+  cancelLabel = 'Cancel',
+  pendingLabel = 'Working...',
   onConfirm,
   onCancel,
   isPending = false,
@@ -24,14 +30,15 @@ export function ConfirmDialog({
     <ModalDialog
       title={title}
       onClose={onCancel}
+      role="alertdialog"
       widthClass="max-w-md"
       footer={
         <>
           <Button variant="secondary" onClick={onCancel} disabled={isPending}>
-            Cancel
+            {cancelLabel}
           </Button>
           <Button variant={tone} onClick={onConfirm} disabled={isPending}>
-            {isPending ? 'Working...' : confirmLabel}
+            {isPending ? pendingLabel : confirmLabel}
           </Button>
         </>
       }

@@ -16,6 +16,8 @@ export const ZCallbackUrlsResponse = successEnvelope(ZCallbackUrls);
 export const CALLBACK_MESSAGES = {
   fetchFailed: 'Failed to fetch callback URLs',
   regenerateFailed: 'Failed to regenerate callback URLs',
+  /** Beyond the spec: the new URLs are shown, and the provider needs them. */
+  regenerated: 'Callback URLs regenerated. Paste the new URLs into your SMS provider’s dashboard.',
   notGenerated: 'Not generated',
   invalidCallback: 'Invalid callback URL',
 } as const;

@@ -44,6 +44,7 @@ export function jobStateOfMessage(status: TMessageStatus): TJobState {
     case 'processing':
       return 'active';
     case 'failed':
+    case 'cancelled':
       return 'failed';
     case 'sent':
     case 'delivered':

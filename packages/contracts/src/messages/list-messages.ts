@@ -31,7 +31,7 @@ export function searchCountCap(offset: number, limit: number) {
   return Math.min(MESSAGE_COUNT_CAP, steps * MESSAGE_SEARCH_COUNT_STEP);
 }
 
-/** Spec section 2: the status filter's options, in its order. */
+/** Spec section 2: the status filter's options, in its order, and Cancelled, which the list shows too. */
 export const MESSAGE_STATUS_FILTERS = [
   'pending',
   'queued',
@@ -40,6 +40,7 @@ export const MESSAGE_STATUS_FILTERS = [
   'delivered',
   'failed',
   'received',
+  'cancelled',
 ] as const satisfies readonly TMessageStatus[];
 
 export const MESSAGE_DIRECTION_LABELS = { inbound: 'Inbound', outbound: 'Outbound' } as const;
@@ -53,6 +54,7 @@ export const MESSAGE_STATUS_LABELS: Record<TMessageStatus, string> = {
   delivered: 'Delivered',
   failed: 'Failed',
   received: 'Received',
+  cancelled: 'Cancelled',
 };
 
 /**

@@ -14,9 +14,12 @@ export const ZUpdateMessageRequest = messageDraftSchema();
 /** Every answer that carries one message, with the recipients it has or will have. */
 export const ZMessageResponse = successEnvelope(ZSendBulkMessageData);
 
-/** DELETE /messages/{id}: a draft or a scheduled message, and its queue job, are gone. */
+/**
+ * DELETE /messages/{id}: a draft is deleted; a scheduled message is cancelled (its queue job removed,
+ * its reserved messages given back) and kept with status cancelled, who cancelled it and when.
+ */
 export const ZDeleteMessageResponse = successEnvelope(
-  z.object({ id: z.number().int(), deleted: z.literal(true) }),
+  z.object({ id: z.number().int(), deleted: z.boolean(), cancelled: z.boolean() }),
 );
 
 /** Above this many subscriptions in the chosen services the recipient count is an estimate. */

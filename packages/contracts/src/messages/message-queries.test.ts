@@ -33,7 +33,7 @@ describe('ZListMessagesQuery', () => {
     expect(result.success).toBe(false);
     expect(result.error?.issues.map((issue) => issue.message)).toEqual([
       'direction must be one of inbound, outbound',
-      'status must be one of pending, queued, scheduled, processing, sent, delivered, failed, received',
+      'status must be one of pending, queued, scheduled, processing, sent, delivered, failed, received, cancelled',
       'chip must be one of scheduled, pending, sent, all',
     ]);
   });

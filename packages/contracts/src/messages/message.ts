@@ -1,6 +1,9 @@
 import { z } from 'zod';
 
-/** Spec section 4: message statuses (processing is known to the details view). */
+/**
+ * Spec section 4: message statuses (processing is known to the details view). Beyond the spec,
+ * cancelled: a scheduled message cancelled before its time, kept in the list.
+ */
 export const MESSAGE_STATUSES = [
   'pending',
   'queued',
@@ -10,6 +13,7 @@ export const MESSAGE_STATUSES = [
   'delivered',
   'failed',
   'received',
+  'cancelled',
 ] as const;
 export type TMessageStatus = (typeof MESSAGE_STATUSES)[number];
 
@@ -104,6 +108,13 @@ export const ZMessage = z.object({
   /** GSM-7 or UCS-2, and how many SMS parts each recipient receives. */
   encoding: z.enum(['GSM-7', 'UCS-2']).nullable(),
   parts: z.number().int().nullable(),
+  /** A cancelled message: when, and the name of who cancelled it. */
+  cancelled: z.object({ at: ZIsoDate, by: z.string().nullable() }).nullable().optional(),
+  /**
+   * A send being handed over (queued or processing): recipients handed to the provider so far, of
+   * all its recipients known so far (the fan-out may still be adding some).
+   */
+  handover: z.object({ handedOver: z.number().int(), recipients: z.number().int() }).nullable().optional(),
 });
 export type TMessage = z.infer<typeof ZMessage>;
 

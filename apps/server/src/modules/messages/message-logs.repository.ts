@@ -284,3 +284,41 @@ export const deliveryReportsOf = (page: RecipientColumns): DeliveryReportRow[] =
     attempts: page.attempts[i],
     updated_at: new Date(page.updated[i]),
   }));
+
+/** What a list row shows beyond its columns: a cancel's who and when, a send's hand-over so far. */
+export type MessageExtrasRow = {
+  id: number;
+  cancelled_at: Date | null;
+  cancelled_by_name: string | null;
+  handed_over: number | null;
+  recipients: number | null;
+};
+
+/**
+ * The extras of a few messages of a page (those cancelled or being handed over; the caller picks
+ * them, so a page of finished sends costs no read), by their keys. Until the fan-out has resolved
+ * every recipient, the total is at least the count estimated when the send was requested.
+ */
+export async function readMessageExtras(
+  db: Executor,
+  keys: readonly { companyId: number; id: number }[],
+): Promise<Map<number, MessageExtrasRow>> {
+  if (keys.length === 0) return new Map();
+  const { rows } = await sql<MessageExtrasRow>`
+    select m.id, m.cancelled_at, m.cancelled_by_name,
+           case when m.status in ('queued', 'processing') then dc.total - dc.pending end as handed_over,
+           case when m.status not in ('queued', 'processing') then null
+                when ms.state in ('dispatch', 'done') then dc.total
+                else greatest(dc.total, coalesce(m.recipient_count, 0)) end as recipients
+      from unnest(${`{${keys.map((key) => key.companyId).join(',')}}`}::bigint[],
+                  ${`{${keys.map((key) => key.id).join(',')}}`}::bigint[]) k(company_id, id)
+      join messages m on m.company_id = k.company_id and m.id = k.id
+      left join message_sends ms on ms.company_id = m.company_id and ms.message_id = m.id
+      cross join lateral (
+        select coalesce(sum(d.pending + d.submitted + d.sent + d.delivered + d.failed + d.rejected + d.expired), 0)::int as total,
+               coalesce(sum(d.pending), 0)::int as pending
+          from message_delivery_counts d where d.company_id = m.company_id and d.message_id = m.id) dc`.execute(
+    db,
+  );
+  return new Map(rows.map((row) => [Number(row.id), row]));
+}

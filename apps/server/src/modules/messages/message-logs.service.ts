@@ -31,7 +31,7 @@ import { knownRecipientStart, recipientPageStart } from './recipient-page-anchor
 /** Send states in which every recipient row has been written (migration 0006). */
 const FANNED_OUT = new Set(['dispatch', 'done']);
 
-export function presentMessage(row: repo.MessageRow): TMessage {
+export function presentMessage(row: repo.MessageRow, extras?: repo.MessageExtrasRow): TMessage {
   return {
     id: row.id,
     content: row.content,
@@ -53,7 +53,27 @@ export function presentMessage(row: repo.MessageRow): TMessage {
     company: { name: row.company_name },
     encoding: row.encoding as TMessage['encoding'],
     parts: row.parts,
+    cancelled:
+      row.status === 'cancelled' && extras?.cancelled_at
+        ? { at: isoString(new Date(extras.cancelled_at)), by: extras.cancelled_by_name }
+        : null,
+    handover:
+      extras && extras.handed_over !== null && extras.recipients !== null
+        ? { handedOver: extras.handed_over, recipients: extras.recipients }
+        : null,
   };
+}
+
+/** Rows whose presentation needs more than the page's columns (readMessageExtras). */
+const NEEDS_EXTRAS = new Set(['cancelled', 'queued', 'processing']);
+
+/** The rows presented, the extras of those that need them read in one statement. */
+async function presentMessages(db: Executor, rows: readonly repo.MessageRow[]) {
+  const keys = rows
+    .filter((row) => NEEDS_EXTRAS.has(row.status))
+    .map((row) => ({ companyId: row.company_id, id: row.id }));
+  const extras = await repo.readMessageExtras(db, keys);
+  return rows.map((row) => presentMessage(row, extras.get(row.id)));
 }
 
 function presentDeliveryReport(row: repo.DeliveryReportRow): TDeliveryReport {
@@ -122,7 +142,7 @@ export async function listMessages(
     ) as TListMessagesData['counts'];
     const total = searched ?? sumOf(filter);
     return {
-      messages: rows.map(presentMessage),
+      messages: await presentMessages(trx, rows),
       currentPage: query.page,
       totalPages: totalPages(total.total, query.limit),
       totalItems: total.total,
@@ -328,7 +348,7 @@ export async function getMessageDetails(deps: AppDeps, ctx: RequestContext, id: 
       currentPage: query.page,
       totalPages: totalPages(total, query.limit),
       totalItems: total,
-      message: presentMessage(message),
+      message: (await presentMessages(trx, [message]))[0],
       jobStatus: describeJob(message, send, job, counts, new Date()),
       summary: summariseDeliveries(counts),
     };

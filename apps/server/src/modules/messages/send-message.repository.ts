@@ -157,6 +157,28 @@ export async function setMessageStatus(db: Executor, companyId: number, id: numb
     .execute();
 }
 
+/** A scheduled message cancelled: kept with its new status, who cancelled it and when. */
+export async function markMessageCancelled(
+  db: Executor,
+  companyId: number,
+  id: number,
+  by: { userId: number; name: string },
+) {
+  const now = new Date();
+  await db
+    .updateTable('messages')
+    .set({
+      status: 'cancelled',
+      cancelled_at: now,
+      cancelled_by: by.userId,
+      cancelled_by_name: by.name,
+      updated_at: now,
+    })
+    .where('company_id', '=', companyId)
+    .where('id', '=', id)
+    .execute();
+}
+
 export async function deleteMessage(db: Executor, companyId: number, id: number) {
   await db.deleteFrom('messages').where('company_id', '=', companyId).where('id', '=', id).execute();
 }

@@ -134,8 +134,9 @@ export function sendMessageRoutes(app: App, deps: AppDeps) {
       schema: {
         tags,
         description:
-          'Cancels a scheduled message (its queue job is removed and its reserved messages given back) or discards ' +
-          'a draft; the message is deleted and the audit trail keeps the record. 409 once its send has started.',
+          'Cancels a scheduled message (its queue job is removed and its reserved messages given back; the message is ' +
+          'kept with status cancelled, who cancelled it and when) or deletes a draft; the audit trail records both. ' +
+          '409 once its send has started, or when it was cancelled already.',
         params: ZIdParam,
         response: { 200: ZDeleteMessageResponse },
       },

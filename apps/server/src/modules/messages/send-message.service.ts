@@ -328,28 +328,36 @@ export async function sendExistingMessage(
 
 /**
  * DELETE /messages/{id}: a scheduled message is cancelled (its job removed, its reservation given
- * back) and deleted, as is a draft; the audit trail keeps the record. A message that has started
- * sending, or was sent, stays: it is history.
+ * back) and kept with status cancelled, who cancelled it and when, so the list still shows it; a
+ * draft is deleted. The audit trail records both. A message that has started sending, or was
+ * sent, stays as it is: it is history.
  */
 export async function deleteMessage(deps: AppDeps, ctx: RequestContext, id: number) {
   refuseReadOnly(ctx);
   return inActorTransaction(deps.db, ctx, async (trx) => {
     const message = await lockWaitingMessage(trx, ctx, id, MESSAGE_MESSAGES.notCancellable);
-    if (message.status === 'scheduled') await unqueueMessage(trx, deps, message);
-    await repo.deleteMessage(trx, message.company_id, id);
+    const cancelled = message.status === 'scheduled';
+    if (cancelled) {
+      await unqueueMessage(trx, deps, message);
+      await repo.markMessageCancelled(trx, message.company_id, id, {
+        userId: ctx.actor.userId,
+        name: ctx.actor.name,
+      });
+    } else await repo.deleteMessage(trx, message.company_id, id);
     await recordAudit(trx, auditSourceOf(ctx), {
-      action: 'DELETE',
+      action: cancelled ? 'UPDATE' : 'DELETE',
       entity: 'MESSAGE',
       entityId: id,
       companyId: message.company_id,
       details: {
+        ...(cancelled ? { cancelled: true } : {}),
         status: message.status,
         scheduledAt: message.scheduled_at,
         serviceIds: message.service_ids,
         jobId: message.queue_job_id,
       },
     });
-    return { id, deleted: true as const };
+    return { id, deleted: !cancelled, cancelled };
   });
 }
 

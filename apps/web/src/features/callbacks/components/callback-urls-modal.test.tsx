@@ -3,6 +3,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { fireEvent, render, screen, within } from '@testing-library/react';
 import type { ReactNode } from 'react';
 import { beforeEach, describe, expect, it, type Mock, vi } from 'vitest';
+import { ToastProvider } from '../../../components/toast/toast-provider.tsx';
 import { AuthContext, initialAuthState, type TAuthContext } from '../../auth/components/auth-provider.tsx';
 import { CallbackUrlsModal } from './callback-urls-modal.tsx';
 import { ManageWebhooksButton } from './manage-webhooks-button.tsx';
@@ -45,7 +46,7 @@ const signedInAdmin: TAuthContext = {
 function renderWithClient(ui: ReactNode) {
   render(
     <QueryClientProvider client={new QueryClient({ defaultOptions: { queries: { retry: false } } })}>
-      {ui}
+      <ToastProvider>{ui}</ToastProvider>
     </QueryClientProvider>,
   );
 }
@@ -141,16 +142,18 @@ describe('Manage Webhooks / callback URL modal', () => {
     openModal();
     const field = await screen.findByRole('textbox', { name: 'Delivery Report (DLR) Callback URL' });
     fireEvent.click(screen.getByRole('button', { name: 'Regenerate URLs' }));
-    const confirm = screen.getByRole('dialog', { name: 'Regenerate callback URLs' });
+    const confirm = screen.getByRole('alertdialog', { name: 'Regenerate callback URLs' });
     fireEvent.click(within(confirm).getByRole('button', { name: 'Regenerate URLs' }));
     await vi.waitFor(() => expect(field).toHaveValue('http://sms.test/api/v1/callbacks/dlr/7/new-token'));
     expect(fetchMock.mock.calls[1]![0]).toBe('/api/v1/callbacks/my-company/regenerate');
     expect(fetchMock.mock.calls[1]![1].method).toBe('POST');
+    const dialog = screen.getByRole('dialog', { name: 'Callback URLs - Acme Corp' });
+    expect(within(dialog).getByRole('status')).toHaveTextContent(CALLBACK_MESSAGES.regenerated);
 
     fetchMock.mockResolvedValueOnce(json(503, { success: false, message: 'Down', error: 'unavailable' }));
     fireEvent.click(screen.getByRole('button', { name: 'Regenerate URLs' }));
     fireEvent.click(
-      within(screen.getByRole('dialog', { name: 'Regenerate callback URLs' })).getByRole('button', {
+      within(screen.getByRole('alertdialog', { name: 'Regenerate callback URLs' })).getByRole('button', {
         name: 'Regenerate URLs',
       }),
     );

@@ -4,6 +4,7 @@ import { Button } from '../../../components/button.tsx';
 import { ConfirmDialog } from '../../../components/confirm-dialog.tsx';
 import { ModalDialog } from '../../../components/modal-dialog.tsx';
 import { Spinner } from '../../../components/spinner.tsx';
+import { useToast } from '../../../components/toast/toast-provider.tsx';
 import { getServerMessage } from '../../../lib/api-client.ts';
 import { type TCallbackScope, useCallbackUrls } from '../api/get-callback-urls.ts';
 import { useRegenerateCallbackUrls } from '../api/regenerate-callback-urls.ts';
@@ -22,11 +23,14 @@ export function CallbackUrlsModal({ scope, companyName, onClose }: TCallbackUrls
   const urls = useCallbackUrls(scope);
   const regenerate = useRegenerateCallbackUrls(scope);
   const [confirming, setConfirming] = useState(false);
+  const { showToast } = useToast();
   const name = urls.data?.companyName ?? companyName ?? '';
 
   function confirmRegenerate() {
     setConfirming(false);
-    regenerate.mutate();
+    regenerate.mutate(undefined, {
+      onSuccess: () => showToast(CALLBACK_MESSAGES.regenerated, 'success'),
+    });
   }
 
   let body: ReactNode;
@@ -62,6 +66,15 @@ export function CallbackUrlsModal({ scope, companyName, onClose }: TCallbackUrls
             {CALLBACK_MESSAGES.regenerateFailed}
             {getServerMessage(regenerate.error) ? `: ${getServerMessage(regenerate.error)}` : ''}
           </div>
+        ) : null}
+        {regenerate.isSuccess ? (
+          // Also said inside the dialog: a modal dialog hides the page's toasts from screen readers.
+          <p
+            role="status"
+            className="rounded-lg border border-green-200 bg-green-50 p-3 text-sm text-green-800"
+          >
+            {CALLBACK_MESSAGES.regenerated}
+          </p>
         ) : null}
         <CallbackUrlField
           label="Subscription Callback URL"

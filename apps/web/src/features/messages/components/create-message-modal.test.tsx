@@ -19,6 +19,7 @@ function openModal(
   const onClose = vi.fn();
   const fetchMock = routeFetch({
     'GET /api/v1/services': () => ok({ services, totalItems: services.length }),
+    'GET /api/v1/messages/subscribers': () => ok({ recipientCount: 251, exact: true, subscribers: [] }),
     'POST /api/v1/messages/bulk/send': (_url, init) =>
       options.send
         ? options.send(init)
@@ -124,7 +125,10 @@ describe('CreateMessageModal', () => {
     ).toEqual(['Message content is required']);
     typeMessage('x'.repeat(161));
     expect(within(summary()).getByText('Message must be 160 characters or less')).toBeInTheDocument();
-    expect(screen.getByLabelText('Message')).toHaveAttribute('maxLength', '160');
+    // Nothing typed is dropped: the text area keeps all 161, and submit waits for a fix.
+    expect(screen.getByLabelText('Message')).toHaveValue('x'.repeat(161));
+    expect(screen.getByLabelText('Message')).not.toHaveAttribute('maxLength');
+    expect(submitButton()).toBeDisabled();
   });
 
   it('sends integer service ids with an Idempotency-Key, toasts success and closes', async () => {

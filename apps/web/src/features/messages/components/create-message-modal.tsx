@@ -1,4 +1,4 @@
-import { DEFAULT_PLAN_LABEL, MESSAGE_MAX_LENGTH, MESSAGE_MESSAGES } from '@sms/contracts/messages/message';
+import { DEFAULT_PLAN_LABEL, MESSAGE_MESSAGES } from '@sms/contracts/messages/message';
 import {
   listSendFormErrors,
   revalidateSendFormField,
@@ -18,6 +18,7 @@ import { ModalDialog } from '../../../components/modal-dialog.tsx';
 import { Spinner } from '../../../components/spinner.tsx';
 import { useToast } from '../../../components/toast/toast-provider.tsx';
 import { useSendServices } from '../api/list-send-services.ts';
+import { useRecipientPreview } from '../api/preview-recipients.ts';
 import { useSendBulkMessage } from '../api/send-bulk-message.ts';
 import { describeMessagesError, describeSendFailure } from '../lib/message-errors.ts';
 import { MessageCounter } from './message-counter.tsx';
@@ -70,6 +71,12 @@ export function CreateMessageModal({
     setValues(next);
     setErrors((current) => revalidateSendFormField(current, field, next, now()));
   };
+
+  const preview = useRecipientPreview(values.serviceIds);
+  const recipients =
+    values.serviceIds.length > 0 && preview.data
+      ? { count: preview.data.recipientCount, exact: preview.data.exact }
+      : null;
 
   const list = services.data?.services ?? [];
   const selected = list.filter((service) => values.serviceIds.includes(service.id));
@@ -204,7 +211,6 @@ export function CreateMessageModal({
           <textarea
             id={`${ids}-message`}
             rows={4}
-            maxLength={MESSAGE_MAX_LENGTH}
             value={values.message}
             onChange={(event) => change('message', event.target.value)}
             placeholder="Type your message..."
@@ -212,7 +218,7 @@ export function CreateMessageModal({
             aria-invalid={errors.message ? true : undefined}
             aria-describedby={`${ids}-counter`}
           />
-          <MessageCounter id={`${ids}-counter`} text={values.message} />
+          <MessageCounter id={`${ids}-counter`} text={values.message} recipients={recipients} />
         </fieldset>
 
         <fieldset className="space-y-2">

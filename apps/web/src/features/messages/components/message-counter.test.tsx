@@ -37,4 +37,26 @@ describe('MessageCounter', () => {
   it('puts the thresholds where the spec does', () => {
     expect([120, 121, 140, 141].map(counterLevel)).toEqual(['normal', 'warn', 'warn', 'danger']);
   });
+
+  it('warns when Unicode makes a text cost more than one part, and not before', () => {
+    const { rerender } = render(<MessageCounter text={'ж'.repeat(70)} />);
+    expect(screen.queryByTestId('sms-unicode-warning')).not.toBeInTheDocument();
+    rerender(<MessageCounter text={'ж'.repeat(71)} />);
+    expect(screen.getByTestId('sms-unicode-warning')).toHaveTextContent(
+      'each recipient receives 2 SMS parts',
+    );
+    rerender(<MessageCounter text={'a'.repeat(160)} />);
+    expect(screen.queryByTestId('sms-unicode-warning')).not.toBeInTheDocument();
+  });
+
+  it('shows the total, recipients times parts, once recipients are known', () => {
+    const { rerender } = render(<MessageCounter text={'ж'.repeat(71)} />);
+    expect(screen.queryByTestId('sms-total')).not.toBeInTheDocument();
+    rerender(<MessageCounter text={'ж'.repeat(71)} recipients={{ count: 1250, exact: true }} />);
+    expect(screen.getByTestId('sms-total')).toHaveTextContent('Total: 1,250 recipients × 2 = 2,500 SMS');
+    rerender(<MessageCounter text="Hi" recipients={{ count: 100_000, exact: false }} />);
+    expect(screen.getByTestId('sms-total')).toHaveTextContent(
+      'Total: up to 100,000 recipients × 1 = 100,000 SMS',
+    );
+  });
 });

@@ -20,22 +20,55 @@ const LEVEL_CLASSES: Record<TCounterLevel, string> = {
   danger: 'text-red-600',
 };
 
-/** n/160, and beyond the spec the encoding and how many SMS parts each recipient receives. */
-export function MessageCounter({ text, id }: { text: string; id?: string }) {
+/** Distinct recipients of the chosen services; exact false when the count is an upper bound. */
+export type TCounterRecipients = { count: number; exact: boolean };
+
+const partsWord = (parts: number) => `${parts.toLocaleString()} SMS ${parts === 1 ? 'part' : 'parts'}`;
+
+/**
+ * n/160, and beyond the spec what the text costs: the encoding and SMS parts per recipient, a
+ * warning when Unicode makes it more than one part, and the total (recipients x parts) once
+ * services are chosen.
+ */
+export function MessageCounter({
+  text,
+  id,
+  recipients,
+}: {
+  text: string;
+  id?: string;
+  recipients?: TCounterRecipients | null;
+}) {
   const level = counterLevel(text.length);
   const { encoding, parts } = measureSms(text);
+  const unicodeCostsMore = encoding === 'UCS-2' && parts > 1;
   return (
-    <div id={id} className="flex items-center justify-between gap-3 text-xs" aria-live="polite">
-      <span className="text-slate-500" data-testid="sms-encoding">
-        {SMS_ENCODING_LABELS[encoding]} · {parts} SMS {parts === 1 ? 'part' : 'parts'}
-      </span>
-      <span
-        className={`font-medium tabular-nums ${LEVEL_CLASSES[level]}`}
-        data-testid="message-counter"
-        data-level={level}
-      >
-        {text.length}/{MESSAGE_MAX_LENGTH}
-      </span>
+    <div id={id} className="space-y-1 text-xs" aria-live="polite">
+      <div className="flex items-center justify-between gap-3">
+        <span className="text-slate-500" data-testid="sms-encoding">
+          {SMS_ENCODING_LABELS[encoding]} · {partsWord(parts)}
+        </span>
+        <span
+          className={`font-medium tabular-nums ${LEVEL_CLASSES[level]}`}
+          data-testid="message-counter"
+          data-level={level}
+        >
+          {text.length}/{MESSAGE_MAX_LENGTH}
+        </span>
+      </div>
+      {unicodeCostsMore ? (
+        <p className="text-amber-700" data-testid="sms-unicode-warning">
+          A character outside GSM-7 makes this a Unicode text: each recipient receives {partsWord(parts)}{' '}
+          (Unicode fits 70 characters in one).
+        </p>
+      ) : null}
+      {recipients && parts > 0 ? (
+        <p className="text-slate-600" data-testid="sms-total">
+          Total: {recipients.exact ? '' : 'up to '}
+          {recipients.count.toLocaleString()} {recipients.count === 1 ? 'recipient' : 'recipients'} × {parts}{' '}
+          = <span className="font-medium">{(recipients.count * parts).toLocaleString()} SMS</span>
+        </p>
+      ) : null}
     </div>
   );
 }

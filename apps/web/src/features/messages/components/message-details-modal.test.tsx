@@ -63,7 +63,11 @@ describe('MessageDetailsModal', () => {
     const [, delivered, failed] = within(within(dialog).getByRole('table')).getAllByRole('row');
     expect(delivered).toHaveTextContent('sim-1');
     expect(delivered).toHaveTextContent(/N\/A$/);
-    expect(failed).toHaveTextContent('+254700000002failedN/AN/AUserInBlackList');
+    expect(failed).toHaveTextContent(
+      '+254700000002failedN/AN/AThe subscriber has blocked messages from this senderUserInBlackList',
+    );
+    // Sent, with one recipient lost: the overview says so.
+    expect(within(dialog).getByTestId('overview-status')).toHaveTextContent('Sent, 1 failed');
     const summary = within(dialog).getByRole('heading', { name: 'Delivery Summary' }).parentElement!;
     expect(summary).toHaveTextContent('Sent0Delivered1Failed1Pending0');
   });
@@ -123,23 +127,102 @@ describe('MessageDetailsModal', () => {
     expect(fetchMock.mock.calls.length).toBe(calls);
   });
 
-  it('cancels a scheduled message after confirmation', async () => {
+  it('cancels a scheduled message in a confirmation alert dialog, and then reads Cancelled', async () => {
     const onClose = vi.fn();
+    const scheduled = makeMessage({ id: 5, status: 'scheduled', scheduledAt: '2026-06-01T09:00:00.000Z' });
+    let current = details({ message: scheduled, jobStatus: null });
     const fetchMock = routeFetch({
-      'GET /api/v1/messages/5/details': () =>
-        ok(
-          details({
-            message: makeMessage({ id: 5, status: 'scheduled', scheduledAt: '2026-06-01T09:00:00.000Z' }),
-            jobStatus: null,
-          }),
-        ),
-      'DELETE /api/v1/messages/5': () => ok({ cancelled: true }),
+      'GET /api/v1/messages/5/details': () => ok(current),
+      'DELETE /api/v1/messages/5': () => {
+        current = details({
+          message: {
+            ...scheduled,
+            status: 'cancelled',
+            cancelled: { at: '2026-05-01T10:00:00.000Z', by: 'Ann Admin' },
+          },
+          jobStatus: null,
+        });
+        return ok({ id: 5, deleted: false, cancelled: true });
+      },
     });
     renderSignedIn('company_admin', <MessageDetailsModal messageId={5} canCancel onClose={onClose} />);
     fireEvent.click(await screen.findByRole('button', { name: 'Cancel Scheduled Message' }));
-    fireEvent.click(screen.getByRole('button', { name: 'Cancel Message' }));
-    await waitFor(() => expect(onClose).toHaveBeenCalled());
+    const confirm = screen.getByRole('alertdialog', { name: 'Cancel scheduled message' });
+    fireEvent.click(within(confirm).getByRole('button', { name: 'Cancel Message' }));
+    expect(await screen.findByText('Scheduled message cancelled')).toBeInTheDocument();
     expect(fetchMock.mock.calls.some(([, init]) => init?.method === 'DELETE')).toBe(true);
-    expect(screen.getByText('Scheduled message cancelled')).toBeInTheDocument();
+    expect(await screen.findByTestId('cancelled-notice')).toHaveTextContent(/^Cancelled by Ann Admin, /);
+    expect(screen.queryByRole('alertdialog')).not.toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Cancel Scheduled Message' })).not.toBeInTheDocument();
+    expect(onClose).not.toHaveBeenCalled();
+  });
+
+  it('keeps the message when the confirmation is turned down', async () => {
+    const fetchMock = routeFetch({
+      'GET /api/v1/messages/5/details': () =>
+        ok(details({ message: makeMessage({ id: 5, status: 'scheduled' }), jobStatus: null })),
+    });
+    renderSignedIn('company_admin', <MessageDetailsModal messageId={5} canCancel onClose={() => {}} />);
+    fireEvent.click(await screen.findByRole('button', { name: 'Cancel Scheduled Message' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Keep It' }));
+    expect(screen.queryByRole('alertdialog')).not.toBeInTheDocument();
+    expect(fetchMock.mock.calls.some(([, init]) => init?.method === 'DELETE')).toBe(false);
+  });
+
+  it('asks the server for one delivery status when the recipients are filtered', async () => {
+    const fetchMock = routeFetch({ 'GET /api/v1/messages/5/details': () => ok(details()) });
+    renderSignedIn('company_admin', <MessageDetailsModal messageId={5} canCancel onClose={() => {}} />);
+    fireEvent.change(await screen.findByRole('combobox', { name: 'Show' }), { target: { value: 'failed' } });
+    await waitFor(() =>
+      expect(String(fetchMock.mock.calls.at(-1)?.[0])).toMatch(/\/messages\/5\/details\?.*status=failed/),
+    );
+    expect(String(fetchMock.mock.calls.at(-1)?.[0])).toContain('page=1');
+  });
+
+  it('puts a failed send’s reason at the top', async () => {
+    routeFetch({
+      'GET /api/v1/messages/5/details': () =>
+        ok(
+          details({
+            message: makeMessage({ id: 5, status: 'failed' }),
+            jobStatus: {
+              id: '77',
+              status: 'failed',
+              attempts: 1,
+              progress: 0,
+              processedOn: null,
+              finishedOn: null,
+              failedReason: 'Monthly message limit reached (used 10000 of 10000)',
+            },
+          }),
+        ),
+    });
+    renderSignedIn('company_admin', <MessageDetailsModal messageId={5} canCancel onClose={() => {}} />);
+    const reason = await screen.findByTestId('failed-reason');
+    expect(reason).toHaveTextContent('Monthly message limit reached (used 10000 of 10000)');
+    expect(reason).toHaveAttribute('role', 'alert');
+    const overview = screen.getByRole('heading', { name: 'Overview' });
+    // The reason comes before the overview in the document.
+    expect(reason.compareDocumentPosition(overview) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+  });
+
+  it('shows a send’s hand-over progress', async () => {
+    routeFetch({
+      'GET /api/v1/messages/5/details': () =>
+        ok(
+          details({
+            message: makeMessage({
+              id: 5,
+              status: 'processing',
+              handover: { handedOver: 400, recipients: 1500 },
+            }),
+          }),
+        ),
+    });
+    renderSignedIn('company_admin', <MessageDetailsModal messageId={5} canCancel onClose={() => {}} />);
+    expect(await screen.findByRole('progressbar', { name: 'Hand-over progress' })).toHaveAttribute(
+      'aria-valuetext',
+      'Handed over 400 of 1,500',
+    );
   });
 });

@@ -1,8 +1,17 @@
+import { describeDeliveryError } from '@sms/contracts/messages/delivery-errors';
 import { DELIVERY_REPORT_PAGE_SIZE } from '@sms/contracts/messages/delivery-reports';
-import { MESSAGE_MESSAGES } from '@sms/contracts/messages/message';
+import {
+  DELIVERY_STATUSES,
+  MESSAGE_MESSAGES,
+  type TDeliveryStatus,
+  type TDeliverySummary,
+  type TMessage,
+} from '@sms/contracts/messages/message';
 import { recipientCountOf } from '@sms/contracts/messages/message-details';
-import { type ReactNode, useState } from 'react';
+import { type ReactNode, useId, useState } from 'react';
 import { Button } from '../../../components/button.tsx';
+import { ConfirmDialog } from '../../../components/confirm-dialog.tsx';
+import { INPUT_CLASSES } from '../../../components/form-field.tsx';
 import { ModalDialog } from '../../../components/modal-dialog.tsx';
 import { PaginationBar } from '../../../components/pagination-bar.tsx';
 import { Spinner } from '../../../components/spinner.tsx';
@@ -11,6 +20,7 @@ import { useCancelMessage } from '../api/cancel-message.ts';
 import { isStillDelivering, useMessageDetails, useSyncMessageIntoLists } from '../api/message-details.ts';
 import { formatDateTime } from '../lib/format.ts';
 import { describeMessagesError } from '../lib/message-errors.ts';
+import { describeCancellation, HandoverProgress } from './message-progress.tsx';
 import { DeliveryStatusBadge, JobStateBadge, MessageStatusBadge } from './message-status-badge.tsx';
 
 const NA = 'N/A';
@@ -40,12 +50,46 @@ function Section({ title, children }: { title: string; children: ReactNode }) {
   );
 }
 
+const DELIVERY_STATUS_LABELS: Record<TDeliveryStatus, string> = {
+  pending: 'Pending',
+  submitted: 'Submitted',
+  sent: 'Sent',
+  delivered: 'Delivered',
+  failed: 'Failed',
+  rejected: 'Rejected',
+  expired: 'Expired',
+};
+
+/** "Delivered, 16 failed": a send that went out names the recipients it lost. */
+function failedSuffix(message: TMessage, summary: TDeliverySummary) {
+  if (summary.failed === 0 || !['sent', 'delivered'].includes(message.status)) return null;
+  return `, ${summary.failed.toLocaleString()} failed`;
+}
+
+function RecipientError({ error }: { error: string | null }) {
+  if (!error) return <>{NA}</>;
+  const words = describeDeliveryError(error);
+  if (words === error) return <>{error}</>;
+  return (
+    <>
+      {words}
+      <span className="block font-mono text-xs text-slate-400">{error}</span>
+    </>
+  );
+}
+
 /** Spec section 2's Message Details modal; closing it drops the message, its details and errors. */
 export function MessageDetailsModal({ messageId, canCancel, onClose }: TMessageDetailsModalProps) {
+  const ids = useId();
   const [page, setPage] = useState(1);
+  const [recipientStatus, setRecipientStatus] = useState<TDeliveryStatus | ''>('');
   const [confirmingCancel, setConfirmingCancel] = useState(false);
   const { showToast } = useToast();
-  const details = useMessageDetails(messageId, { page, limit: DELIVERY_REPORT_PAGE_SIZE });
+  const details = useMessageDetails(messageId, {
+    page,
+    limit: DELIVERY_REPORT_PAGE_SIZE,
+    status: recipientStatus || undefined,
+  });
   const cancel = useCancelMessage();
   const data = details.data;
   useSyncMessageIntoLists(data?.message);
@@ -54,11 +98,11 @@ export function MessageDetailsModal({ messageId, canCancel, onClose }: TMessageD
     try {
       await cancel.mutateAsync(messageId);
       showToast('Scheduled message cancelled', 'success');
-      onClose();
     } catch (error) {
       showToast(describeMessagesError(error), 'error');
-      setConfirmingCancel(false);
     }
+    // The details stay open: they now read Cancelled, with who and when.
+    setConfirmingCancel(false);
   };
 
   let body: ReactNode;
@@ -104,10 +148,41 @@ export function MessageDetailsModal({ messageId, canCancel, onClose }: TMessageD
           </div>
         </div>
 
+        {message.status === 'failed' && jobStatus?.failedReason ? (
+          <div
+            role="alert"
+            className="rounded-lg border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-800"
+            data-testid="failed-reason"
+          >
+            <p className="font-medium">This send failed</p>
+            <p>{jobStatus.failedReason}</p>
+          </div>
+        ) : null}
+        {message.cancelled ? (
+          // A status: the page's toast is hidden from screen readers while this modal is open.
+          <p
+            role="status"
+            className="rounded-lg border border-zinc-200 bg-zinc-50 px-4 py-3 text-sm text-zinc-700"
+            data-testid="cancelled-notice"
+          >
+            {describeCancellation(message.cancelled)}. It was not sent.
+          </p>
+        ) : null}
+        {message.handover ? (
+          <div className="rounded-lg border border-indigo-100 bg-indigo-50/60 px-4 py-3">
+            <HandoverProgress handover={message.handover} />
+          </div>
+        ) : null}
+
         <Section title="Overview">
           <dl className="grid grid-cols-2 gap-3 sm:grid-cols-4">
             <Fact label="Status">
-              <MessageStatusBadge status={message.status} />
+              <span data-testid="overview-status">
+                <MessageStatusBadge status={message.status} />
+                {failedSuffix(message, summary) ? (
+                  <span className="text-red-700">{failedSuffix(message, summary)}</span>
+                ) : null}
+              </span>
             </Fact>
             <Fact label="Queue Job">
               <span className="break-all">
@@ -147,14 +222,38 @@ export function MessageDetailsModal({ messageId, canCancel, onClose }: TMessageD
               <Fact label="Processed">{formatDateTime(jobStatus.processedOn) ?? NA}</Fact>
               <Fact label="Finished">{formatDateTime(jobStatus.finishedOn) ?? NA}</Fact>
             </dl>
-            {jobStatus.failedReason ? <p className="text-xs text-red-700">{jobStatus.failedReason}</p> : null}
           </Section>
         ) : null}
 
         <Section title="Subscriber Delivery Status">
+          {summary.total > 0 ? (
+            <div className="flex items-center gap-2 text-sm">
+              <label htmlFor={`${ids}-recipient-status`} className="text-slate-600">
+                Show
+              </label>
+              <select
+                id={`${ids}-recipient-status`}
+                value={recipientStatus}
+                onChange={(event) => {
+                  setRecipientStatus(event.target.value as TDeliveryStatus | '');
+                  setPage(1);
+                }}
+                className={`${INPUT_CLASSES} w-auto py-1`}
+              >
+                <option value="">All recipients</option>
+                {DELIVERY_STATUSES.map((status) => (
+                  <option key={status} value={status}>
+                    {DELIVERY_STATUS_LABELS[status]}
+                  </option>
+                ))}
+              </select>
+            </div>
+          ) : null}
           {data.deliveryReports.length === 0 ? (
             <p className="rounded-lg border border-dashed border-slate-300 py-6 text-center text-sm text-slate-500">
-              No delivery reports yet.
+              {recipientStatus
+                ? `No ${DELIVERY_STATUS_LABELS[recipientStatus].toLowerCase()} recipients.`
+                : 'No delivery reports yet.'}
             </p>
           ) : (
             <div className="overflow-hidden rounded-lg border border-slate-200">
@@ -185,7 +284,9 @@ export function MessageDetailsModal({ messageId, canCancel, onClose }: TMessageD
                         <td className="px-3 py-2 whitespace-nowrap text-slate-600">
                           {formatDateTime(report.delivered_at) ?? NA}
                         </td>
-                        <td className="px-3 py-2 text-slate-600">{report.error_message || NA}</td>
+                        <td className="px-3 py-2 text-slate-600">
+                          <RecipientError error={report.error_message} />
+                        </td>
                       </tr>
                     ))}
                   </tbody>
@@ -221,19 +322,7 @@ export function MessageDetailsModal({ messageId, canCancel, onClose }: TMessageD
   }
 
   const cancellable = canCancel && data?.message.status === 'scheduled';
-  const footer = confirmingCancel ? (
-    <>
-      <p className="mr-auto self-center text-sm text-slate-700">
-        Cancel this scheduled message? It will not be sent.
-      </p>
-      <Button variant="secondary" onClick={() => setConfirmingCancel(false)} disabled={cancel.isPending}>
-        Keep It
-      </Button>
-      <Button variant="danger" onClick={confirmCancel} disabled={cancel.isPending}>
-        {cancel.isPending ? 'Cancelling...' : 'Cancel Message'}
-      </Button>
-    </>
-  ) : (
+  const footer = (
     <>
       {cancellable ? (
         <Button variant="danger" onClick={() => setConfirmingCancel(true)}>
@@ -248,6 +337,18 @@ export function MessageDetailsModal({ messageId, canCancel, onClose }: TMessageD
   return (
     <ModalDialog title="Message Details" onClose={onClose} widthClass="max-w-3xl" footer={footer}>
       {body}
+      {confirmingCancel ? (
+        <ConfirmDialog
+          title="Cancel scheduled message"
+          message="Cancel this scheduled message? It will not be sent, and it stays in the list as Cancelled."
+          confirmLabel="Cancel Message"
+          cancelLabel="Keep It"
+          pendingLabel="Cancelling..."
+          isPending={cancel.isPending}
+          onConfirm={confirmCancel}
+          onCancel={() => setConfirmingCancel(false)}
+        />
+      ) : null}
     </ModalDialog>
   );
 }

@@ -9,6 +9,7 @@ const TONES = {
   green: 'bg-green-50 text-green-700 ring-green-600/20',
   red: 'bg-red-50 text-red-700 ring-red-600/20',
   amber: 'bg-amber-50 text-amber-800 ring-amber-600/20',
+  muted: 'bg-zinc-100 text-zinc-600 ring-zinc-500/30',
 } as const;
 type TTone = keyof typeof TONES;
 
@@ -21,6 +22,7 @@ const MESSAGE_TONES: Record<TMessageStatus, TTone> = {
   delivered: 'green',
   failed: 'red',
   received: 'amber',
+  cancelled: 'muted',
 };
 
 const DELIVERY_TONES: Record<TDeliveryStatus, TTone> = {

@@ -2,6 +2,7 @@ import { MESSAGE_DIRECTION_LABELS } from '@sms/contracts/messages/list-messages'
 import type { TMessage } from '@sms/contracts/messages/message';
 import { Button } from '../../../components/button.tsx';
 import { formatDateTime } from '../lib/format.ts';
+import { describeCancellation, HandoverProgress } from './message-progress.tsx';
 import { MessageStatusBadge } from './message-status-badge.tsx';
 
 const CONTENT_PREVIEW_LENGTH = 60;
@@ -94,6 +95,12 @@ export function MessagesTable({ messages, showCompany, onViewDetails }: TMessage
               </td>
               <td className="px-2.5 py-3">
                 <MessageStatusBadge status={message.status} />
+                {message.cancelled ? (
+                  <p className="mt-1 text-xs text-slate-500" data-testid="cancelled-by">
+                    {describeCancellation(message.cancelled)}
+                  </p>
+                ) : null}
+                {message.handover ? <HandoverProgress handover={message.handover} compact /> : null}
               </td>
               <td className="px-2.5 py-3 text-slate-600">
                 <span title={message.queue_job_id ?? undefined}>
