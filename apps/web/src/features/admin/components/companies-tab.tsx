@@ -45,7 +45,7 @@ function formatDate(iso: string | null) {
 
 export function CompaniesTab() {
   const { showToast } = useToast();
-  const table = usePagedSearch<TStatusFilter>('');
+  const table = usePagedSearch<TStatusFilter>('status', '');
   const companies = useCompanies({ page: table.page, searchTerm: table.searchTerm, status: table.filter });
   const [pending, setPending] = useState<TPending>(null);
   const create = useCreateCompany();

@@ -26,7 +26,7 @@ const roleLabel = (role: string) =>
 
 export function UsersTab() {
   const { showToast } = useToast();
-  const table = usePagedSearch<TRole | ''>('');
+  const table = usePagedSearch<TRole | ''>('role', '');
   const users = useUsers({ page: table.page, searchTerm: table.searchTerm, role: table.filter });
   const [pending, setPending] = useState<TPending>(null);
   const create = useCreateUser();

@@ -22,6 +22,7 @@ import { useToast } from '../../../components/toast/toast-provider.tsx';
 import { getServerMessage } from '../../../lib/api-client.ts';
 import { useCompanyOptions } from '../../../lib/company-options.ts';
 import { useSearchParamAction } from '../../../lib/use-search-param-action.ts';
+import { useUrlSearchText, useUrlState } from '../../../lib/use-url-state.ts';
 import { useAuth } from '../../auth/components/auth-provider.tsx';
 import { useCreateService } from '../api/create-service.ts';
 import { useDeleteService } from '../api/delete-service.ts';
@@ -37,6 +38,9 @@ const formatDate = (iso: string | null) =>
     ? new Date(iso).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' })
     : '—';
 
+const SEARCH_DELAY_MS = 250;
+const URL_DEFAULTS = { search: '', status: '' };
+
 export default function ServicesPage() {
   const { user } = useAuth();
   const isSystemAdmin = user?.role === 'system_admin';
@@ -50,8 +54,15 @@ export default function ServicesPage() {
   const [editing, setEditing] = useState<TEditing>(null);
   const [formError, setFormError] = useState<string | null>(null);
   const [deleting, setDeleting] = useState<TService | null>(null);
-  const [search, setSearch] = useState('');
-  const [status, setStatus] = useState('');
+  // Search and status live in the address: a reload, a shared link or Back shows the same view.
+  const [url, setUrl] = useUrlState(URL_DEFAULTS);
+  const [search, setSearch] = useUrlSearchText(
+    url.search,
+    (text) => setUrl({ search: text }, { replace: true }),
+    SEARCH_DELAY_MS,
+  );
+  const { status } = url;
+  const setStatus = (value: string) => setUrl({ status: value });
 
   const all = services.data?.services ?? [];
   const visible = useMemo(() => {
