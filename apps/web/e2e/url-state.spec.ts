@@ -59,7 +59,7 @@ test.describe('filters and pages live in the address', () => {
     await expect(page.getByRole('table')).toContainText(/Weather/);
     await expect(page.getByRole('table')).not.toContainText('Sports Alerts');
 
-    await page.goto('/audit?entity=COMPANY');
+    await page.goto('/admin/audit?entity=COMPANY');
     await expect(page.getByLabel('Entity')).toHaveValue('COMPANY');
     await page.getByLabel('Action').selectOption({ index: 1 });
     await page.goBack();
@@ -67,7 +67,9 @@ test.describe('filters and pages live in the address', () => {
     await expect(page.getByLabel('Entity')).toHaveValue('COMPANY');
   });
 
-  test('Admin Panel: the tab and its filters survive a reload, and Back goes to the other tab', async ({ page }) => {
+  test('Admin Panel: the tab and its filters survive a reload, and Back goes to the other tab', async ({
+    page,
+  }) => {
     await signIn(page, DEMO_USERS.systemAdmin);
     await page.goto('/admin');
     await page.getByRole('tab', { name: 'Users' }).click();

@@ -4,6 +4,7 @@ import {
   type TCompany,
   type TCompanyForm,
 } from '@sms/contracts/admin/company';
+import { OPEN_PARAMS } from '@sms/contracts/search/global-search';
 import { type ComponentProps, useState } from 'react';
 import { Button } from '../../../components/button.tsx';
 import { ConfirmDialog } from '../../../components/confirm-dialog.tsx';
@@ -14,6 +15,7 @@ import { PaginationBar } from '../../../components/pagination-bar.tsx';
 import { SearchField, SearchFilterBar } from '../../../components/search-filter-bar.tsx';
 import { useToast } from '../../../components/toast/toast-provider.tsx';
 import { ApiError, getServerMessage } from '../../../lib/api-client.ts';
+import { useSearchParamAction } from '../../../lib/use-search-param-action.ts';
 import { CallbackUrlsModal } from '../../callbacks/components/callback-urls-modal.tsx';
 import { useActivateCompany } from '../api/activate-company.ts';
 import { useCreateCompany } from '../api/create-company.ts';
@@ -113,6 +115,13 @@ export function CompaniesTab() {
 
   const stats = companies.data?.stats;
   const rows = companies.data?.companies ?? [];
+  // The top bar's search opens a company here: the table narrowed to it (search=), its form open.
+  useSearchParamAction(OPEN_PARAMS.adminEdit, (value) => {
+    if (!companies.data) return companies.isError;
+    const found = rows.find((row) => row.id === Number(value));
+    if (found) setPending({ kind: 'form', company: found });
+    return true;
+  });
 
   return (
     <div className="space-y-6">
@@ -247,6 +256,7 @@ export function CompaniesTab() {
             totalItems={companies.data.pagination.totalItems}
             onPageChange={table.setPage}
             itemLabel="companies"
+            itemLabelOne="company"
           />
         ) : null}
       </div>

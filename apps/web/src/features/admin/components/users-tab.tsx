@@ -1,6 +1,7 @@
 import { USER_MESSAGES } from '@sms/contracts/admin/admin-user';
 import { ROLES, type TRole } from '@sms/contracts/auth/roles';
 import type { TUser } from '@sms/contracts/auth/user';
+import { OPEN_PARAMS } from '@sms/contracts/search/global-search';
 import { useState } from 'react';
 import { Button } from '../../../components/button.tsx';
 import { ConfirmDialog } from '../../../components/confirm-dialog.tsx';
@@ -11,6 +12,7 @@ import { PaginationBar } from '../../../components/pagination-bar.tsx';
 import { SearchField } from '../../../components/search-filter-bar.tsx';
 import { useToast } from '../../../components/toast/toast-provider.tsx';
 import { getServerMessage } from '../../../lib/api-client.ts';
+import { useSearchParamAction } from '../../../lib/use-search-param-action.ts';
 import { useCreateUser } from '../api/create-user.ts';
 import { useDeleteUser } from '../api/delete-user.ts';
 import { useUsers } from '../api/list-users.ts';
@@ -65,6 +67,13 @@ export function UsersTab() {
   }
 
   const rows = users.data?.users ?? [];
+  // The top bar's search opens a user here: the table narrowed to it (search=), its form open.
+  useSearchParamAction(OPEN_PARAMS.adminEdit, (value) => {
+    if (!users.data) return users.isError;
+    const found = rows.find((row) => row.id === Number(value));
+    if (found) setPending({ kind: 'form', user: found });
+    return true;
+  });
 
   return (
     <div className="rounded-xl border border-slate-200 bg-white shadow-sm">
@@ -172,6 +181,7 @@ export function UsersTab() {
           totalItems={users.data.totalItems}
           onPageChange={table.setPage}
           itemLabel="users"
+          itemLabelOne="user"
         />
       ) : null}
 
