@@ -147,6 +147,7 @@ export default function AuditPage() {
               totalItems={logs.data.totalItems}
               onPageChange={setPage}
               itemLabel="entries"
+              itemLabelOne="entry"
             />
           </>
         )}

@@ -200,6 +200,7 @@ export default function MessagesPage() {
               totalItems={data.totalItems}
               onPageChange={(next) => setUrl({ page: String(next) })}
               itemLabel={data.totalIsExact ? 'messages' : 'or more messages'}
+              itemLabelOne="message"
             />
           </>
         )}

@@ -21,6 +21,7 @@ import {
 import { useToast } from '../../../components/toast/toast-provider.tsx';
 import { getServerMessage } from '../../../lib/api-client.ts';
 import { useCompanyOptions } from '../../../lib/company-options.ts';
+import { countOf } from '../../../lib/plural.ts';
 import { useSearchParamAction } from '../../../lib/use-search-param-action.ts';
 import { useUrlSearchText, useUrlState } from '../../../lib/use-url-state.ts';
 import { useAuth } from '../../auth/components/auth-provider.tsx';
@@ -270,7 +271,7 @@ export default function ServicesPage() {
           title="Delete Service"
           message={
             deleting.subscriber_count > 0 || deleting.messageCount > 0
-              ? `Delete ${deleting.name}? Its ${deleting.subscriber_count.toLocaleString()} active subscription(s) end, and its ${deleting.messageCount.toLocaleString()} message(s) stay in the history without a service. This cannot be undone.`
+              ? `Delete ${deleting.name}? Its ${countOf(deleting.subscriber_count, 'active subscription', 'active subscriptions')} end, and its ${countOf(deleting.messageCount, 'message', 'messages')} stay in the history without a service. This cannot be undone.`
               : `Delete ${deleting.name}? This cannot be undone.`
           }
           confirmLabel="Delete"

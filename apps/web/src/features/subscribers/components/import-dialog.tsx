@@ -7,6 +7,7 @@ import { FormActions } from '../../../components/form-actions.tsx';
 import { ModalDialog } from '../../../components/modal-dialog.tsx';
 import { useToast } from '../../../components/toast/toast-provider.tsx';
 import { getServerMessage } from '../../../lib/api-client.ts';
+import { countOf } from '../../../lib/plural.ts';
 import { useImportSubscribers } from '../api/import-subscribers.ts';
 import { ServiceSelect } from './service-select.tsx';
 
@@ -30,7 +31,7 @@ export function ImportDialog({ services, withCompany, onClose }: TImportDialogPr
       const result = await importSubscribers.mutateAsync({ serviceId: Number(serviceId), file });
       setReport(result);
       showToast(
-        `Imported ${result.imported.toLocaleString()} subscriber(s)`,
+        `Imported ${countOf(result.imported, 'subscriber', 'subscribers')}`,
         result.refusedByLimit > 0 ? 'warning' : 'success',
       );
     } catch (failure) {

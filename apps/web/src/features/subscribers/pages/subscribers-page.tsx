@@ -259,6 +259,7 @@ export default function SubscribersPage() {
               totalItems={data.totalItems}
               onPageChange={setPage}
               itemLabel={data.totalIsExact ? 'subscribers' : 'or more subscribers'}
+              itemLabelOne="subscriber"
             />
           </>
         )}
