@@ -56,3 +56,28 @@ test.describe('consistent and calm', () => {
     await expect(page.getByText(/session has expired/)).toHaveCount(0);
   });
 });
+
+test("Create Message: a suspended or pending company's services cannot be ticked, and say why", async ({
+  page,
+}) => {
+  await signIn(page, DEMO_USERS.systemAdmin);
+  await page.goto('/messages');
+  await page.getByRole('button', { name: 'Create Message' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Create New Message' });
+  const services = dialog.getByRole('checkbox');
+  await expect(services.first()).toBeVisible();
+  // Umbrella Alerts is suspended and Initech Messaging pending in the demo data.
+  for (const company of ['Umbrella Alerts', 'Initech Messaging']) {
+    const held = dialog.getByRole('listitem').filter({ hasText: company });
+    await expect(held.first()).toBeVisible();
+    for (const box of await held.getByRole('checkbox').all()) await expect(box).toBeDisabled();
+    await expect(held.first()).toContainText(/company (suspended|pending), cannot send/);
+  }
+  const acme = dialog
+    .getByRole('listitem')
+    .filter({ hasText: 'Acme Mobile' })
+    .filter({ hasText: 'Sports Alerts' });
+  await expect(acme.getByRole('checkbox')).toBeEnabled();
+  await dialog.getByRole('listitem').filter({ hasText: 'Umbrella Alerts' }).first().scrollIntoViewIfNeeded();
+  await page.screenshot({ path: `${SCREENS}/09-create-message-held-company.png` });
+});
