@@ -15,6 +15,7 @@ import { PaginationBar } from '../../../components/pagination-bar.tsx';
 import { SearchField, SearchFilterBar } from '../../../components/search-filter-bar.tsx';
 import { useToast } from '../../../components/toast/toast-provider.tsx';
 import { ApiError, getServerMessage } from '../../../lib/api-client.ts';
+import { formatDate } from '../../../lib/format-date.ts';
 import { useSearchParamAction } from '../../../lib/use-search-param-action.ts';
 import { CallbackUrlsModal } from '../../callbacks/components/callback-urls-modal.tsx';
 import { useActivateCompany } from '../api/activate-company.ts';
@@ -39,11 +40,7 @@ type TPending =
   | { kind: 'callbacks'; company: TCompany }
   | null;
 
-function formatDate(iso: string | null) {
-  return iso
-    ? new Date(iso).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' })
-    : 'Never';
-}
+const formatLastActive = (iso: string | null) => formatDate(iso) ?? 'Never';
 
 export function CompaniesTab() {
   const { showToast } = useToast();
@@ -199,7 +196,7 @@ export function CompaniesTab() {
                       {company.subscriberCount.toLocaleString()}
                     </td>
                     <td className="px-2.5 py-3 whitespace-nowrap text-slate-600">
-                      {formatDate(company.lastActive)}
+                      {formatLastActive(company.lastActive)}
                     </td>
                     <td className="px-2.5 py-3">
                       <div className="ml-auto flex w-36 flex-wrap justify-end gap-x-0.5 gap-y-1">

@@ -12,6 +12,7 @@ import { PaginationBar } from '../../../components/pagination-bar.tsx';
 import { SearchField } from '../../../components/search-filter-bar.tsx';
 import { useToast } from '../../../components/toast/toast-provider.tsx';
 import { getServerMessage } from '../../../lib/api-client.ts';
+import { formatDate } from '../../../lib/format-date.ts';
 import { useSearchParamAction } from '../../../lib/use-search-param-action.ts';
 import { useCreateUser } from '../api/create-user.ts';
 import { useDeleteUser } from '../api/delete-user.ts';
@@ -140,13 +141,7 @@ export function UsersTab() {
                   <td className="px-4 py-3">
                     <StatusBadge status={user.status} />
                   </td>
-                  <td className="px-4 py-3 whitespace-nowrap text-slate-600">
-                    {new Date(user.createdAt).toLocaleDateString(undefined, {
-                      year: 'numeric',
-                      month: 'short',
-                      day: 'numeric',
-                    })}
-                  </td>
+                  <td className="px-4 py-3 whitespace-nowrap text-slate-600">{formatDate(user.createdAt)}</td>
                   <td className="px-4 py-3">
                     <div className="flex justify-end gap-1">
                       <Button

@@ -4,6 +4,7 @@ import {
   daysUntil,
   expiryTone,
 } from '@sms/contracts/dashboard/dashboard-stats';
+import { formatDate } from '../../../lib/format-date.ts';
 
 const EXPIRY_TONES = {
   danger: 'text-red-600',
@@ -19,11 +20,7 @@ type TBillingStatusCardProps = {
 
 function describeExpiry(iso: string) {
   const days = daysUntil(iso);
-  const date = new Date(iso).toLocaleDateString(undefined, {
-    year: 'numeric',
-    month: 'short',
-    day: 'numeric',
-  });
+  const date = formatDate(iso);
   if (days < 0) return `${date} (expired)`;
   if (days === 0) return `${date} (today)`;
   return `${date} (${days} day${days === 1 ? '' : 's'} left)`;

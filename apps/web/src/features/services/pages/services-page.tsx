@@ -21,6 +21,7 @@ import {
 import { useToast } from '../../../components/toast/toast-provider.tsx';
 import { getServerMessage } from '../../../lib/api-client.ts';
 import { useCompanyOptions } from '../../../lib/company-options.ts';
+import { formatDate } from '../../../lib/format-date.ts';
 import { countOf } from '../../../lib/plural.ts';
 import { useSearchParamAction } from '../../../lib/use-search-param-action.ts';
 import { useUrlSearchText, useUrlState } from '../../../lib/use-url-state.ts';
@@ -34,10 +35,7 @@ import { ServiceStatusBadge } from '../components/service-status-badge.tsx';
 
 type TEditing = { mode: 'create' } | { mode: 'edit'; service: TService } | null;
 
-const formatDate = (iso: string | null) =>
-  iso
-    ? new Date(iso).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' })
-    : '—';
+const formatLastActivity = (iso: string | null) => formatDate(iso) ?? '—';
 
 const SEARCH_DELAY_MS = 250;
 const URL_DEFAULTS = { search: '', status: '' };
@@ -222,7 +220,7 @@ export default function ServicesPage() {
                       {service.messageCount.toLocaleString()}
                     </td>
                     <td className="px-3 py-3 whitespace-nowrap text-slate-600">
-                      {formatDate(service.lastActivity)}
+                      {formatLastActivity(service.lastActivity)}
                     </td>
                     {readOnly ? null : (
                       <td className="sticky right-0 bg-white px-3 py-3 text-right whitespace-nowrap">

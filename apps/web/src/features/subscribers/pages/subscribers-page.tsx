@@ -18,6 +18,7 @@ import {
 import { useToast } from '../../../components/toast/toast-provider.tsx';
 import { getServerMessage } from '../../../lib/api-client.ts';
 import { useCompanyOptions } from '../../../lib/company-options.ts';
+import { formatDate } from '../../../lib/format-date.ts';
 import { pageFrom, useUrlSearchText, useUrlState } from '../../../lib/use-url-state.ts';
 import { useAuth } from '../../auth/components/auth-provider.tsx';
 import { useExportSubscribers } from '../api/export-subscribers.ts';
@@ -196,7 +197,10 @@ export default function SubscribersPage() {
         ) : (
           <>
             <div className={`overflow-x-auto ${subscribers.isFetching ? 'opacity-60' : ''}`}>
-              <table className="min-w-full divide-y divide-slate-200 text-sm" aria-label="Subscribers">
+              <table
+                className="stacked-table min-w-full divide-y divide-slate-200 text-sm"
+                aria-label="Subscribers"
+              >
                 <thead className="bg-slate-50 text-left text-xs font-semibold tracking-wide text-slate-500 uppercase">
                   <tr>
                     <th className="px-4 py-3">Phone number</th>
@@ -210,14 +214,18 @@ export default function SubscribersPage() {
                 <tbody className="divide-y divide-slate-100">
                   {data.subscribers.map((subscriber) => (
                     <tr key={subscriber.id} className="hover:bg-slate-50">
-                      <td className="px-4 py-3 font-mono text-slate-900">{subscriber.msisdn}</td>
+                      <td data-label="Phone number" className="px-4 py-3 font-mono text-slate-900">
+                        {subscriber.msisdn}
+                      </td>
                       {withCompany ? (
-                        <td className="px-4 py-3 text-slate-700">{subscriber.company.name}</td>
+                        <td data-label="Company" className="px-4 py-3 text-slate-700">
+                          {subscriber.company.name}
+                        </td>
                       ) : null}
-                      <td className="px-4 py-3">
+                      <td data-label="Status" className="px-4 py-3">
                         <SubscriberStatusBadge status={subscriber.status} />
                       </td>
-                      <td className="px-4 py-3 text-slate-700">
+                      <td data-label="Active services" className="px-4 py-3 text-slate-700">
                         {subscriber.active_services.length === 0 ? (
                           <span className="text-slate-400">None</span>
                         ) : (
@@ -233,10 +241,10 @@ export default function SubscribersPage() {
                           </div>
                         )}
                       </td>
-                      <td className="px-4 py-3 text-slate-600">
-                        {new Date(subscriber.createdAt).toLocaleDateString()}
+                      <td data-label="Joined" className="px-4 py-3 text-slate-600">
+                        {formatDate(subscriber.createdAt)}
                       </td>
-                      <td className="px-4 py-3 text-right">
+                      <td data-label="" className="px-4 py-3 text-right">
                         {subscriber.active_services.length > 0 ? (
                           <Button
                             variant="ghost"
