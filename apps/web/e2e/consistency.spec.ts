@@ -81,3 +81,133 @@ test("Create Message: a suspended or pending company's services cannot be ticked
   await dialog.getByRole('listitem').filter({ hasText: 'Umbrella Alerts' }).first().scrollIntoViewIfNeeded();
   await page.screenshot({ path: `${SCREENS}/09-create-message-held-company.png` });
 });
+
+test.describe('on a 390-pixel-wide phone', () => {
+  test.use({ viewport: { width: 390, height: 844 } });
+
+  test('the message and subscriber tables stack into cards: status and actions show without sideways scrolling', async ({
+    page,
+  }) => {
+    await signIn(page, DEMO_USERS.companyAdmin);
+    const fitsTheScreen = () =>
+      page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth);
+
+    await page.goto('/messages?direction=outbound');
+    const message = page.getByRole('table', { name: 'Messages' }).locator('tbody tr').first();
+    const details = message.getByRole('button', { name: 'View Details' });
+    await details.scrollIntoViewIfNeeded();
+    await expect(details).toBeInViewport();
+    await expect(message.locator('td[data-label="Status"]')).toBeInViewport();
+    expect(await fitsTheScreen()).toBe(true);
+    const box = (await details.boundingBox())!;
+    expect(box.x + box.width).toBeLessThanOrEqual(390);
+    await message.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${SCREENS}/09-phone-messages.png` });
+
+    await page.goto('/subscribers?status=active');
+    const subscriber = page.getByRole('table', { name: 'Subscribers' }).locator('tbody tr').first();
+    const unsubscribe = subscriber.getByRole('button', { name: /^Unsubscribe/ });
+    await unsubscribe.scrollIntoViewIfNeeded();
+    await expect(unsubscribe).toBeInViewport();
+    await expect(subscriber.locator('td[data-label="Status"]')).toBeInViewport();
+    expect(await fitsTheScreen()).toBe(true);
+    expect(
+      (await unsubscribe.boundingBox())!.x + (await unsubscribe.boundingBox())!.width,
+    ).toBeLessThanOrEqual(390);
+    await subscriber.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${SCREENS}/09-phone-subscribers.png` });
+  });
+});
+
+test.describe('dates', () => {
+  test.use({ timezoneId: 'Africa/Nairobi', locale: 'en-US' });
+
+  test('one date format across pages, and scheduled sends name the time zone', async ({ page }) => {
+    await signIn(page, DEMO_USERS.companyAdmin);
+    await page.goto('/subscribers');
+    const joined = page
+      .getByRole('table', { name: 'Subscribers' })
+      .locator('td[data-label="Joined"]')
+      .first();
+    await expect(joined).toHaveText(/^[A-Z][a-z]{2} \d{1,2}, \d{4}$/);
+    await page.goto('/services');
+    await expect(page.getByRole('table').locator('tbody tr').first()).toContainText(
+      /[A-Z][a-z]{2} \d{1,2}, \d{4}/,
+    );
+
+    await page.goto('/messages?chip=scheduled');
+    const scheduled = page.getByRole('table', { name: 'Messages' }).locator('tbody tr').first();
+    await expect(scheduled).toContainText(
+      /Scheduled: [A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2} [AP]M GMT\+3/,
+    );
+    await expect(scheduled.locator('td[data-label="Timestamp"] p').first()).toHaveText(
+      /^[A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2} [AP]M$/,
+    );
+    await page.screenshot({ path: `${SCREENS}/09-dates-scheduled.png` });
+  });
+});
+
+test('while the dashboard loads, its gauges show dashes, never figures that look real', async ({ page }) => {
+  await signIn(page, DEMO_USERS.companyAdmin);
+  // Hold the dashboard's answer (the real one, later) to see the page while it loads.
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  await page.route('**/api/v1/dashboard/**', async (route) => {
+    await held;
+    await route.continue();
+  });
+  await page.goto('/dashboard');
+  const usage = page.getByRole('region', { name: 'Usage & Limits' });
+  await expect(usage.getByText('— / —')).toHaveCount(3);
+  await expect(usage).not.toContainText(/\d/);
+  await page.screenshot({ path: `${SCREENS}/08-dashboard-loading.png` });
+  release();
+  await expect(usage.getByTestId('gauge-messages')).toContainText(/[\d,]+ \/ [\d,]+/);
+});
+
+test('a subscriber import shows the rows read as the upload goes, then what it imported', async ({
+  page,
+}) => {
+  test.setTimeout(90_000);
+  await signIn(page, 'owner@globex.example.com');
+  await page.goto('/subscribers');
+  await page.getByRole('button', { name: 'Import CSV' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Import Subscribers' });
+  await dialog.getByLabel('Service').selectOption({ index: 1 });
+  // 30,001 lines: two new numbers among lines the import reads and refuses, so the demo data barely moves.
+  const lines = ['phone', '+254728800001', '+254728800002'];
+  for (let line = 0; line < 29_998; line++) lines.push(`not-a-number-${line}`);
+  await dialog.getByLabel('CSV file').setInputFiles({
+    name: 'numbers.csv',
+    mimeType: 'text/csv',
+    buffer: Buffer.from(`${lines.join('\n')}\n`),
+  });
+  // A slow uplink (Chromium's own throttling), so the upload takes a few seconds to watch.
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Network.emulateNetworkConditions', {
+    offline: false,
+    latency: 0,
+    downloadThroughput: -1,
+    uploadThroughput: 150_000,
+  });
+  await dialog.getByRole('button', { name: 'Import' }).click();
+  const progress = dialog.getByTestId('import-progress');
+  await expect(progress).toHaveText(/^Rows read: [1-9][\d,]* of 30,001$/);
+  await page.screenshot({ path: `${SCREENS}/10-import-progress.png` });
+  await expect(
+    dialog.getByRole('region', { name: 'Import summary' }).or(dialog.getByLabel('Import summary')),
+  ).toBeVisible({
+    timeout: 60_000,
+  });
+  await cdp.send('Network.emulateNetworkConditions', {
+    offline: false,
+    latency: 0,
+    downloadThroughput: -1,
+    uploadThroughput: -1,
+  });
+  const summary = dialog.getByLabel('Import summary');
+  await expect(summary).toContainText('Imported2');
+  await page.screenshot({ path: `${SCREENS}/10-import-done.png` });
+});
