@@ -162,6 +162,9 @@ test('while the dashboard loads, its gauges show dashes, never figures that look
   const usage = page.getByRole('region', { name: 'Usage & Limits' });
   await expect(usage.getByText('— / —')).toHaveCount(3);
   await expect(usage).not.toContainText(/\d/);
+  const billing = page.getByRole('region', { name: 'Billing Status' });
+  await expect(billing.getByText('—')).toHaveCount(3);
+  await expect(billing).not.toContainText('Active');
   await page.screenshot({ path: `${SCREENS}/08-dashboard-loading.png` });
   release();
   await expect(usage.getByTestId('gauge-messages')).toContainText(/[\d,]+ \/ [\d,]+/);
@@ -210,4 +213,33 @@ test('a subscriber import shows the rows read as the upload goes, then what it i
   const summary = dialog.getByLabel('Import summary');
   await expect(summary).toContainText('Imported2');
   await page.screenshot({ path: `${SCREENS}/10-import-done.png` });
+});
+
+test('dashboard cards: a 0% trend shows no triangle, "New" none either, and the others point the way they moved', async ({
+  page,
+}) => {
+  await signIn(page, DEMO_USERS.viewer);
+  const token = await page.evaluate(() => localStorage.getItem('accessToken'));
+  const { data } = await (
+    await page.request.get('/api/v1/dashboard/stats', { headers: { authorization: `Bearer ${token}` } })
+  ).json();
+  const cards = page.getByRole('region', { name: 'Headline figures' });
+  for (const [name, key] of [
+    ['Total Services', 'totalServices'],
+    ['Active Services', 'activeServices'],
+    ['Total Subscribers', 'totalSubscribers'],
+    ['Messages Sent', 'totalMessages'],
+  ] as const) {
+    const trend = data.trends[key] as { change: number | null } | null;
+    const badge = cards.getByRole('article', { name }).getByTestId('trend');
+    if (!trend) continue;
+    if (trend.change === null || trend.change === 0) await expect(badge).not.toContainText(/[▲▼]/);
+    if (trend.change === null) await expect(badge).toContainText('New');
+    if (trend.change === 0) await expect(badge).toContainText('0%');
+    if (trend.change !== null && trend.change > 0) await expect(badge).toContainText('▲');
+    if (trend.change !== null && trend.change < 0) await expect(badge).toContainText('▼');
+  }
+  // The demo company's service count did not move this month: the case the issue names.
+  expect(data.trends.totalServices.change).toBe(0);
+  await page.screenshot({ path: `${SCREENS}/08-dashboard-trends.png` });
 });

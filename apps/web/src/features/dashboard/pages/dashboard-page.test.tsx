@@ -193,6 +193,9 @@ describe('DashboardPage', () => {
     const loadingUsage = within(screen.getByRole('region', { name: 'Usage & Limits' }));
     expect(loadingUsage.getAllByText('— / —')).toHaveLength(3);
     expect(loadingUsage.queryByText(/10,000/)).not.toBeInTheDocument();
+    const loadingBilling = within(screen.getByRole('region', { name: 'Billing Status' }));
+    expect(loadingBilling.getAllByText('—')).toHaveLength(3);
+    expect(loadingBilling.queryByText('Active')).not.toBeInTheDocument();
     answer(json(200, { success: true, data: stats({ recentActivity: [] }) }));
     expect(await screen.findByText('No recent activity')).toBeInTheDocument();
     expect(screen.queryByTestId('activity-skeleton')).not.toBeInTheDocument();

@@ -81,6 +81,7 @@ export default function DashboardPage() {
               billingStatus={data?.billingStatus}
               packageName={data?.packageName}
               packageExpiresAt={data?.packageExpiresAt}
+              ready={data !== undefined}
             />
           )}
           <RecentActivity items={data?.recentActivity} isLoading={stats.isPending} isError={failed} />
