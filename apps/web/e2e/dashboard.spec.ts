@@ -190,8 +190,9 @@ test.describe('dashboard loading and failure', () => {
     });
     await page.reload();
     await expect(page.getByTestId('activity-skeleton')).toHaveCount(4);
-    // Before the data: the spec's default limits.
-    await expect(page.getByTestId('gauge-services')).toContainText('0 / 20');
+    // Before the data: dashes, not the default limits that would read as real figures ("0 / 20").
+    await expect(page.getByTestId('gauge-services')).toContainText('— / —');
+    await expect(page.getByTestId('gauge-services')).not.toContainText('0 / 20');
     release();
     await expect(page.getByTestId('activity-skeleton')).toHaveCount(0);
   });
