@@ -128,6 +128,27 @@ describe('GET /api/v1/search', () => {
     expect((await data('o_e')).messages).toEqual([]);
   });
 
+  it('finds companies by name and users by name or e-mail for a system admin only', async () => {
+    const found = await data(acme.company.name, 'system_admin');
+    expect(found.kinds).toEqual(['services', 'subscribers', 'messages', 'companies', 'users']);
+    expect(found.companies).toEqual([{ id: acme.company.id, name: acme.company.name, status: 'active' }]);
+    const viewerEmail = acme.staff.viewer.email;
+    const users = (await data(viewerEmail, 'system_admin')).users;
+    expect(users).toEqual([
+      expect.objectContaining({
+        id: acme.staff.viewer.id,
+        email: viewerEmail,
+        role: 'viewer',
+        companyName: acme.company.name,
+      }),
+    ]);
+    // A company admin gets neither, for its own company's name or its own staff.
+    const own = await data(acme.company.name);
+    expect(own.kinds).not.toContain('companies');
+    expect(own).toMatchObject({ companies: [], users: [] });
+    expect((await data(viewerEmail)).users).toEqual([]);
+  });
+
   it('refuses text shorter than 2 or longer than 100 characters with a 400', async () => {
     for (const q of ['a', ' a ', 'x'.repeat(101)]) {
       const response = await search(q);
@@ -194,6 +215,25 @@ describe('search past the newest rows (the indexed ranges)', () => {
         q,
       ).toContain(old.id);
     expect((await data(national, 'company_admin', globex)).subscribers).toEqual([]);
+  });
+
+  it('finds an old subscriber by the last digits of the number behind 1,500 newer ones, within the tenant', async () => {
+    const db = ctx.ownerDb;
+    const [old] = await sql<{ id: number; msisdn: string }>`
+      insert into subscribers (company_id, msisdn, status, created_at)
+      values (${acme.company.id}, '+254799871809', 'active', '2025-12-01') returning id, msisdn`
+      .execute(db)
+      .then((result) => result.rows);
+    await sql`
+      insert into subscribers (company_id, msisdn, status)
+      select ${acme.company.id}, '+2547' || lpad(g::text, 8, '0'), 'active' from generate_series(1, 1500) g`.execute(
+      db,
+    );
+    expect((await data('71809')).subscribers.map((s: { id: number }) => s.id)).toEqual([old.id]);
+    expect((await data('9871809', 'system_admin')).subscribers.map((s: { id: number }) => s.id)).toEqual([
+      old.id,
+    ]);
+    expect((await data('71809', 'company_admin', globex)).subscribers).toEqual([]);
   });
 });
 

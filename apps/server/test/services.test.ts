@@ -167,6 +167,21 @@ describe('GET /services and /services/{id}', () => {
     const all = await call('GET', '/services', 'system_admin');
     const allIds = all.json().data.services.map((service: { id: number }) => service.id);
     expect(allIds).toEqual(expect.arrayContaining([mine.id, theirs.id]));
+    // Each service says its company's status: Create Message holds back a suspended company's.
+    await ctx.ownerDb
+      .updateTable('companies')
+      .set({ status: 'suspended' })
+      .where('id', '=', other.company.id)
+      .execute();
+    const held = (await call('GET', '/services', 'system_admin'))
+      .json()
+      .data.services.find((service: { id: number }) => service.id === theirs.id);
+    expect(held.company).toEqual({ name: other.company.name, status: 'suspended' });
+    await ctx.ownerDb
+      .updateTable('companies')
+      .set({ status: 'active' })
+      .where('id', '=', other.company.id)
+      .execute();
     const oneCompany = await call('GET', `/services?companyId=${other.company.id}`, 'system_admin');
     expect(
       oneCompany.json().data.services.every((s: { companyId: number }) => s.companyId === other.company.id),

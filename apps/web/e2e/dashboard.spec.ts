@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { expect, type Page, test } from '@playwright/test';
 import { monthlyPriceOf, PLAN_CURRENCY } from '@sms/contracts/plans/plan-catalogue';
 import { DEMO_USERS, signIn } from './sign-in.ts';
@@ -30,8 +31,9 @@ type TStats = {
 
 const card = (page: Page, name: string) =>
   page.getByRole('region', { name: 'Headline figures' }).getByRole('article', { name });
+/** What the card shows for a trend: 'New' (nothing before), '0%' without a triangle, else the triangle the way it moved. */
 const trendText = (trend: { change: number | null; changeType: string }) =>
-  `${trend.changeType === 'positive' ? '▲' : '▼'}`;
+  trend.change === null ? 'New' : trend.change === 0 ? '0%' : trend.change > 0 ? '▲' : '▼';
 
 test('a company admin opens the callback URLs from the dashboard', async ({ page }) => {
   await signIn(page, DEMO_USERS.companyAdmin);
@@ -49,7 +51,11 @@ test('a company admin opens the callback URLs from the dashboard', async ({ page
 test('quick actions offer only the pages the role may open', async ({ page }) => {
   await signIn(page, DEMO_USERS.contentManager);
   const actions = page.getByRole('region', { name: 'Quick Actions' });
-  await expect(actions.getByRole('link')).toHaveText(['Manage Services', 'Send Messages', 'View Reports']);
+  // They cannot send: the shortcut to the logs says View, not Send.
+  await expect(actions.getByRole('link')).toHaveText(['Manage Services', 'View Messages', 'View Reports']);
+  await page.screenshot({
+    path: path.resolve(import.meta.dirname, '../../../.tmp/screens/08-quick-actions-content-manager.png'),
+  });
   await expect(actions.getByRole('button', { name: 'Manage Webhooks' })).toHaveCount(0);
   await actions.getByRole('link', { name: 'Manage Services' }).click();
   await expect(page).toHaveURL(/\/services$/);
@@ -184,8 +190,9 @@ test.describe('dashboard loading and failure', () => {
     });
     await page.reload();
     await expect(page.getByTestId('activity-skeleton')).toHaveCount(4);
-    // Before the data: the spec's default limits.
-    await expect(page.getByTestId('gauge-services')).toContainText('0 / 20');
+    // Before the data: dashes, not the default limits that would read as real figures ("0 / 20").
+    await expect(page.getByTestId('gauge-services')).toContainText('— / —');
+    await expect(page.getByTestId('gauge-services')).not.toContainText('0 / 20');
     release();
     await expect(page.getByTestId('activity-skeleton')).toHaveCount(0);
   });

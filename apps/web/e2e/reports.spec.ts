@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { expect, type Page, test } from '@playwright/test';
 import { DEMO_USERS, signIn } from './sign-in.ts';
 
@@ -78,6 +79,39 @@ test.describe('reports', () => {
     await page.screenshot({ path: `${SCREENS}/reports-30d-hover.png`, fullPage: true });
     await page.mouse.move(0, 0);
     await expect(page.getByTestId('chart-cursor')).toHaveCount(0);
+  });
+
+  test('the chart reads out day by day from the keyboard, has a name and a table, and the demo week varies', async ({
+    page,
+  }) => {
+    await signIn(page, DEMO_USERS.companyAdmin);
+    await page.goto('/reports');
+    const chart = page.getByRole('slider', { name: /Message Volume: sent and received per day/ });
+    await expect(chart).toBeVisible();
+    await chart.focus();
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowRight');
+    const readout = page.getByTestId('chart-readout');
+    await expect(readout).toContainText(/Sent: [\d,]+/);
+    await expect(chart).toHaveAttribute('aria-valuenow', '1');
+    await expect(chart).toHaveAttribute(
+      'aria-valuetext',
+      /^\w{3}, \w{3} \d+, \d{4}: Sent [\d]+, Received [\d]+$/,
+    );
+    await page.screenshot({
+      path: path.resolve(import.meta.dirname, '../../../.tmp/screens/08-reports-chart-keyboard.png'),
+      fullPage: true,
+    });
+
+    const week = await apiReport(page, '7d');
+    const table = page.getByRole('table', { name: 'Message Volume per day (UTC)' });
+    await expect(table.locator('tbody tr')).toHaveCount(week.messageVolume.length);
+
+    // The demo data is a working week with a campaign, not the same figure every day.
+    const sent = week.messageVolume.map((point) => point.sent).sort((a, b) => a - b);
+    const median = sent[Math.floor(sent.length / 2)];
+    expect(new Set(sent).size).toBeGreaterThanOrEqual(4);
+    expect(sent.at(-1)!).toBeGreaterThan(1.5 * median);
   });
 
   test("viewers read their company's report, named in the subtitle and a badge", async ({ page }) => {

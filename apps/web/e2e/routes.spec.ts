@@ -8,7 +8,8 @@ test('a viewer opening /admin sees Access Denied', async ({ page }) => {
 
   await expect(page.getByRole('heading', { name: 'Access Denied' })).toBeVisible();
   await expect(page.getByText('System administrator access required.')).toBeVisible();
-  await expect(page.getByText('Your role').locator('..')).toContainText('viewer');
+  // exact: the search box's own hint also speaks of 'your role'.
+  await expect(page.getByText('Your role', { exact: true }).locator('..')).toContainText('viewer');
   await expect(page.getByText('Required role').locator('..')).toContainText('system admin');
   await page.getByRole('button', { name: 'Go Back' }).click();
   await expect(page).toHaveURL(/\/dashboard$/);

@@ -1,7 +1,9 @@
+import path from 'node:path';
 import { expect, type Page, test } from '@playwright/test';
 import { DEMO_USERS, signIn } from './sign-in.ts';
 
 const SCREENS = 'test-results/screens';
+const NEW_SCREENS = path.resolve(import.meta.dirname, '../../../.tmp/screens');
 const GLOBEX_ADMIN = 'owner@globex.example.com';
 
 const box = (page: Page) => page.getByRole('combobox', { name: 'Search' });
@@ -46,7 +48,7 @@ test.describe('top-bar search', () => {
     const subscribers = group(page, 'Subscribers');
     await expect(subscribers.getByRole('option')).toHaveText([new RegExp(msisdn.replace('+', '\\+'))]);
     await subscribers.getByRole('option').click();
-    await expect(page).toHaveURL(/\/subscribers$/);
+    await expect(page).toHaveURL(/\/subscribers\?search=/);
     await expect(page.getByRole('searchbox', { name: 'Search by phone number' })).toHaveValue(msisdn);
     await expect(page.getByRole('row', { name: new RegExp(msisdn.replace('+', '\\+')) })).toBeVisible();
     await expect(page.getByRole('table').getByRole('row')).toHaveCount(2);
@@ -120,7 +122,7 @@ test.describe('top-bar search', () => {
     // Enter before the results came: the first one opens when they do.
     await box(page).press('Enter');
     // View only: the list narrows to the service instead of opening its form.
-    await expect(page).toHaveURL(/\/services$/);
+    await expect(page).toHaveURL(/\/services/);
     await expect(page.getByRole('dialog', { name: 'Edit Service' })).toHaveCount(0);
     await expect(page.getByRole('row', { name: /Sports Alerts/ })).toBeVisible();
     await expect(page.getByRole('row', { name: /Daily News/ })).toHaveCount(0);
@@ -129,7 +131,47 @@ test.describe('top-bar search', () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await expect(page).toHaveURL(/\/login$/);
     await signIn(page, DEMO_USERS.viewer);
-    await box(page).fill('news');
-    await expect(page.getByText(/which your role cannot open/)).toBeVisible();
+    // Said at once, before any typing: the box finds nothing for this role.
+    await expect(page.getByTestId('search-unavailable')).toHaveText('Not available for your role');
+    await box(page).focus();
+    await expect(page.getByRole('status').filter({ hasText: /which your role cannot open/ })).toBeVisible();
+    await expect(box(page)).not.toBeEditable();
+    await page.screenshot({ path: `${NEW_SCREENS}/07-search-viewer.png` });
+  });
+
+  test('the last digits of a number find its subscriber, and the box says what it finds before typing', async ({
+    page,
+  }) => {
+    await signIn(page, DEMO_USERS.companyAdmin);
+    await box(page).focus();
+    await expect(page.getByRole('status')).toHaveText('Finds services, subscribers by number and messages');
+    await box(page).fill('1809');
+    const subscribers = group(page, 'Subscribers');
+    await expect(subscribers.getByRole('option')).toHaveText([/\+254710001809/]);
+    await expect(group(page, 'Companies')).toHaveCount(0);
+    await page.screenshot({ path: `${NEW_SCREENS}/07-search-last-digits.png` });
+  });
+
+  test('a system admin finds companies by name and users by e-mail, and choosing one opens it', async ({
+    page,
+  }) => {
+    await signIn(page, DEMO_USERS.systemAdmin);
+    await box(page).fill('globex');
+    const companies = group(page, 'Companies');
+    await expect(companies.getByRole('option')).toHaveText([/Globex Telecom/]);
+    await page.screenshot({ path: `${NEW_SCREENS}/07-search-companies.png` });
+    await companies.getByRole('option').click();
+    const companyForm = page.getByRole('dialog', { name: 'Edit Company' });
+    await expect(companyForm.getByLabel(/Company Name/)).toHaveValue('Globex Telecom');
+    await companyForm.getByRole('button', { name: 'Cancel' }).click();
+
+    await box(page).fill('viewer@acme');
+    const users = group(page, 'Users');
+    await expect(users.getByRole('option')).toHaveText([/Carol Wanjiru.*viewer@acme\.example\.com/]);
+    await users.getByRole('option').click();
+    await expect(page.getByRole('tab', { name: 'Users' })).toHaveAttribute('aria-selected', 'true');
+    const userForm = page.getByRole('dialog', { name: 'Edit User' });
+    await expect(userForm.getByRole('textbox', { name: /^Name/ })).toHaveValue('Carol Wanjiru');
+    await page.screenshot({ path: `${NEW_SCREENS}/07-search-opens-user.png` });
   });
 });

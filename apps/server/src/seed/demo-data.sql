@@ -82,10 +82,14 @@ select sub.company_id, svc.id, sub.id,
         or (sub.id % 7 = 0 and svc.rn = 1 + (sub.id / 7) % svc.total)
 on conflict do nothing;
 
--- Outbound bulk sends: one or two a day per active service of an active company, over 30 days.
+-- Outbound bulk sends of every active service of an active company over 30 days, in a working
+-- week's rhythm, so charts and trends read like a real company's: each service sends every weekday
+-- and on alternate days a second time; at weekends only some services send; and a campaign (3 and
+-- 17 days ago) adds two more sends from every service. Which sends happen is fixed by the day and
+-- the service (not random), so every seed draws the same shape.
 create temporary table demo_sends on commit drop as
 select s.company_id, s.id as service_id, d.day, slot,
-       now() - (d.day * interval '1 day') - (slot * interval '5 hours') - (random() * interval '2 hours') as created_at,
+       now() - (d.day * interval '1 day') - (slot * interval '3 hours') - (random() * interval '2 hours') as created_at,
        (array['Good morning! Today''s top stories are in: reply MORE for details.',
               'Reminder: your subscription renews tomorrow. Reply STOP to opt out.',
               'Breaking: new updates available now. Visit our site for the full story.',
@@ -95,8 +99,14 @@ select s.company_id, s.id as service_id, d.day, slot,
   from services s
   join companies c on c.id = s.company_id and c.status = 'active'
   cross join generate_series(0, 29) as d(day)
-  cross join generate_series(0, 1) as slot
- where s.status = 'active' and (slot = 0 or random() < 0.4);
+  cross join lateral (select extract(isodow from now() - d.day * interval '1 day') >= 6 as weekend) w
+  cross join generate_series(0, 3) as slot
+ where s.status = 'active'
+   and case slot
+         when 0 then not w.weekend or (s.id + d.day) % 3 = 0
+         when 1 then not w.weekend and (s.id + d.day) % 2 = 0
+         else d.day in (3, 17)
+       end;
 
 -- Sends of the last minutes are still being handed over: the engine picks them up when it starts.
 insert into messages (company_id, service_id, service_ids, direction, content, status, sent_at, recipient_count,

@@ -1,7 +1,9 @@
 import { Link } from 'react-router';
+import { useDocumentTitle } from '../lib/use-document-title.ts';
 import { buttonStyles } from './button.tsx';
 
 export function NotFound() {
+  useDocumentTitle('Page Not Found');
   return (
     <main className="flex min-h-screen items-center justify-center bg-slate-50 px-4 py-12">
       <div className="text-center">

@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import { useDocumentTitle } from '../lib/use-document-title.ts';
 
 type TPageHeaderProps = {
   title: string;
@@ -7,6 +8,7 @@ type TPageHeaderProps = {
 };
 
 export function PageHeader({ title, description, actions }: TPageHeaderProps) {
+  useDocumentTitle(title);
   return (
     <div className="flex flex-col gap-4 sm:flex-row sm:items-start sm:justify-between">
       <div>

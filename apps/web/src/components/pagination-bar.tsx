@@ -1,3 +1,4 @@
+import { countOf } from '../lib/plural.ts';
 import { Button } from './button.tsx';
 
 type TPaginationBarProps = {
@@ -5,7 +6,10 @@ type TPaginationBarProps = {
   totalPages: number;
   totalItems: number;
   onPageChange: (page: number) => void;
+  /** The items counted, plural: "subscribers". */
   itemLabel?: string;
+  /** The same for exactly one: "subscriber" (without it the plural is kept). */
+  itemLabelOne?: string;
 };
 
 export function PaginationBar({
@@ -14,6 +18,7 @@ export function PaginationBar({
   totalItems,
   onPageChange,
   itemLabel = 'items',
+  itemLabelOne,
 }: TPaginationBarProps) {
   return (
     <nav
@@ -21,7 +26,8 @@ export function PaginationBar({
       className="flex items-center justify-between gap-4 border-t border-slate-200 px-4 py-3 text-sm text-slate-600"
     >
       <span>
-        Page {currentPage} of {totalPages} · {totalItems.toLocaleString()} {itemLabel}
+        Page {currentPage.toLocaleString()} of {totalPages.toLocaleString()} ·{' '}
+        {countOf(totalItems, itemLabelOne ?? itemLabel, itemLabel)}
       </span>
       <div className="flex gap-2">
         <Button

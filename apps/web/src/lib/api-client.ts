@@ -18,7 +18,38 @@ export type TRequestOptions = {
   refreshOnExpiry?: boolean;
   /** Extra request headers, such as an Idempotency-Key. */
   headers?: Record<string, string>;
+  /** Bytes of the body sent so far (an upload's progress): the request then goes by XMLHttpRequest, which reports it. */
+  onUploadProgress?: (loaded: number, total: number) => void;
 };
+
+/** fetch reports no upload progress; XMLHttpRequest does. Its answer is turned into a Response. */
+function sendWithUploadProgress(
+  url: string,
+  init: { method: string; headers: Headers; body: FormData | string | undefined; signal?: AbortSignal },
+  onProgress: (loaded: number, total: number) => void,
+) {
+  return new Promise<Response>((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open(init.method, url);
+    init.headers.forEach((value, key) => {
+      xhr.setRequestHeader(key, value);
+    });
+    xhr.upload.onprogress = (event) => {
+      if (event.lengthComputable) onProgress(event.loaded, event.total);
+    };
+    xhr.onload = () =>
+      resolve(
+        new Response(xhr.status === 204 ? null : xhr.responseText, {
+          status: xhr.status,
+          headers: { 'Content-Type': xhr.getResponseHeader('Content-Type') ?? 'application/json' },
+        }),
+      );
+    xhr.onerror = () => reject(new TypeError('Network request failed'));
+    xhr.onabort = () => reject(new DOMException('Aborted', 'AbortError'));
+    init.signal?.addEventListener('abort', () => xhr.abort(), { once: true });
+    xhr.send(init.body ?? null);
+  });
+}
 
 type TApiErrorInit = {
   status: number;
@@ -128,12 +159,10 @@ async function send(path: string, options: TRequestOptions, accessToken: string 
 
   let response: Response;
   try {
-    response = await fetch(buildUrl(path, options.query), {
-      method: options.method ?? 'GET',
-      headers,
-      body,
-      signal: options.signal,
-    });
+    const init = { method: options.method ?? 'GET', headers, body, signal: options.signal };
+    response = options.onUploadProgress
+      ? await sendWithUploadProgress(buildUrl(path, options.query), init, options.onUploadProgress)
+      : await fetch(buildUrl(path, options.query), init);
   } catch (cause) {
     if (cause instanceof DOMException && cause.name === 'AbortError') throw cause;
     throw new ApiError({

@@ -27,6 +27,7 @@ export function makeAuth(overrides: Partial<TAuthContext> = {}): TAuthContext {
     error: null,
     isSessionChecked: true,
     hasSignedOut: false,
+    sessionExpired: false,
     login: vi.fn(async () => true),
     logout: vi.fn(async () => {}),
     ...overrides,

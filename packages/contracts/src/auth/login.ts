@@ -18,6 +18,8 @@ export const AUTH_MESSAGES = {
   companyInactive: 'Your company account is inactive. Contact support.',
   tooManyAttempts: 'Too many sign-in attempts. Please wait a few minutes and try again.',
   forbidden: "You don't have permission to perform this action.",
+  /** The sign-in page, after the console ended a session the server no longer accepts. */
+  sessionExpired: 'Your session has expired. Please sign in again.',
 } as const;
 
 /** Spec section 5: these texts (case-insensitive) or a 401 mean the session is gone. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { COMPANY_STATUSES } from '../admin/company.ts';
 import { requiredText } from '../common/text.ts';
 
 export const BILLING_TYPES = ['on_demand', 'package'] as const;
@@ -57,7 +58,8 @@ export const ZService = z.object({
   billingType: z.enum(BILLING_TYPES),
   status: z.enum(SERVICE_STATUSES),
   companyId: z.number().int(),
-  company: z.object({ name: z.string() }),
+  /** The company's status: a suspended or pending company's services cannot send. */
+  company: z.object({ name: z.string(), status: z.enum(COMPANY_STATUSES) }),
   subscriber_count: z.number().int(),
   messageCount: z.number().int(),
   lastActivity: z.string().nullable(),

@@ -11,6 +11,10 @@ export function containsPattern(text: string) {
   return `%${text.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`;
 }
 
+function startsPattern(text: string) {
+  return `${text.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`;
+}
+
 /**
  * How many of the newest rows the first pass reads. A text found often is found among them (the
  * newest matches, at the price of a short index walk); a rare one falls through to the trigram
@@ -89,7 +93,7 @@ export async function searchSubscribers(
      where r.msisdn like ${pattern}
      order by r.id desc
      limit ${limit}`.execute(db);
-  if (recent.rows.length >= limit || prefixes.length === 0) return recent.rows;
+  if (recent.rows.length >= limit) return recent.rows;
   // Then the numbers that start with the digits as typed (national or international), through a
   // byte-order range, which row-level security lets the index serve (a LIKE it would not).
   const found = new Map(recent.rows.map((row) => [row.id, row]));
@@ -108,7 +112,53 @@ export async function searchSubscribers(
        limit ${limit}`.execute(db);
     for (const row of rows) if (found.size < limit) found.set(row.id, row);
   }
+  if (found.size >= limit) return [...found.values()];
+  // Then the numbers that end with the digits (the last digits people read off a screen), through
+  // the same kind of range on 0012's reversed copy of the number, as the Subscribers search does.
+  const reversed = [...digits].reverse().join('');
+  const { rows } = await sql<SubscriberHitRow>`
+    select s.id, s.msisdn, s.status, c.name as company_name
+      from companies c
+      cross join lateral (
+        select id, msisdn, status from subscribers
+         where company_id = c.id
+           and (msisdn_reversed collate "C") >= ${reversed}
+           and (msisdn_reversed collate "C") < ${`${reversed}\u{10FFFF}`}
+         order by (msisdn_reversed collate "C")
+         limit ${limit}) s
+     where ${forCompany('c.id', companyId)}
+     order by s.id desc
+     limit ${limit}`.execute(db);
+  for (const row of rows) if (found.size < limit) found.set(row.id, row);
   return [...found.values()];
+}
+
+type CompanyHitRow = { id: number; name: string; status: string };
+
+/** Companies whose name holds the text, names that start with it first (system_admin only: the service asks). */
+export async function searchCompanies(db: Executor, text: string, limit: number) {
+  const { rows } = await sql<CompanyHitRow>`
+    select id, name, status from companies
+     where lower(name) like ${containsPattern(text)}
+     order by lower(name) like ${startsPattern(text)} desc, name, id
+     limit ${limit}`.execute(db);
+  return rows;
+}
+
+type UserHitRow = { id: number; name: string; email: string; role: string; company_name: string | null };
+
+/** Users whose name or e-mail holds the text (system_admin only: the service asks). */
+export async function searchUsers(db: Executor, text: string, limit: number) {
+  const pattern = containsPattern(text);
+  const { rows } = await sql<UserHitRow>`
+    select u.id, u.name, u.email, u.role, c.name as company_name
+      from users u
+      left join companies c on c.id = u.company_id
+     where lower(u.name) like ${pattern} or lower(u.email) like ${pattern}
+     order by (lower(u.name) like ${startsPattern(text)} or lower(u.email) like ${startsPattern(text)}) desc,
+              u.name, u.id
+     limit ${limit}`.execute(db);
+  return rows;
 }
 
 type SubscriberHitRow = { id: number; msisdn: string; status: string; company_name: string };

@@ -15,7 +15,8 @@ export function searchRoutes(app: App, deps: AppDeps) {
         tags: ['search'],
         description:
           "The top bar's search: up to 5 services (name, short code, keyword), subscribers (any part of the number, " +
-          'when the text reads as one) and messages (content, 3 characters or more), newest first, of the kinds ' +
+          'when the text reads as one; its last digits too), messages (content, 3 characters or more) and, for a ' +
+          'system_admin, companies (name) and users (name or e-mail), of the kinds ' +
           "the caller's role may open (kinds), within the caller's company (system_admin: every company).",
         querystring: ZGlobalSearchQuery,
         response: { 200: ZGlobalSearchResponse },

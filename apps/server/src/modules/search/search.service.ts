@@ -31,7 +31,8 @@ function phoneDigitsOf(text: string) {
 
 /**
  * What the user may open that matches the text, per kind: services (name, short code, keyword),
- * subscribers (any part of the number), messages (content). Company users see their company's
+ * subscribers (any part of the number), messages (content), and for system admins companies (name)
+ * and users (name or e-mail). Company users see their company's
  * only (the query filter, and row-level security behind it); system admins see every company's.
  */
 export async function searchEverything(
@@ -61,6 +62,9 @@ export async function searchEverything(
       : [];
     const messages = searchesMessages ? await repo.searchMessages(trx, companyId, q, limit, first) : [];
     const services = first.services;
+    // Companies and users: system admins only (the kinds follow the role, taken from the token).
+    const companies = kinds.includes('companies') ? await repo.searchCompanies(trx, q, limit) : [];
+    const users = kinds.includes('users') ? await repo.searchUsers(trx, q, limit) : [];
     return {
       q,
       kinds,
@@ -84,6 +88,14 @@ export async function searchEverything(
         direction: row.direction as TMessageHit['direction'],
         status: row.status as TMessageHit['status'],
         createdAt: row.created_at.toISOString(),
+        companyName: row.company_name,
+      })),
+      companies: companies.map((row) => ({ id: row.id, name: row.name, status: row.status })),
+      users: users.map((row) => ({
+        id: row.id,
+        name: row.name,
+        email: row.email,
+        role: row.role,
         companyName: row.company_name,
       })),
     };

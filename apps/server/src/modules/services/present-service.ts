@@ -12,7 +12,7 @@ export function presentService(row: ServiceWithCompany): TService {
     billingType: row.billing_type as TService['billingType'],
     status: row.status as TService['status'],
     companyId: row.company_id,
-    company: { name: row.company_name },
+    company: { name: row.company_name, status: row.company_status as TService['company']['status'] },
     subscriber_count: row.subscriber_count,
     messageCount: row.message_count,
     lastActivity: row.last_activity_at?.toISOString() ?? null,

@@ -22,6 +22,7 @@ const serviceWithCompany = (db: Executor) =>
       's.created_at',
       's.updated_at',
       'c.name as company_name',
+      'c.status as company_status',
     ]);
 
 export type ServiceWithCompany = NonNullable<Awaited<ReturnType<typeof findService>>>;

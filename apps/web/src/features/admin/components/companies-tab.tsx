@@ -4,6 +4,7 @@ import {
   type TCompany,
   type TCompanyForm,
 } from '@sms/contracts/admin/company';
+import { OPEN_PARAMS } from '@sms/contracts/search/global-search';
 import { type ComponentProps, useState } from 'react';
 import { Button } from '../../../components/button.tsx';
 import { ConfirmDialog } from '../../../components/confirm-dialog.tsx';
@@ -14,6 +15,8 @@ import { PaginationBar } from '../../../components/pagination-bar.tsx';
 import { SearchField, SearchFilterBar } from '../../../components/search-filter-bar.tsx';
 import { useToast } from '../../../components/toast/toast-provider.tsx';
 import { ApiError, getServerMessage } from '../../../lib/api-client.ts';
+import { formatDate } from '../../../lib/format-date.ts';
+import { useSearchParamAction } from '../../../lib/use-search-param-action.ts';
 import { CallbackUrlsModal } from '../../callbacks/components/callback-urls-modal.tsx';
 import { useActivateCompany } from '../api/activate-company.ts';
 import { useCreateCompany } from '../api/create-company.ts';
@@ -37,15 +40,11 @@ type TPending =
   | { kind: 'callbacks'; company: TCompany }
   | null;
 
-function formatDate(iso: string | null) {
-  return iso
-    ? new Date(iso).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' })
-    : 'Never';
-}
+const formatLastActive = (iso: string | null) => formatDate(iso) ?? 'Never';
 
 export function CompaniesTab() {
   const { showToast } = useToast();
-  const table = usePagedSearch<TStatusFilter>('');
+  const table = usePagedSearch<TStatusFilter>('status', '');
   const companies = useCompanies({ page: table.page, searchTerm: table.searchTerm, status: table.filter });
   const [pending, setPending] = useState<TPending>(null);
   const create = useCreateCompany();
@@ -113,6 +112,13 @@ export function CompaniesTab() {
 
   const stats = companies.data?.stats;
   const rows = companies.data?.companies ?? [];
+  // The top bar's search opens a company here: the table narrowed to it (search=), its form open.
+  useSearchParamAction(OPEN_PARAMS.adminEdit, (value) => {
+    if (!companies.data) return companies.isError;
+    const found = rows.find((row) => row.id === Number(value));
+    if (found) setPending({ kind: 'form', company: found });
+    return true;
+  });
 
   return (
     <div className="space-y-6">
@@ -190,7 +196,7 @@ export function CompaniesTab() {
                       {company.subscriberCount.toLocaleString()}
                     </td>
                     <td className="px-2.5 py-3 whitespace-nowrap text-slate-600">
-                      {formatDate(company.lastActive)}
+                      {formatLastActive(company.lastActive)}
                     </td>
                     <td className="px-2.5 py-3">
                       <div className="ml-auto flex w-36 flex-wrap justify-end gap-x-0.5 gap-y-1">
@@ -247,6 +253,7 @@ export function CompaniesTab() {
             totalItems={companies.data.pagination.totalItems}
             onPageChange={table.setPage}
             itemLabel="companies"
+            itemLabelOne="company"
           />
         ) : null}
       </div>

@@ -1,6 +1,7 @@
 import { USER_MESSAGES } from '@sms/contracts/admin/admin-user';
 import { ROLES, type TRole } from '@sms/contracts/auth/roles';
 import type { TUser } from '@sms/contracts/auth/user';
+import { OPEN_PARAMS } from '@sms/contracts/search/global-search';
 import { useState } from 'react';
 import { Button } from '../../../components/button.tsx';
 import { ConfirmDialog } from '../../../components/confirm-dialog.tsx';
@@ -11,6 +12,8 @@ import { PaginationBar } from '../../../components/pagination-bar.tsx';
 import { SearchField } from '../../../components/search-filter-bar.tsx';
 import { useToast } from '../../../components/toast/toast-provider.tsx';
 import { getServerMessage } from '../../../lib/api-client.ts';
+import { formatDate } from '../../../lib/format-date.ts';
+import { useSearchParamAction } from '../../../lib/use-search-param-action.ts';
 import { useCreateUser } from '../api/create-user.ts';
 import { useDeleteUser } from '../api/delete-user.ts';
 import { useUsers } from '../api/list-users.ts';
@@ -26,7 +29,7 @@ const roleLabel = (role: string) =>
 
 export function UsersTab() {
   const { showToast } = useToast();
-  const table = usePagedSearch<TRole | ''>('');
+  const table = usePagedSearch<TRole | ''>('role', '');
   const users = useUsers({ page: table.page, searchTerm: table.searchTerm, role: table.filter });
   const [pending, setPending] = useState<TPending>(null);
   const create = useCreateUser();
@@ -65,6 +68,13 @@ export function UsersTab() {
   }
 
   const rows = users.data?.users ?? [];
+  // The top bar's search opens a user here: the table narrowed to it (search=), its form open.
+  useSearchParamAction(OPEN_PARAMS.adminEdit, (value) => {
+    if (!users.data) return users.isError;
+    const found = rows.find((row) => row.id === Number(value));
+    if (found) setPending({ kind: 'form', user: found });
+    return true;
+  });
 
   return (
     <div className="rounded-xl border border-slate-200 bg-white shadow-sm">
@@ -131,13 +141,7 @@ export function UsersTab() {
                   <td className="px-4 py-3">
                     <StatusBadge status={user.status} />
                   </td>
-                  <td className="px-4 py-3 whitespace-nowrap text-slate-600">
-                    {new Date(user.createdAt).toLocaleDateString(undefined, {
-                      year: 'numeric',
-                      month: 'short',
-                      day: 'numeric',
-                    })}
-                  </td>
+                  <td className="px-4 py-3 whitespace-nowrap text-slate-600">{formatDate(user.createdAt)}</td>
                   <td className="px-4 py-3">
                     <div className="flex justify-end gap-1">
                       <Button
@@ -172,6 +176,7 @@ export function UsersTab() {
           totalItems={users.data.totalItems}
           onPageChange={table.setPage}
           itemLabel="users"
+          itemLabelOne="user"
         />
       ) : null}
 

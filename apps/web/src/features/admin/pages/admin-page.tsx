@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useSearchParams } from 'react-router';
 import { LockIcon } from '../../../components/icons.tsx';
 import { PageHeader } from '../../../components/page-header.tsx';
 import { useAuth } from '../../auth/components/auth-provider.tsx';
@@ -12,7 +12,12 @@ const TABS = [
 
 export default function AdminPage() {
   const { user } = useAuth();
-  const [tab, setTab] = useState<(typeof TABS)[number]['id']>('companies');
+  // The tab lives in the address with its table's filters; another tab starts with none.
+  const [params, setParams] = useSearchParams();
+  const tab = params.get('tab') === 'users' ? 'users' : 'companies';
+  const setTab = (next: (typeof TABS)[number]['id']) => {
+    if (next !== tab) setParams(next === 'companies' ? {} : { tab: next });
+  };
 
   // The route guard already stops other roles; this keeps the page safe wherever it is mounted.
   if (user?.role !== 'system_admin') {
@@ -49,7 +54,7 @@ export default function AdminPage() {
         ))}
       </div>
       <div role="tabpanel" id={`admin-panel-${tab}`} aria-labelledby={`admin-tab-${tab}`}>
-        {tab === 'companies' ? <CompaniesTab /> : <UsersTab />}
+        {tab === 'companies' ? <CompaniesTab key="companies" /> : <UsersTab key="users" />}
       </div>
     </div>
   );

@@ -6,13 +6,13 @@ import {
   type TAuditEntity,
 } from '@sms/contracts/audit/audit-log';
 import { AUDIT_MESSAGES } from '@sms/contracts/audit/list-audit-logs';
-import { useState } from 'react';
 import { Button } from '../../../components/button.tsx';
 import { TableEmpty, TableLoading } from '../../../components/data-table-states.tsx';
 import { LockIcon } from '../../../components/icons.tsx';
 import { PageHeader } from '../../../components/page-header.tsx';
 import { PaginationBar } from '../../../components/pagination-bar.tsx';
 import { getServerMessage } from '../../../lib/api-client.ts';
+import { pageFrom, useUrlState } from '../../../lib/use-url-state.ts';
 import { useAuth } from '../../auth/components/auth-provider.tsx';
 import { useAuditLogs } from '../api/list-audit-logs.ts';
 import { AuditLogTable } from '../components/audit-log-table.tsx';
@@ -20,13 +20,21 @@ import { AuditLogTable } from '../components/audit-log-table.tsx';
 const FIELD_CLASSES =
   'block w-full rounded-lg border-0 bg-white px-3 py-2 text-sm text-slate-900 shadow-sm ring-1 ring-inset ring-slate-300 focus:outline-none focus:ring-2 focus:ring-inset focus:ring-indigo-600';
 
+const URL_DEFAULTS = { from: '', to: '', action: '', entity: '', page: '1' };
+
 export default function AuditPage() {
   const { user } = useAuth();
-  const [page, setPage] = useState(1);
-  const [from, setFrom] = useState('');
-  const [to, setTo] = useState('');
-  const [action, setAction] = useState<TAuditAction | ''>('');
-  const [entity, setEntity] = useState<TAuditEntity | ''>('');
+  // Filters and page live in the address: a reload, a shared link or Back shows the same view.
+  const [url, setUrl] = useUrlState(URL_DEFAULTS);
+  const { from, to } = url;
+  const action = (AUDIT_ACTIONS as readonly string[]).includes(url.action)
+    ? (url.action as TAuditAction)
+    : '';
+  const entity = (AUDIT_ENTITIES as readonly string[]).includes(url.entity)
+    ? (url.entity as TAuditEntity)
+    : '';
+  const page = pageFrom(url.page);
+  const setPage = (next: number) => setUrl({ page: String(next) });
   const logs = useAuditLogs({ page, limit: AUDIT_LOG_LIMIT, from, to, action, entity });
 
   if (user?.role !== 'system_admin') {
@@ -40,12 +48,8 @@ export default function AuditPage() {
   }
 
   // Every filter change starts again at page 1.
-  const filterChange =
-    <T,>(set: (value: T) => void) =>
-    (value: T) => {
-      set(value);
-      setPage(1);
-    };
+  const filterChange = (name: 'from' | 'to' | 'action' | 'entity') => (value: string) =>
+    setUrl({ [name]: value, page: '1' });
   const entries = logs.data?.auditLogs ?? [];
 
   return (
@@ -67,7 +71,7 @@ export default function AuditPage() {
               type="date"
               value={from}
               max={to || undefined}
-              onChange={(e) => filterChange(setFrom)(e.target.value)}
+              onChange={(e) => filterChange('from')(e.target.value)}
               className={`mt-1 ${FIELD_CLASSES}`}
             />
           </label>
@@ -77,7 +81,7 @@ export default function AuditPage() {
               type="date"
               value={to}
               min={from || undefined}
-              onChange={(e) => filterChange(setTo)(e.target.value)}
+              onChange={(e) => filterChange('to')(e.target.value)}
               className={`mt-1 ${FIELD_CLASSES}`}
             />
           </label>
@@ -85,7 +89,7 @@ export default function AuditPage() {
             Action
             <select
               value={action}
-              onChange={(e) => filterChange(setAction)(e.target.value as TAuditAction | '')}
+              onChange={(e) => filterChange('action')(e.target.value)}
               className={`mt-1 ${FIELD_CLASSES}`}
             >
               <option value="">All Actions</option>
@@ -100,7 +104,7 @@ export default function AuditPage() {
             Entity
             <select
               value={entity}
-              onChange={(e) => filterChange(setEntity)(e.target.value as TAuditEntity | '')}
+              onChange={(e) => filterChange('entity')(e.target.value)}
               className={`mt-1 ${FIELD_CLASSES}`}
             >
               <option value="">All Entities</option>
@@ -116,13 +120,7 @@ export default function AuditPage() {
               variant="ghost"
               className="w-full"
               disabled={!from && !to && !action && !entity}
-              onClick={() => {
-                setFrom('');
-                setTo('');
-                setAction('');
-                setEntity('');
-                setPage(1);
-              }}
+              onClick={() => setUrl({ ...URL_DEFAULTS })}
             >
               Clear filters
             </Button>
@@ -149,6 +147,7 @@ export default function AuditPage() {
               totalItems={logs.data.totalItems}
               onPageChange={setPage}
               itemLabel="entries"
+              itemLabelOne="entry"
             />
           </>
         )}

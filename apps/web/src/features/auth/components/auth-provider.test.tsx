@@ -102,6 +102,21 @@ describe('authReducer', () => {
     });
   });
 
+  it('marks an ended session as expired, never a sign-out, until the next sign-in starts', () => {
+    const user = makeUser('viewer');
+    const signedIn = authReducer(initialAuthState, { type: 'LOGIN_SUCCESS', user });
+    const expired = authReducer(signedIn, { type: 'LOGOUT' });
+    expect(expired).toMatchObject({ sessionExpired: true });
+    expect(authReducer(signedIn, { type: 'SIGNED_OUT' })).toMatchObject({ sessionExpired: false });
+    expect(authReducer(initialAuthState, { type: 'SESSION_MISSING' })).toMatchObject({
+      sessionExpired: false,
+    });
+    expect(authReducer(initialAuthState, { type: 'SESSION_MISSING', expired: true })).toMatchObject({
+      sessionExpired: true,
+    });
+    expect(authReducer(expired, { type: 'LOGIN_START' })).toMatchObject({ sessionExpired: false });
+  });
+
   it('remembers a sign-out until the next sign-in, and only an explicit one', () => {
     const user = makeUser('viewer');
     const signedIn = authReducer(initialAuthState, { type: 'LOGIN_SUCCESS', user });

@@ -29,16 +29,19 @@ export type TAuthState = {
    * then send them to /login without remembering the page, so the next user starts at /dashboard.
    */
   hasSignedOut: boolean;
+  /** true after the server stopped accepting the session (not a sign-out): the sign-in page says why. */
+  sessionExpired: boolean;
 };
 
 type TAuthAction =
   | { type: 'LOGIN_START' }
   | { type: 'LOGIN_SUCCESS'; user: TUser }
   | { type: 'LOGIN_FAILURE'; error: string }
+  /** The session expired or was revoked while in use. */
   | { type: 'LOGOUT' }
   | { type: 'SIGNED_OUT' }
   | { type: 'SESSION_RESTORED'; user: TUser }
-  | { type: 'SESSION_MISSING' };
+  | { type: 'SESSION_MISSING'; expired?: boolean };
 
 export type TAuthContext = TAuthState & {
   login: (credentials: TLoginRequest) => Promise<boolean>;
@@ -52,12 +55,13 @@ export const initialAuthState: TAuthState = {
   error: null,
   isSessionChecked: false,
   hasSignedOut: false,
+  sessionExpired: false,
 };
 
 export function authReducer(state: TAuthState, action: TAuthAction): TAuthState {
   switch (action.type) {
     case 'LOGIN_START':
-      return { ...state, isLoading: true, error: null };
+      return { ...state, isLoading: true, error: null, sessionExpired: false };
     case 'LOGIN_SUCCESS':
     case 'SESSION_RESTORED':
       return {
@@ -67,6 +71,7 @@ export function authReducer(state: TAuthState, action: TAuthAction): TAuthState 
         error: null,
         isSessionChecked: true,
         hasSignedOut: false,
+        sessionExpired: false,
       };
     case 'LOGIN_FAILURE':
       return { ...state, user: null, isAuthenticated: false, isLoading: false, error: action.error };
@@ -80,6 +85,7 @@ export function authReducer(state: TAuthState, action: TAuthAction): TAuthState 
         error: null,
         isSessionChecked: true,
         hasSignedOut: action.type === 'SIGNED_OUT',
+        sessionExpired: action.type === 'LOGOUT' || (action.type === 'SESSION_MISSING' && !!action.expired),
       };
   }
 }
@@ -102,7 +108,8 @@ export function AuthProvider({ children }: { children: ReactNode }) {
       .catch(() => {
         if (controller.signal.aborted) return;
         clearTokens();
-        dispatch({ type: 'SESSION_MISSING' });
+        // A stored session the server no longer accepts: the sign-in page says it expired.
+        dispatch({ type: 'SESSION_MISSING', expired: true });
       });
     return () => controller.abort();
   }, []);

@@ -35,6 +35,17 @@ describe('LoginPage', () => {
     expect(screen.getByRole('button', { name: 'Sign in' })).toBeEnabled();
   });
 
+  it('says the session expired when it did, and names the page in the title', () => {
+    renderLogin(makeAuth({ sessionExpired: true }));
+    expect(screen.getByRole('status')).toHaveTextContent('Your session has expired. Please sign in again.');
+    expect(document.title).toBe('Sign in · SMS Console');
+  });
+
+  it('says nothing of an expiry on a plain visit', () => {
+    renderLogin(makeAuth());
+    expect(screen.queryByText(/session has expired/)).not.toBeInTheDocument();
+  });
+
   it('shows and hides the password', () => {
     renderLogin(makeAuth());
     const password = screen.getByLabelText('Password', { selector: 'input' });

@@ -4,6 +4,7 @@ import {
   daysUntil,
   expiryTone,
 } from '@sms/contracts/dashboard/dashboard-stats';
+import { formatDate } from '../../../lib/format-date.ts';
 
 const EXPIRY_TONES = {
   danger: 'text-red-600',
@@ -15,21 +16,26 @@ type TBillingStatusCardProps = {
   billingStatus: string | null | undefined;
   packageName: string | null | undefined;
   packageExpiresAt: string | null | undefined;
+  /** false while the figures load or after a failed load: dashes, not the defaults that look real. */
+  ready?: boolean;
 };
+
+const UNKNOWN = '—';
 
 function describeExpiry(iso: string) {
   const days = daysUntil(iso);
-  const date = new Date(iso).toLocaleDateString(undefined, {
-    year: 'numeric',
-    month: 'short',
-    day: 'numeric',
-  });
+  const date = formatDate(iso);
   if (days < 0) return `${date} (expired)`;
   if (days === 0) return `${date} (today)`;
   return `${date} (${days} day${days === 1 ? '' : 's'} left)`;
 }
 
-export function BillingStatusCard({ billingStatus, packageName, packageExpiresAt }: TBillingStatusCardProps) {
+export function BillingStatusCard({
+  billingStatus,
+  packageName,
+  packageExpiresAt,
+  ready = true,
+}: TBillingStatusCardProps) {
   const status = billingStatus ?? DASHBOARD_DEFAULTS.billingStatus;
   const active = status === 'active';
   const tone = expiryTone(packageExpiresAt ?? null);
@@ -45,23 +51,29 @@ export function BillingStatusCard({ billingStatus, packageName, packageExpiresAt
         <div className="flex items-center justify-between gap-2">
           <dt className="text-slate-600">Status</dt>
           <dd>
-            <span
-              className={`rounded-full px-2 py-0.5 text-xs font-medium ${
-                active ? 'bg-green-50 text-green-700' : 'bg-slate-100 text-slate-600'
-              }`}
-            >
-              {active ? DASHBOARD_TEXTS.billingActive : DASHBOARD_TEXTS.billingInactive}
-            </span>
+            {ready ? (
+              <span
+                className={`rounded-full px-2 py-0.5 text-xs font-medium ${
+                  active ? 'bg-green-50 text-green-700' : 'bg-slate-100 text-slate-600'
+                }`}
+              >
+                {active ? DASHBOARD_TEXTS.billingActive : DASHBOARD_TEXTS.billingInactive}
+              </span>
+            ) : (
+              <span className="text-slate-400">{UNKNOWN}</span>
+            )}
           </dd>
         </div>
         <div className="flex items-center justify-between gap-2">
           <dt className="text-slate-600">Package</dt>
-          <dd className="font-medium text-slate-900">{packageName ?? DASHBOARD_DEFAULTS.packageName}</dd>
+          <dd className="font-medium text-slate-900">
+            {ready ? (packageName ?? DASHBOARD_DEFAULTS.packageName) : UNKNOWN}
+          </dd>
         </div>
         <div className="flex items-center justify-between gap-2">
           <dt className="text-slate-600">Expires</dt>
           <dd className={`font-medium ${EXPIRY_TONES[tone]}`} data-testid="package-expiry" data-tone={tone}>
-            {packageExpiresAt ? describeExpiry(packageExpiresAt) : 'No expiry set'}
+            {ready ? (packageExpiresAt ? describeExpiry(packageExpiresAt) : 'No expiry set') : UNKNOWN}
           </dd>
         </div>
       </dl>

@@ -5,11 +5,13 @@ import { ManageWebhooksButton } from '../../callbacks/components/manage-webhooks
 
 const LINKS = [
   { label: 'Manage Services', to: '/services', roles: ROUTE_ROLES.services },
-  { label: 'Send Messages', to: '/messages', roles: ROUTE_ROLES.messages },
+  // Content managers may read the message logs but not send: their shortcut says so.
+  { label: 'Send Messages', to: '/messages', roles: ['system_admin', 'company_admin'] },
+  { label: 'View Messages', to: '/messages', roles: ['content_manager'] },
   { label: 'View Subscribers', to: '/subscribers', roles: ROUTE_ROLES.subscribers },
   { label: 'View Reports', to: '/reports', roles: ROUTE_ROLES.reports },
   { label: 'Admin Panel', to: '/admin', roles: ROUTE_ROLES.admin },
-] as const;
+] as const satisfies readonly { label: string; to: string; roles: readonly TRole[] }[];
 
 /** Shortcuts from the dashboard; each role sees only the destinations it may open. */
 export function QuickActions({ role }: { role: TRole }) {
@@ -23,7 +25,7 @@ export function QuickActions({ role }: { role: TRole }) {
       </h2>
       <div className="mt-4 flex flex-wrap gap-3">
         {LINKS.filter((link) => isRoleAllowed(role, link.roles)).map((link) => (
-          <Link key={link.to} to={link.to} className={buttonStyles('secondary')}>
+          <Link key={link.label} to={link.to} className={buttonStyles('secondary')}>
             {link.label}
           </Link>
         ))}

@@ -8,6 +8,25 @@ import {
 
 type TGauge = { label: string; used: number; limit: number };
 
+/** The gauge's place while the figures load or could not be read: a dash, never a number. */
+function GaugePlaceholder({ label, loading }: { label: string; loading: boolean }) {
+  return (
+    <div data-testid={`gauge-${label.toLowerCase()}`}>
+      <div className="flex items-center justify-between gap-2 text-sm">
+        <span className="font-medium text-slate-700">{label}</span>
+        <span className="tabular-nums text-slate-400">
+          {loading ? <span className="sr-only">Loading</span> : null}
+          <span aria-hidden={loading}>— / —</span>
+        </span>
+      </div>
+      <div
+        aria-hidden="true"
+        className={`mt-2 h-2 rounded-full bg-slate-100 ${loading ? 'animate-pulse' : ''}`}
+      />
+    </div>
+  );
+}
+
 function Gauge({ label, used, limit }: TGauge) {
   const percent = usagePercent(used, limit);
   const near = isNearLimit(used, limit);
@@ -45,12 +64,19 @@ function Gauge({ label, used, limit }: TGauge) {
   );
 }
 
-type TUsageLimitsProps = { role: TRole; usage: TUsageStats; readOnly: boolean };
+type TUsageLimitsProps = {
+  role: TRole;
+  /** undefined while loading or after a failed load: the gauges show dashes. */
+  usage: TUsageStats | undefined;
+  loading?: boolean;
+  readOnly: boolean;
+};
 
 /** Spec: gauges for messages, subscribers (not for content managers, only when counted) and services. */
-export function UsageLimits({ role, usage, readOnly }: TUsageLimitsProps) {
+export function UsageLimits({ role, usage, loading = false, readOnly }: TUsageLimitsProps) {
   const showSubscribers =
-    role !== 'content_manager' && usage.subscribersUsed !== null && usage.subscribersLimit !== null;
+    role !== 'content_manager' &&
+    (usage === undefined || (usage.subscribersUsed !== null && usage.subscribersLimit !== null));
   return (
     <section
       aria-labelledby="usage-heading"
@@ -67,11 +93,25 @@ export function UsageLimits({ role, usage, readOnly }: TUsageLimitsProps) {
         ) : null}
       </div>
       <div className="mt-4 space-y-4">
-        <Gauge label="Messages" used={usage.messagesUsed} limit={usage.messagesLimit} />
-        {showSubscribers ? (
-          <Gauge label="Subscribers" used={usage.subscribersUsed ?? 0} limit={usage.subscribersLimit ?? 0} />
-        ) : null}
-        <Gauge label="Services" used={usage.servicesUsed} limit={usage.servicesLimit} />
+        {usage === undefined ? (
+          <>
+            <GaugePlaceholder label="Messages" loading={loading} />
+            {showSubscribers ? <GaugePlaceholder label="Subscribers" loading={loading} /> : null}
+            <GaugePlaceholder label="Services" loading={loading} />
+          </>
+        ) : (
+          <>
+            <Gauge label="Messages" used={usage.messagesUsed} limit={usage.messagesLimit} />
+            {showSubscribers ? (
+              <Gauge
+                label="Subscribers"
+                used={usage.subscribersUsed ?? 0}
+                limit={usage.subscribersLimit ?? 0}
+              />
+            ) : null}
+            <Gauge label="Services" used={usage.servicesUsed} limit={usage.servicesLimit} />
+          </>
+        )}
       </div>
       <p className="mt-4 text-xs text-slate-500">
         Messages: this calendar month (UTC), each recipient counted once per SMS part.

@@ -98,6 +98,27 @@ describe('DashboardPage', () => {
     expect(screen.queryByRole('region', { name: 'Platform Overview' })).not.toBeInTheDocument();
   });
 
+  it('shows no triangle for a 0% trend, and "New" only as new, without a triangle', async () => {
+    const data = stats({
+      trends: { ...stats().trends, totalServices: { change: 0, changeType: 'positive' } },
+    });
+    renderAs('company_admin', json(200, { success: true, data }));
+    const unchanged = await within(card('Total Services')).findByTestId('trend');
+    expect(unchanged).toHaveTextContent('No change:0%vs last month');
+    expect(unchanged).not.toHaveTextContent(/[▲▼]/);
+    const fresh = within(card('Messages Sent')).getByTestId('trend');
+    expect(fresh).toHaveTextContent('New');
+    expect(fresh).toHaveTextContent('nothing the period before');
+    expect(fresh).not.toHaveTextContent(/[▲▼]/);
+  });
+
+  it('shows dashes, not zeros, in the usage gauges when the figures could not be read', async () => {
+    renderAs('company_admin', json(500, { success: false, message: 'boom' }));
+    const usage = screen.getByRole('region', { name: 'Usage & Limits' });
+    expect(await screen.findAllByText('— / —')).toHaveLength(3);
+    expect(within(usage).queryByText(/\d/)).not.toBeInTheDocument();
+  });
+
   it('gives content managers three view-only cards and no subscriber gauge', async () => {
     const data = stats({
       totalSubscribers: null,
@@ -112,6 +133,10 @@ describe('DashboardPage', () => {
     expect(screen.getAllByText('View Only - No Edit Access')).toHaveLength(3);
     expect(screen.queryByTestId('gauge-subscribers')).not.toBeInTheDocument();
     expect(screen.getByTestId('package-expiry')).toHaveClass('text-orange-600');
+    // They cannot send: the shortcut to the logs does not offer to.
+    const actions = screen.getByRole('region', { name: 'Quick Actions' });
+    expect(within(actions).getByRole('link', { name: 'View Messages' })).toHaveAttribute('href', '/messages');
+    expect(within(actions).queryByText('Send Messages')).not.toBeInTheDocument();
   });
 
   it('shows viewers the read-only badge and tag', async () => {
@@ -164,9 +189,13 @@ describe('DashboardPage', () => {
     );
 
     expect(screen.getAllByTestId('activity-skeleton')).toHaveLength(4);
-    expect(
-      within(screen.getByRole('region', { name: 'Usage & Limits' })).getByText('0 / 10,000'),
-    ).toBeInTheDocument();
+    // Dashes while loading, never figures that look real ("0 / 10,000").
+    const loadingUsage = within(screen.getByRole('region', { name: 'Usage & Limits' }));
+    expect(loadingUsage.getAllByText('— / —')).toHaveLength(3);
+    expect(loadingUsage.queryByText(/10,000/)).not.toBeInTheDocument();
+    const loadingBilling = within(screen.getByRole('region', { name: 'Billing Status' }));
+    expect(loadingBilling.getAllByText('—')).toHaveLength(3);
+    expect(loadingBilling.queryByText('Active')).not.toBeInTheDocument();
     answer(json(200, { success: true, data: stats({ recentActivity: [] }) }));
     expect(await screen.findByText('No recent activity')).toBeInTheDocument();
     expect(screen.queryByTestId('activity-skeleton')).not.toBeInTheDocument();

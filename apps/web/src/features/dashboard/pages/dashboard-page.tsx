@@ -6,6 +6,7 @@ import {
 } from '@sms/contracts/dashboard/dashboard-stats';
 import { useEffect } from 'react';
 import { useToast } from '../../../components/toast/toast-provider.tsx';
+import { useDocumentTitle } from '../../../lib/use-document-title.ts';
 import { useAuth } from '../../auth/components/auth-provider.tsx';
 import { useDashboardStats } from '../api/get-dashboard-stats.ts';
 import { BillingStatusCard } from '../components/billing-status-card.tsx';
@@ -20,6 +21,7 @@ export default function DashboardPage() {
   const stats = useDashboardStats();
   const { showToast } = useToast();
   const failed = stats.isError && !stats.data;
+  useDocumentTitle('Dashboard');
 
   useEffect(() => {
     if (failed) showToast(DASHBOARD_TEXTS.loadFailed, 'error');
@@ -62,7 +64,9 @@ export default function DashboardPage() {
           {isSystemAdmin ? null : (
             <UsageLimits
               role={role}
-              usage={data?.usageStats ?? DASHBOARD_DEFAULTS.usageStats}
+              // Only a loaded answer without usage falls back to the defaults: while loading, dashes.
+              usage={data ? (data.usageStats ?? DASHBOARD_DEFAULTS.usageStats) : undefined}
+              loading={stats.isPending}
               readOnly={data?.readOnly ?? role === 'viewer'}
             />
           )}
@@ -77,6 +81,7 @@ export default function DashboardPage() {
               billingStatus={data?.billingStatus}
               packageName={data?.packageName}
               packageExpiresAt={data?.packageExpiresAt}
+              ready={data !== undefined}
             />
           )}
           <RecentActivity items={data?.recentActivity} isLoading={stats.isPending} isError={failed} />

@@ -162,7 +162,11 @@ export function CreateMessageModal({
             <>
               <ul className="max-h-60 divide-y divide-slate-100 overflow-y-auto rounded-lg border border-slate-200">
                 {list.map((service) => {
-                  const inactive = service.status !== 'active';
+                  // A suspended or pending company cannot send: its services read like inactive ones.
+                  const companyHeld = service.company.status !== 'active';
+                  const inactive = service.status !== 'active' || companyHeld;
+                  const why =
+                    service.status !== 'active' ? service.status : `company ${service.company.status}`;
                   const otherCompany = lockedCompanyId !== null && service.companyId !== lockedCompanyId;
                   const checked = values.serviceIds.includes(service.id);
                   const disabled = !checked && (inactive || otherCompany);
@@ -186,7 +190,7 @@ export function CreateMessageModal({
                             {services.isFetching
                               ? 'Loading...'
                               : plural(service.subscriber_count, 'active subscriber')}
-                            {inactive ? ` · ${service.status}, cannot send` : ''}
+                            {inactive ? ` · ${why}, cannot send` : ''}
                             {otherCompany && !inactive ? ' · another company' : ''}
                           </span>
                         </span>

@@ -1,7 +1,7 @@
 import { MESSAGE_DIRECTION_LABELS } from '@sms/contracts/messages/list-messages';
 import type { TMessage } from '@sms/contracts/messages/message';
 import { Button } from '../../../components/button.tsx';
-import { formatDateTime } from '../lib/format.ts';
+import { formatDateTime, formatDateTimeWithZone } from '../../../lib/format-date.ts';
 import { describeCancellation, HandoverProgress } from './message-progress.tsx';
 import { MessageStatusBadge } from './message-status-badge.tsx';
 
@@ -31,7 +31,9 @@ function TimestampCell({ message }: { message: TMessage }) {
       <p className="whitespace-nowrap text-slate-900">{created}</p>
       {sent && sent !== created ? <p className="text-xs text-slate-500">Sent: {sent}</p> : null}
       {message.status === 'scheduled' ? (
-        <p className="text-xs text-violet-700">Scheduled: {formatDateTime(message.scheduledAt) ?? 'N/A'}</p>
+        <p className="text-xs text-violet-700">
+          Scheduled: {formatDateTimeWithZone(message.scheduledAt) ?? 'N/A'}
+        </p>
       ) : null}
     </div>
   );
@@ -45,7 +47,7 @@ type TMessagesTableProps = {
 
 export function MessagesTable({ messages, showCompany, onViewDetails }: TMessagesTableProps) {
   return (
-    <table className="min-w-full divide-y divide-slate-200 text-sm" aria-label="Messages">
+    <table className="stacked-table min-w-full divide-y divide-slate-200 text-sm" aria-label="Messages">
       <thead className="bg-slate-50 text-left text-xs font-semibold tracking-wide text-slate-500 uppercase">
         <tr>
           <th className="py-3 pr-2.5 pl-4">Timestamp</th>
@@ -64,17 +66,17 @@ export function MessagesTable({ messages, showCompany, onViewDetails }: TMessage
             message.serviceIds.length > 1 ? ` +${message.serviceIds.length - 1} more` : '';
           return (
             <tr key={message.id} className="align-top hover:bg-slate-50">
-              <td className="py-3 pr-2.5 pl-4">
+              <td data-label="Timestamp" className="py-3 pr-2.5 pl-4">
                 <TimestampCell message={message} />
               </td>
-              <td className="px-2.5 py-3">
+              <td data-label="Direction" className="px-2.5 py-3">
                 <span
                   className={`inline-flex rounded-md px-2 py-0.5 text-xs font-medium ${direction === 'inbound' ? 'bg-amber-50 text-amber-800' : 'bg-sky-50 text-sky-700'}`}
                 >
                   {MESSAGE_DIRECTION_LABELS[direction]}
                 </span>
               </td>
-              <td className="px-2.5 py-3">
+              <td data-label="Recipients" className="px-2.5 py-3">
                 <p className="whitespace-nowrap text-slate-900">{describeRecipients(message)}</p>
                 {direction === 'outbound' && message.service ? (
                   <p className="text-xs text-slate-500">
@@ -84,7 +86,7 @@ export function MessagesTable({ messages, showCompany, onViewDetails }: TMessage
                 ) : null}
                 {showCompany ? <p className="text-xs text-slate-400">{message.company.name}</p> : null}
               </td>
-              <td className="min-w-44 max-w-md px-2.5 py-3">
+              <td data-label="Message" className="min-w-44 max-w-md px-2.5 py-3">
                 {message.content ? (
                   <p className="line-clamp-2 break-words text-slate-700" title={message.content}>
                     {truncate(message.content, CONTENT_PREVIEW_LENGTH)}
@@ -93,7 +95,7 @@ export function MessagesTable({ messages, showCompany, onViewDetails }: TMessage
                   <p className="text-slate-400 italic">No content</p>
                 )}
               </td>
-              <td className="px-2.5 py-3">
+              <td data-label="Status" className="px-2.5 py-3">
                 <MessageStatusBadge status={message.status} />
                 {message.cancelled ? (
                   <p className="mt-1 text-xs text-slate-500" data-testid="cancelled-by">
@@ -102,12 +104,12 @@ export function MessagesTable({ messages, showCompany, onViewDetails }: TMessage
                 ) : null}
                 {message.handover ? <HandoverProgress handover={message.handover} compact /> : null}
               </td>
-              <td className="px-2.5 py-3 text-slate-600">
+              <td data-label="Queue Status" className="px-2.5 py-3 text-slate-600">
                 <span title={message.queue_job_id ?? undefined}>
                   {message.queue_job_id ? `Queued #${shortJobId(message.queue_job_id)}` : 'Direct send'}
                 </span>
               </td>
-              <td className="px-2.5 py-3 text-right whitespace-nowrap">
+              <td data-label="" className="px-2.5 py-3 text-right whitespace-nowrap">
                 {direction === 'outbound' ? (
                   <Button variant="ghost" size="sm" onClick={() => onViewDetails(message)}>
                     View Details

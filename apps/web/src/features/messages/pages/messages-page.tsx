@@ -1,6 +1,7 @@
+import { MESSAGE_CHIPS } from '@sms/contracts/messages/list-messages';
 import { MESSAGE_MESSAGES, type TMessage } from '@sms/contracts/messages/message';
 import { OPEN_PARAMS } from '@sms/contracts/search/global-search';
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { Button } from '../../../components/button.tsx';
 import { TableEmpty, TableTryAgainError } from '../../../components/data-table-states.tsx';
 import { PageHeader } from '../../../components/page-header.tsx';
@@ -8,6 +9,7 @@ import { PaginationBar } from '../../../components/pagination-bar.tsx';
 import { Spinner } from '../../../components/spinner.tsx';
 import { useCompanyOptions } from '../../../lib/company-options.ts';
 import { useSearchParamAction } from '../../../lib/use-search-param-action.ts';
+import { pageFrom, useUrlSearchText, useUrlState } from '../../../lib/use-url-state.ts';
 import { useAuth } from '../../auth/components/auth-provider.tsx';
 import { useMessages } from '../api/list-messages.ts';
 import { CreateMessageModal } from '../components/create-message-modal.tsx';
@@ -24,14 +26,17 @@ import { describeMessagesError } from '../lib/message-errors.ts';
 
 const SEARCH_DELAY_MS = 300;
 
-/** The text the server searches for, after the person stops typing for a moment. */
-function useDebouncedValue(value: string, delay: number) {
-  const [debounced, setDebounced] = useState(value);
-  useEffect(() => {
-    const timer = setTimeout(() => setDebounced(value), delay);
-    return () => clearTimeout(timer);
-  }, [value, delay]);
-  return debounced;
+const URL_DEFAULTS = {
+  chip: NO_MESSAGE_FILTERS.chip,
+  direction: '',
+  status: '',
+  search: '',
+  company: '',
+  page: '1',
+};
+
+function isChip(value: string): value is TMessageFilters['chip'] {
+  return MESSAGE_CHIPS.some((chip) => chip.id === value);
 }
 
 export default function MessagesPage() {
@@ -40,8 +45,32 @@ export default function MessagesPage() {
   // Spec section 1: content managers view messaging only; the server refuses their sends alike.
   const canSend = user?.role === 'system_admin' || user?.role === 'company_admin';
   const companyName = user?.company?.name;
-  const [filters, setFilters] = useState<TMessageFilters>(NO_MESSAGE_FILTERS);
-  const search = useDebouncedValue(filters.search.trim(), SEARCH_DELAY_MS);
+  // Filters and page live in the address: a reload, a shared link or Back shows the same view.
+  const [url, setUrl] = useUrlState(URL_DEFAULTS);
+  const [searchText, setSearchText] = useUrlSearchText(
+    url.search,
+    (search) => setUrl({ search, page: '1' }, { replace: true }),
+    SEARCH_DELAY_MS,
+  );
+  const search = url.search;
+  const filters: TMessageFilters = {
+    chip: isChip(url.chip) ? url.chip : 'all',
+    direction: url.direction as TMessageFilters['direction'],
+    status: url.status as TMessageFilters['status'],
+    search: searchText,
+    companyId: url.company,
+  };
+  const setFilters = (next: TMessageFilters) => {
+    if (next.search !== filters.search) setSearchText(next.search);
+    const { chip, direction, status, companyId } = next;
+    if (
+      chip !== filters.chip ||
+      direction !== filters.direction ||
+      status !== filters.status ||
+      companyId !== filters.companyId
+    )
+      setUrl({ chip, direction, status, company: companyId, page: '1' });
+  };
   const [creating, setCreating] = useState(false);
   const [viewing, setViewing] = useState<Pick<TMessage, 'id'> | null>(null);
   // The top bar's search opens a message here: its details.
@@ -51,11 +80,8 @@ export default function MessagesPage() {
   });
   const companies = useCompanyOptions(isSystemAdmin);
 
-  // A new filter starts again at page 1: the page belongs to its filters.
-  const filterKey = `${filters.chip}|${filters.direction}|${filters.status}|${search}|${filters.companyId}`;
-  const [paging, setPaging] = useState({ filterKey, page: 1 });
-  if (paging.filterKey !== filterKey) setPaging({ filterKey, page: 1 });
-  const page = paging.filterKey === filterKey ? paging.page : 1;
+  // A new filter starts again at page 1 (setFilters resets it): the page belongs to its filters.
+  const page = pageFrom(url.page);
 
   const messages = useMessages({
     page,
@@ -128,7 +154,10 @@ export default function MessagesPage() {
         <ActiveFiltersBar
           filters={filters}
           companyName={pickedCompany?.name}
-          onClear={() => setFilters(NO_MESSAGE_FILTERS)}
+          onClear={() => {
+            setSearchText('');
+            setUrl({ ...URL_DEFAULTS });
+          }}
         />
 
         {messages.isError && !data ? (
@@ -169,8 +198,9 @@ export default function MessagesPage() {
               currentPage={data.currentPage}
               totalPages={data.totalPages}
               totalItems={data.totalItems}
-              onPageChange={(next) => setPaging({ filterKey, page: next })}
+              onPageChange={(next) => setUrl({ page: String(next) })}
               itemLabel={data.totalIsExact ? 'messages' : 'or more messages'}
+              itemLabelOne="message"
             />
           </>
         )}

@@ -55,7 +55,7 @@ export function makeService(overrides: Partial<TService> = {}): TService {
     billingType: 'on_demand',
     status: 'active',
     companyId: 7,
-    company: { name: 'Acme Corp' },
+    company: { name: 'Acme Corp', status: 'active' },
     subscriber_count: 3,
     messageCount: 0,
     lastActivity: null,

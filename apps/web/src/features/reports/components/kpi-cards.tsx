@@ -21,13 +21,16 @@ export function KpiCards({ kpis, comparedWith }: { kpis: TReportKpi[]; comparedW
           <p className="mt-2 text-2xl font-semibold text-slate-900" data-testid="kpi-value">
             {formatValue(kpi)}
           </p>
-          <div className="mt-2">
-            <TrendBadge
-              trend={{ change: kpi.change, changeType: kpi.changeType }}
-              unit={kpi.unit === 'percent' ? ' pts' : '%'}
-              higherIsBetter={kpi.higherIsBetter}
-              suffix={comparedWith}
-            />
+          <div className="mt-2 min-h-4">
+            {/* No figure now: nothing to compare, so no trend (a 'New' here would claim one). */}
+            {kpi.value === null ? null : (
+              <TrendBadge
+                trend={{ change: kpi.change, changeType: kpi.changeType }}
+                unit={kpi.unit === 'percent' ? ' pts' : '%'}
+                higherIsBetter={kpi.higherIsBetter}
+                suffix={comparedWith}
+              />
+            )}
           </div>
         </article>
       ))}

@@ -49,4 +49,15 @@ describe('MessageVolumeChart', () => {
     fireEvent.keyDown(chart, { key: 'Escape' });
     expect(screen.getByTestId('chart-readout')).toBeEmptyDOMElement();
   });
+
+  it('offers every point as a table for screen readers', () => {
+    render(<MessageVolumeChart points={points} bucket="day" />);
+    const table = screen.getByRole('table', { name: 'Message Volume per day (UTC)' });
+    const rows = table.querySelectorAll('tbody tr');
+    expect([...rows].map((row) => row.textContent)).toEqual([
+      'Sun, Mar 1, 2026102',
+      'Mon, Mar 2, 2026405',
+      'Tue, Mar 3, 2026209',
+    ]);
+  });
 });

@@ -225,6 +225,30 @@ export function MessageVolumeChart({ points, bucket }: TMessageVolumeChartProps)
       <p className="mt-2 text-center text-xs text-slate-500">
         {bucket === 'hour' ? 'Hour (UTC)' : 'Day (UTC)'} · messages per {bucket}
       </p>
+      {/* The same figures as a table, for screen readers: every point at once, not only the one read out. */}
+      <table className="sr-only" data-testid="message-volume-table">
+        <caption>{`${REPORT_TEXTS.volumeTitle} per ${bucket} (UTC)`}</caption>
+        <thead>
+          <tr>
+            <th scope="col">{bucket === 'hour' ? 'Hour' : 'Day'}</th>
+            {SERIES.map((series) => (
+              <th key={series.key} scope="col">
+                {series.label}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {points.map((point) => (
+            <tr key={point.time}>
+              <th scope="row">{formatBucket(point.time, bucket, true)}</th>
+              {SERIES.map((series) => (
+                <td key={series.key}>{point[series.key].toLocaleString()}</td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
     </section>
   );
 }

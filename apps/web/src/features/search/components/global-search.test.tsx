@@ -23,6 +23,8 @@ const results: TGlobalSearchData = {
       companyName: 'Acme',
     },
   ],
+  companies: [],
+  users: [],
 };
 
 function json(status: number, body: unknown) {
@@ -147,11 +149,50 @@ describe('GlobalSearch', () => {
     expect(await screen.findByText('No results for "zzz"')).toBeInTheDocument();
   });
 
-  it('does not search for a viewer, who may open none of the kinds', async () => {
-    const { input } = renderAs('viewer');
+  it('says what it finds as soon as it has the focus, before anything is typed', () => {
+    const { input } = renderAs('company_admin');
+    expect(input).toHaveAccessibleDescription('Finds services, subscribers by number and messages');
     fireEvent.focus(input);
+    expect(screen.getByRole('status')).toHaveTextContent(
+      'Finds services, subscribers by number and messages',
+    );
+  });
+
+  it('finds companies and users for a system admin and opens them in the Admin Panel', async () => {
+    fetchMock.mockImplementation(async () =>
+      json(200, {
+        success: true,
+        data: {
+          ...results,
+          q: 'acm',
+          kinds: ['services', 'subscribers', 'messages', 'companies', 'users'],
+          companies: [{ id: 7, name: 'Acme Mobile', status: 'active' }],
+          users: [
+            { id: 12, name: 'Ada Acme', email: 'ada@acme.example.com', role: 'viewer', companyName: 'Acme' },
+          ],
+        },
+      }),
+    );
+    const { router, input } = renderAs('system_admin');
+    fireEvent.focus(input);
+    fireEvent.change(input, { target: { value: 'acm' } });
+    const companies = await screen.findByRole('group', { name: 'Companies' });
+    expect(within(screen.getByRole('group', { name: 'Users' })).getByRole('option')).toHaveTextContent(
+      'ada@acme.example.com · viewer · Acme',
+    );
+    fireEvent.click(within(companies).getByRole('option', { name: /Acme Mobile/ }));
+    expect(router.state.location.pathname + router.state.location.search).toBe(
+      '/admin?search=Acme%20Mobile&edit=7',
+    );
+  });
+
+  it('does not search for a viewer, who may open none of the kinds, and says so before any typing', async () => {
+    const { input } = renderAs('viewer');
+    expect(input).toHaveAccessibleDescription(/which your role cannot open/);
+    expect(screen.getByText('Not available for your role')).toBeInTheDocument();
+    fireEvent.focus(input);
+    expect(screen.getByRole('status')).toHaveTextContent(/which your role cannot open/);
     fireEvent.change(input, { target: { value: 'acme' } });
-    expect(screen.getByText(/which your role cannot open/)).toBeInTheDocument();
     await new Promise((resolve) => setTimeout(resolve, 400));
     await waitFor(() => expect(fetchMock).not.toHaveBeenCalled());
   });

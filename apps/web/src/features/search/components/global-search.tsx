@@ -5,6 +5,7 @@ import {
   SEARCH_MIN_LENGTH,
   SEARCH_TARGETS,
   SEARCH_TEXTS,
+  searchHintFor,
   searchKindsFor,
   type TGlobalSearchData,
   type TSearchKind,
@@ -47,6 +48,20 @@ export function toOptions(data: TGlobalSearchData | undefined, showCompany: bool
       detail: `${hit.direction} · ${hit.status} · ${shortDate(hit.createdAt)}${company(hit.companyName)}`,
       href: SEARCH_TARGETS.messages(hit),
     })),
+    ...data.companies.map((hit) => ({
+      kind: 'companies' as const,
+      key: `company-${hit.id}`,
+      title: hit.name,
+      detail: hit.status,
+      href: SEARCH_TARGETS.companies(hit),
+    })),
+    ...data.users.map((hit) => ({
+      kind: 'users' as const,
+      key: `user-${hit.id}`,
+      title: hit.name,
+      detail: `${hit.email} · ${hit.role.replaceAll('_', ' ')}${hit.companyName ? ` · ${hit.companyName}` : ''}`,
+      href: SEARCH_TARGETS.users(hit),
+    })),
   ];
 }
 
@@ -72,6 +87,8 @@ export function GlobalSearch({ role }: { role: TRole }) {
   const fresh = current !== undefined && term === text.trim();
   const options = useMemo(() => toOptions(current, role === 'system_admin'), [current, role]);
   const optionId = (index: number) => `${listId}-option-${index}`;
+  const hintId = `${listId}-hint`;
+  const hint = searchHintFor(kinds);
   const [enterPending, setEnterPending] = useState(false);
 
   const choose = (option: TOption | undefined) => {
@@ -119,7 +136,8 @@ export function GlobalSearch({ role }: { role: TRole }) {
     }
   };
 
-  const showPanel = open && (kinds.length === 0 || text.trim().length > 0);
+  // Opens on focus: the hint says what the box finds before anything is typed.
+  const showPanel = open;
   const pending = searchable && (search.isFetching || term !== text.trim()) && !current;
 
   return (
@@ -138,6 +156,9 @@ export function GlobalSearch({ role }: { role: TRole }) {
           aria-expanded={showPanel}
           aria-controls={listId}
           aria-autocomplete="list"
+          aria-describedby={hintId}
+          title={hint}
+          readOnly={kinds.length === 0}
           aria-activedescendant={showPanel && activeIndex >= 0 ? optionId(activeIndex) : undefined}
           placeholder={SEARCH_TEXTS.placeholder}
           value={text}
@@ -152,11 +173,24 @@ export function GlobalSearch({ role }: { role: TRole }) {
           onKeyDown={onKeyDown}
           className="block w-full rounded-lg border-0 bg-slate-100 py-2 pl-9 pr-12 text-sm text-slate-900 placeholder:text-slate-400 focus:bg-white focus:outline-none focus:ring-2 focus:ring-indigo-600"
         />
-        {text ? null : (
+        {text || kinds.length === 0 ? null : (
           <kbd className="pointer-events-none absolute right-3 top-1/2 hidden -translate-y-1/2 rounded border border-slate-300 px-1.5 text-[10px] font-medium text-slate-500 sm:block">
             /
           </kbd>
         )}
+        {/* What the box can find, said before anything is typed (a role that finds nothing is told so at once). */}
+        <span id={hintId} className="sr-only">
+          {hint}
+        </span>
+        {kinds.length === 0 ? (
+          <span
+            className="pointer-events-none absolute right-3 top-1/2 -translate-y-1/2 text-xs text-slate-400"
+            aria-hidden="true"
+            data-testid="search-unavailable"
+          >
+            Not available for your role
+          </span>
+        ) : null}
       </form>
 
       {showPanel ? (
@@ -201,6 +235,7 @@ export function GlobalSearch({ role }: { role: TRole }) {
             })}
           </div>
           <SearchStatus
+            hint={hint}
             hasKinds={kinds.length > 0}
             text={text.trim()}
             pending={pending}
@@ -214,6 +249,7 @@ export function GlobalSearch({ role }: { role: TRole }) {
 }
 
 type TSearchStatusProps = {
+  hint: string;
   hasKinds: boolean;
   text: string;
   pending: boolean;
@@ -221,9 +257,10 @@ type TSearchStatusProps = {
   empty: boolean;
 };
 
-function SearchStatus({ hasKinds, text, pending, failed, empty }: TSearchStatusProps) {
+function SearchStatus({ hint, hasKinds, text, pending, failed, empty }: TSearchStatusProps) {
   let message: string | null = null;
   if (!hasKinds) message = SEARCH_TEXTS.unavailable;
+  else if (text.length === 0) message = hint;
   else if (text.length < SEARCH_MIN_LENGTH) message = SEARCH_TEXTS.typeMore;
   else if (failed) message = SEARCH_TEXTS.failed;
   else if (pending) message = SEARCH_TEXTS.searching;

@@ -76,7 +76,7 @@ describe('ServiceForm', () => {
       billingType: 'package',
       status: 'maintenance',
       companyId: 3,
-      company: { name: 'Acme' },
+      company: { name: 'Acme', status: 'active' },
       subscriber_count: 0,
       messageCount: 0,
       lastActivity: null,

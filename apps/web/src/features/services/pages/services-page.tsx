@@ -21,7 +21,10 @@ import {
 import { useToast } from '../../../components/toast/toast-provider.tsx';
 import { getServerMessage } from '../../../lib/api-client.ts';
 import { useCompanyOptions } from '../../../lib/company-options.ts';
+import { formatDate } from '../../../lib/format-date.ts';
+import { countOf } from '../../../lib/plural.ts';
 import { useSearchParamAction } from '../../../lib/use-search-param-action.ts';
+import { useUrlSearchText, useUrlState } from '../../../lib/use-url-state.ts';
 import { useAuth } from '../../auth/components/auth-provider.tsx';
 import { useCreateService } from '../api/create-service.ts';
 import { useDeleteService } from '../api/delete-service.ts';
@@ -32,10 +35,10 @@ import { ServiceStatusBadge } from '../components/service-status-badge.tsx';
 
 type TEditing = { mode: 'create' } | { mode: 'edit'; service: TService } | null;
 
-const formatDate = (iso: string | null) =>
-  iso
-    ? new Date(iso).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' })
-    : '—';
+const formatLastActivity = (iso: string | null) => formatDate(iso) ?? '—';
+
+const SEARCH_DELAY_MS = 250;
+const URL_DEFAULTS = { search: '', status: '' };
 
 export default function ServicesPage() {
   const { user } = useAuth();
@@ -50,8 +53,15 @@ export default function ServicesPage() {
   const [editing, setEditing] = useState<TEditing>(null);
   const [formError, setFormError] = useState<string | null>(null);
   const [deleting, setDeleting] = useState<TService | null>(null);
-  const [search, setSearch] = useState('');
-  const [status, setStatus] = useState('');
+  // Search and status live in the address: a reload, a shared link or Back shows the same view.
+  const [url, setUrl] = useUrlState(URL_DEFAULTS);
+  const [search, setSearch] = useUrlSearchText(
+    url.search,
+    (text) => setUrl({ search: text }, { replace: true }),
+    SEARCH_DELAY_MS,
+  );
+  const { status } = url;
+  const setStatus = (value: string) => setUrl({ status: value });
 
   const all = services.data?.services ?? [];
   const visible = useMemo(() => {
@@ -210,7 +220,7 @@ export default function ServicesPage() {
                       {service.messageCount.toLocaleString()}
                     </td>
                     <td className="px-3 py-3 whitespace-nowrap text-slate-600">
-                      {formatDate(service.lastActivity)}
+                      {formatLastActivity(service.lastActivity)}
                     </td>
                     {readOnly ? null : (
                       <td className="sticky right-0 bg-white px-3 py-3 text-right whitespace-nowrap">
@@ -259,7 +269,7 @@ export default function ServicesPage() {
           title="Delete Service"
           message={
             deleting.subscriber_count > 0 || deleting.messageCount > 0
-              ? `Delete ${deleting.name}? Its ${deleting.subscriber_count.toLocaleString()} active subscription(s) end, and its ${deleting.messageCount.toLocaleString()} message(s) stay in the history without a service. This cannot be undone.`
+              ? `Delete ${deleting.name}? Its ${countOf(deleting.subscriber_count, 'active subscription', 'active subscriptions')} end, and its ${countOf(deleting.messageCount, 'message', 'messages')} stay in the history without a service. This cannot be undone.`
               : `Delete ${deleting.name}? This cannot be undone.`
           }
           confirmLabel="Delete"

@@ -12,10 +12,21 @@ import { subscribersQueryKey } from './list-subscribers.ts';
 export function useImportSubscribers() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: ({ serviceId, file }: { serviceId: number; file: File }) => {
+    mutationFn: ({
+      serviceId,
+      file,
+      onUploadProgress,
+    }: {
+      serviceId: number;
+      file: File;
+      /** Bytes of the upload sent so far: the dialog turns them into rows read. */
+      onUploadProgress?: (loaded: number, total: number) => void;
+    }) => {
       const form = new FormData();
       form.set('file', file, file.name);
-      return api.post<TImportSubscribersData>(`/services/${serviceId}/subscribers/import`, form);
+      return api.post<TImportSubscribersData>(`/services/${serviceId}/subscribers/import`, form, {
+        onUploadProgress,
+      });
     },
     onSuccess: () => {
       queryClient.invalidateQueries({ queryKey: subscribersQueryKey });

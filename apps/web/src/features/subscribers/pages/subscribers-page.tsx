@@ -1,4 +1,3 @@
-import { OPEN_PARAMS } from '@sms/contracts/search/global-search';
 import {
   SUBSCRIBER_DEFAULT_PAGE_SIZE,
   SUBSCRIBER_MESSAGES,
@@ -6,7 +5,7 @@ import {
   SUBSCRIBER_STATUSES,
   type TSubscriber,
 } from '@sms/contracts/subscribers/subscriber';
-import { useEffect, useMemo, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { Button } from '../../../components/button.tsx';
 import { TableEmpty, TableLoading, TableTryAgainError } from '../../../components/data-table-states.tsx';
 import { PageHeader } from '../../../components/page-header.tsx';
@@ -19,7 +18,8 @@ import {
 import { useToast } from '../../../components/toast/toast-provider.tsx';
 import { getServerMessage } from '../../../lib/api-client.ts';
 import { useCompanyOptions } from '../../../lib/company-options.ts';
-import { useSearchParamAction } from '../../../lib/use-search-param-action.ts';
+import { formatDate } from '../../../lib/format-date.ts';
+import { pageFrom, useUrlSearchText, useUrlState } from '../../../lib/use-url-state.ts';
 import { useAuth } from '../../auth/components/auth-provider.tsx';
 import { useExportSubscribers } from '../api/export-subscribers.ts';
 import { useServiceOptions } from '../api/list-service-options.ts';
@@ -36,40 +36,40 @@ type TDialog =
   | { kind: 'import' }
   | null;
 
-/** The text the server searches for, after the person stops typing for a moment. */
-function useDebouncedValue(value: string, delay: number) {
-  const [debounced, setDebounced] = useState(value);
-  useEffect(() => {
-    const timer = setTimeout(() => setDebounced(value), delay);
-    return () => clearTimeout(timer);
-  }, [value, delay]);
-  return debounced;
+// The top bar's search opens a subscriber as /subscribers?search=<number> (OPEN_PARAMS.subscriberSearch).
+const URL_DEFAULTS = {
+  search: '',
+  status: '',
+  company: '',
+  limit: String(SUBSCRIBER_DEFAULT_PAGE_SIZE),
+  page: '1',
+};
+
+function pageSizeFrom(value: string) {
+  const size = Number(value);
+  return (SUBSCRIBER_PAGE_SIZES as readonly number[]).includes(size) ? size : SUBSCRIBER_DEFAULT_PAGE_SIZE;
 }
 
 export default function SubscribersPage() {
   const { user } = useAuth();
   const withCompany = user?.role === 'system_admin';
   const { showToast } = useToast();
-  const [limit, setLimit] = useState<number>(SUBSCRIBER_DEFAULT_PAGE_SIZE);
-  const [status, setStatus] = useState('');
-  // system_admin only: '' is every company.
-  const [companyId, setCompanyId] = useState('');
-  const [searchInput, setSearchInput] = useState('');
-  // The top bar's search opens a subscriber here: the list filtered to that number.
-  useSearchParamAction(OPEN_PARAMS.subscriberSearch, (value) => {
-    setSearchInput(value);
-    return true;
-  });
-  const search = useDebouncedValue(searchInput.trim(), SEARCH_DELAY_MS);
-  const [dialog, setDialog] = useState<TDialog>(null);
-
+  // Filters, page size and page live in the address: a reload, a shared link or Back shows the same view.
   // A new search, filter or page size starts again at page 1: the page belongs to its filters.
-  // The reset is stored, so going back to an earlier filter does not bring its old page back.
-  const filterKey = `${search}|${status}|${companyId}|${limit}`;
-  const [paging, setPaging] = useState({ filterKey, page: 1 });
-  if (paging.filterKey !== filterKey) setPaging({ filterKey, page: 1 });
-  const page = paging.filterKey === filterKey ? paging.page : 1;
-  const setPage = (next: number) => setPaging({ filterKey, page: next });
+  const [url, setUrl] = useUrlState(URL_DEFAULTS);
+  const [searchInput, setSearchInput] = useUrlSearchText(
+    url.search,
+    (search) => setUrl({ search, page: '1' }, { replace: true }),
+    SEARCH_DELAY_MS,
+  );
+  const search = url.search;
+  const { status } = url;
+  // system_admin only: '' is every company.
+  const companyId = url.company;
+  const limit = pageSizeFrom(url.limit);
+  const page = pageFrom(url.page);
+  const setPage = (next: number) => setUrl({ page: String(next) });
+  const [dialog, setDialog] = useState<TDialog>(null);
 
   const filters = {
     status: status || undefined,
@@ -143,7 +143,7 @@ export default function SubscribersPage() {
             <select
               aria-label="Filter by company"
               value={companyId}
-              onChange={(event) => setCompanyId(event.target.value)}
+              onChange={(event) => setUrl({ company: event.target.value, page: '1' })}
               className={FILTER_SELECT_CLASSES}
             >
               <option value="">All Companies</option>
@@ -157,7 +157,7 @@ export default function SubscribersPage() {
           <select
             aria-label="Filter by status"
             value={status}
-            onChange={(event) => setStatus(event.target.value)}
+            onChange={(event) => setUrl({ status: event.target.value, page: '1' })}
             className={`${FILTER_SELECT_CLASSES} capitalize`}
           >
             <option value="">All Statuses</option>
@@ -172,7 +172,7 @@ export default function SubscribersPage() {
             <select
               aria-label="Subscribers per page"
               value={limit}
-              onChange={(event) => setLimit(Number(event.target.value))}
+              onChange={(event) => setUrl({ limit: event.target.value, page: '1' })}
               className={FILTER_SELECT_CLASSES}
             >
               {SUBSCRIBER_PAGE_SIZES.map((size) => (
@@ -197,7 +197,10 @@ export default function SubscribersPage() {
         ) : (
           <>
             <div className={`overflow-x-auto ${subscribers.isFetching ? 'opacity-60' : ''}`}>
-              <table className="min-w-full divide-y divide-slate-200 text-sm" aria-label="Subscribers">
+              <table
+                className="stacked-table min-w-full divide-y divide-slate-200 text-sm"
+                aria-label="Subscribers"
+              >
                 <thead className="bg-slate-50 text-left text-xs font-semibold tracking-wide text-slate-500 uppercase">
                   <tr>
                     <th className="px-4 py-3">Phone number</th>
@@ -211,14 +214,18 @@ export default function SubscribersPage() {
                 <tbody className="divide-y divide-slate-100">
                   {data.subscribers.map((subscriber) => (
                     <tr key={subscriber.id} className="hover:bg-slate-50">
-                      <td className="px-4 py-3 font-mono text-slate-900">{subscriber.msisdn}</td>
+                      <td data-label="Phone number" className="px-4 py-3 font-mono text-slate-900">
+                        {subscriber.msisdn}
+                      </td>
                       {withCompany ? (
-                        <td className="px-4 py-3 text-slate-700">{subscriber.company.name}</td>
+                        <td data-label="Company" className="px-4 py-3 text-slate-700">
+                          {subscriber.company.name}
+                        </td>
                       ) : null}
-                      <td className="px-4 py-3">
+                      <td data-label="Status" className="px-4 py-3">
                         <SubscriberStatusBadge status={subscriber.status} />
                       </td>
-                      <td className="px-4 py-3 text-slate-700">
+                      <td data-label="Active services" className="px-4 py-3 text-slate-700">
                         {subscriber.active_services.length === 0 ? (
                           <span className="text-slate-400">None</span>
                         ) : (
@@ -234,10 +241,10 @@ export default function SubscribersPage() {
                           </div>
                         )}
                       </td>
-                      <td className="px-4 py-3 text-slate-600">
-                        {new Date(subscriber.createdAt).toLocaleDateString()}
+                      <td data-label="Joined" className="px-4 py-3 text-slate-600">
+                        {formatDate(subscriber.createdAt)}
                       </td>
-                      <td className="px-4 py-3 text-right">
+                      <td data-label="" className="px-4 py-3 text-right">
                         {subscriber.active_services.length > 0 ? (
                           <Button
                             variant="ghost"
@@ -260,6 +267,7 @@ export default function SubscribersPage() {
               totalItems={data.totalItems}
               onPageChange={setPage}
               itemLabel={data.totalIsExact ? 'subscribers' : 'or more subscribers'}
+              itemLabelOne="subscriber"
             />
           </>
         )}
