@@ -158,7 +158,7 @@ test('a send needing more messages than the month has left is refused with the m
   expect((await answer).status()).toBe(403);
   console.log(`send refused after ${Date.now() - started} ms`);
   await expect(
-    dialog.getByText(/the monthly message limit is 10000 and 0 have been used this month/),
+    dialog.getByText(/the monthly message limit is 10,000 and 0 have been used this month/),
   ).toBeVisible();
   await page.screenshot({ path: `${SCREENS}/limit-messages.png` });
 });

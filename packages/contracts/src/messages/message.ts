@@ -47,6 +47,9 @@ export const MESSAGE_COUNTER_WARN_ABOVE = 120;
 export const MESSAGE_COUNTER_DANGER_ABOVE = 140;
 export const DEFAULT_PLAN_LABEL = 'Standard';
 
+/** Counts in messages read with thousands separators, whatever the server's locale. */
+const count = (n: number) => n.toLocaleString('en-US');
+
 /** Spec sections 2, 5 and 8, word for word; the rest name rules the spec leaves to the server. */
 export const MESSAGE_MESSAGES = {
   servicesRequired: 'Please select at least one service',
@@ -64,10 +67,10 @@ export const MESSAGE_MESSAGES = {
   servicesOfOneCompany: 'All selected services must belong to the same company',
   noRecipients: 'The selected services have no active subscribers',
   monthlyLimitReached: (limit: number, used: number, requested: number) =>
-    `This send needs ${requested} message(s), but the monthly message limit is ${limit} and ${used} have been used this month`,
+    `This send needs ${count(requested)} message(s), but the monthly message limit is ${count(limit)} and ${count(used)} have been used this month`,
   /** Why a send the engine stopped at its start, or after holding it, ended failed (Message Details). */
   monthlyLimitReachedAtSend: (used: number, limit: number) =>
-    `Monthly message limit reached (used ${used} of ${limit})`,
+    `Monthly message limit reached (used ${count(used)} of ${count(limit)})`,
   companySuspended: 'Company was suspended',
   notEditable: 'Only pending or scheduled messages can be changed',
   notCancellable: 'Only scheduled messages can be cancelled',

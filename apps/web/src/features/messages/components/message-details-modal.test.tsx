@@ -206,6 +206,36 @@ describe('MessageDetailsModal', () => {
     expect(reason.compareDocumentPosition(overview) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
   });
 
+  it('calls the recipients of a send that failed at its start "not sent", not pending', async () => {
+    const neverHandedOver = {
+      id: 3,
+      recipient_phone: '+254700000003',
+      status: 'pending' as const,
+      gateway_message_id: null,
+      delivered_at: null,
+      error_message: null,
+      attempts: 0,
+      updatedAt: '2026-04-01T10:00:05.000Z',
+    };
+    routeFetch({
+      'GET /api/v1/messages/5/details': () =>
+        ok(
+          details({
+            message: makeMessage({ id: 5, status: 'failed' }),
+            summary: { total: 1, pending: 1, sent: 0, delivered: 0, failed: 0 },
+            deliveryReports: [neverHandedOver],
+            totalItems: 1,
+          }),
+        ),
+    });
+    renderSignedIn('company_admin', <MessageDetailsModal messageId={5} canCancel onClose={() => {}} />);
+    const dialog = await screen.findByRole('dialog', { name: 'Message Details' });
+    const [, row] = within(await within(dialog).findByRole('table')).getAllByRole('row');
+    expect(row).toHaveTextContent('+254700000003not sent');
+    const summary = within(dialog).getByRole('heading', { name: 'Delivery Summary' }).parentElement!;
+    expect(summary).toHaveTextContent('Sent0Delivered0Failed0Not sent1');
+  });
+
   it('shows a send’s hand-over progress', async () => {
     routeFetch({
       'GET /api/v1/messages/5/details': () =>

@@ -125,6 +125,9 @@ export function MessageDetailsModal({ messageId, canCancel, onClose }: TMessageD
   } else {
     const { message, jobStatus, summary } = data;
     const sentAt = formatDateTime(message.sent_at);
+    // A send that failed at its start or was cancelled hands its pending recipients over never.
+    const neverSent = message.status === 'failed' || message.status === 'cancelled';
+    const pendingLabel = neverSent ? 'Not sent' : DELIVERY_STATUS_LABELS.pending;
     body = (
       <div className="space-y-6">
         <div className="flex flex-wrap items-center justify-between gap-3 text-xs text-slate-500">
@@ -243,7 +246,7 @@ export function MessageDetailsModal({ messageId, canCancel, onClose }: TMessageD
                 <option value="">All recipients</option>
                 {DELIVERY_STATUSES.map((status) => (
                   <option key={status} value={status}>
-                    {DELIVERY_STATUS_LABELS[status]}
+                    {status === 'pending' ? pendingLabel : DELIVERY_STATUS_LABELS[status]}
                   </option>
                 ))}
               </select>
@@ -252,7 +255,7 @@ export function MessageDetailsModal({ messageId, canCancel, onClose }: TMessageD
           {data.deliveryReports.length === 0 ? (
             <p className="rounded-lg border border-dashed border-slate-300 py-6 text-center text-sm text-slate-500">
               {recipientStatus
-                ? `No ${DELIVERY_STATUS_LABELS[recipientStatus].toLowerCase()} recipients.`
+                ? `No ${(recipientStatus === 'pending' ? pendingLabel : DELIVERY_STATUS_LABELS[recipientStatus]).toLowerCase()} recipients.`
                 : 'No delivery reports yet.'}
             </p>
           ) : (
@@ -276,7 +279,7 @@ export function MessageDetailsModal({ messageId, canCancel, onClose }: TMessageD
                       <tr key={report.id}>
                         <td className="px-3 py-2 font-mono text-slate-900">{report.recipient_phone || NA}</td>
                         <td className="px-3 py-2">
-                          <DeliveryStatusBadge status={report.status} />
+                          <DeliveryStatusBadge status={report.status} neverSent={neverSent} />
                         </td>
                         <td className="max-w-40 truncate px-3 py-2 font-mono text-xs text-slate-600">
                           {report.gateway_message_id || NA}
@@ -314,7 +317,7 @@ export function MessageDetailsModal({ messageId, canCancel, onClose }: TMessageD
             <Fact label="Failed">
               <span className="text-red-700">{summary.failed.toLocaleString()}</span>
             </Fact>
-            <Fact label="Pending">{summary.pending.toLocaleString()}</Fact>
+            <Fact label={pendingLabel}>{summary.pending.toLocaleString()}</Fact>
           </dl>
         </Section>
       </div>

@@ -57,7 +57,15 @@ export function MessageStatusBadge({ status }: { status: TMessageStatus }) {
   return <Badge tone={MESSAGE_TONES[status]}>{MESSAGE_STATUS_LABELS[status]}</Badge>;
 }
 
-export function DeliveryStatusBadge({ status }: { status: TDeliveryStatus }) {
+/** `neverSent`: the send ended (failed or cancelled) before this recipient was handed over. */
+export function DeliveryStatusBadge({
+  status,
+  neverSent = false,
+}: {
+  status: TDeliveryStatus;
+  neverSent?: boolean;
+}) {
+  if (neverSent && status === 'pending') return <Badge tone="muted">not sent</Badge>;
   return <Badge tone={DELIVERY_TONES[status]}>{status}</Badge>;
 }
 
