@@ -7,7 +7,7 @@ import { UNAVAILABLE_RETRY_AFTER_SECONDS } from '../src/db/database-unavailable.
 import { createMessaging } from '../src/messaging/messaging.ts';
 import { regenerateCallbackTokens } from '../src/modules/callbacks/callback-tokens.ts';
 import { bearer, createCompany, createUser, signIn, TEST_PASSWORD } from './support/factories.ts';
-import { ENCRYPTION_KEY } from './support/messaging-factories.ts';
+import { ENCRYPTION_KEY, signInSystemAdmin } from './support/messaging-factories.ts';
 import { createTestContext, TEST_ENCRYPTION_KEY, type TestContext } from './support/test-app.ts';
 
 // The real app on a database that refuses every connection (a port nobody listens on): what a
@@ -65,6 +65,7 @@ it('while the database refuses connections, every kind of request answers 503 wi
   const company = await createCompany(ctx.ownerDb);
   const admin = await createUser(ctx.ownerDb, { role: 'company_admin', companyId: company.id });
   const signedIn = await signIn(ctx.app, admin.email);
+  const systemAdmin = await signInSystemAdmin(ctx);
   const tokens = await regenerateCallbackTokens(ctx.ownerDb, company.id, ENCRYPTION_KEY);
   const headers = bearer(signedIn.accessToken);
   const requests = [
@@ -86,6 +87,9 @@ it('while the database refuses connections, every kind of request answers 503 wi
       payload: { phoneNumbers: ['+254711000001'] },
     },
     { method: 'GET', url: '/api/v1/messages/1/details', headers },
+    { method: 'GET', url: '/api/v1/admin/companies', headers: systemAdmin },
+    { method: 'GET', url: '/api/v1/admin/users', headers: systemAdmin },
+    { method: 'GET', url: '/api/v1/admin/audit-logs', headers: systemAdmin },
     {
       method: 'POST',
       url: '/api/v1/services/1/subscribers/import',
