@@ -53,6 +53,11 @@ export function connectDatabase(
   });
   // An idle client that loses its server emits here; without a listener the process would die.
   pool.on('error', (error) => console.error(`database connection error: ${error.message}`));
+  // pg-pool listens only while a client is idle. One checked out that loses its server (a restart,
+  // a failover, pg_terminate_backend) would emit 'error' with nobody listening, ending the process;
+  // its query in flight or next one fails anyway, failing only that unit of work, and the pool
+  // discards the client when it is released.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: preparing(busyAware(pool)) }) });
   // The console's leaded reads go to a few shared connections (db/read-lanes.ts), the rest to the pool.
   const lanes = options.readLanes ? new ReadLanes(connectionString, options.readLanes) : undefined;

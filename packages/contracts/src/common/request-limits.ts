@@ -3,7 +3,7 @@ const megabytes = (bytes: number) => `${Math.round((bytes / (1024 * 1024)) * 10)
 /**
  * Answers to requests past a limit: too many (429, with Retry-After), too large (413, 414, 431),
  * missing their body or unreadable (400, 408), or arriving while every database connection stays
- * busy (503, with Retry-After).
+ * busy or the database cannot be reached (503, with Retry-After).
  */
 export const REQUEST_LIMIT_MESSAGES = {
   tooManyRequests: (seconds: number) =>
@@ -21,4 +21,6 @@ export const REQUEST_LIMIT_MESSAGES = {
   requestTimeout: 'The request did not arrive in time',
   serverBusy: (seconds: number) =>
     `The server is busy right now. Please wait ${seconds} second${seconds === 1 ? '' : 's'} and try again.`,
+  /** The database cannot be reached, or the connection was lost under the request (503, with Retry-After). */
+  serviceUnavailable: 'The service is temporarily unavailable. Please try again shortly.',
 } as const;

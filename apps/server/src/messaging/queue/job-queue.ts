@@ -149,7 +149,12 @@ export function createJobQueue(pool: pg.Pool, options: JobQueueOptions): JobQueu
   boss.on('error', options.onError);
   let started: Promise<unknown> | undefined;
   const ready = () => {
-    started ??= boss.start();
+    // A start that failed (the database unreachable a moment, a grant missing) is not kept: the
+    // next use starts again, which pg-boss allows on the same instance.
+    started ??= boss.start().catch((error: unknown) => {
+      started = undefined;
+      throw error;
+    });
     return started;
   };
   const workerIds = new Map<string, string[]>();
@@ -231,8 +236,8 @@ export function createJobQueue(pool: pg.Pool, options: JobQueueOptions): JobQueu
       void timeoutMs;
     },
     async close() {
-      if (!started) return;
-      await started.catch(() => {});
+      await started?.catch(() => {});
+      // Also after a start that failed part way, whose started parts stop() ends (a no-op if none).
       await boss.stop({ graceful: false, close: false }).catch(() => {});
     },
   };

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { z } from 'zod';
 import type { App } from '../../app.ts';
 import type { AppDeps } from '../../app-deps.ts';
-import { AppError } from '../../errors.ts';
+import { databaseUnavailable } from '../../db/database-unavailable.ts';
 import { publicRoute } from '../../plugins/guards.ts';
 
 export function healthRoutes(app: App, deps: AppDeps) {
@@ -20,8 +20,8 @@ export function healthRoutes(app: App, deps: AppDeps) {
     async () => {
       try {
         await sql`select 1`.execute(deps.db);
-      } catch {
-        throw new AppError('unavailable', 'Database unreachable');
+      } catch (error) {
+        throw databaseUnavailable(error);
       }
       return { success: true as const, data: { status: 'ok' as const, database: 'ok' as const } };
     },
