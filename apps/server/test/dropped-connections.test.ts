@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { APP_ROLE } from '../src/db/database.ts';
 import { UNAVAILABLE_RETRY_AFTER_SECONDS } from '../src/db/database-unavailable.ts';
 import { bearer, createCompany, createUser, signIn } from './support/factories.ts';
-import { messageRow, waitFor } from './support/messaging-factories.ts';
+import { acceptedSendToGeneratedSubscribers, messageRow, waitFor } from './support/messaging-factories.ts';
 import { createService } from './support/services-factories.ts';
 import { createTestContext, TEST_ENCRYPTION_KEY, type TestContext } from './support/test-app.ts';
 
@@ -144,35 +144,11 @@ it('connections ended under a worker mid-send, three times: the send completes, 
   timeout: 120_000,
 }, async () => {
   const recipients = 20_000;
-  const company = await createCompany(ctx.ownerDb);
-  const admin = await createUser(ctx.ownerDb, { role: 'company_admin', companyId: company.id });
-  const headers = bearer((await signIn(ctx.app, admin.email)).accessToken);
-  const service = await createService(ctx.ownerDb, company.id);
-  await sql`
-    insert into subscribers (company_id, msisdn, status)
-    select ${company.id}, '+2547' || lpad(g::text, 8, '0'), 'active' from generate_series(1, ${recipients}) g`.execute(
-    ctx.ownerDb,
+  const { messageId } = await acceptedSendToGeneratedSubscribers(
+    ctx,
+    recipients,
+    'Survive a dropped connection',
   );
-  await sql`
-    insert into subscriptions (company_id, service_id, subscriber_id, status, source)
-    select ${company.id}, ${service.id}, id, 'active', 'import' from subscribers where company_id = ${company.id}`.execute(
-    ctx.ownerDb,
-  );
-  await sql`analyze subscribers; analyze subscriptions`.execute(ctx.ownerDb);
-  await ctx.ownerDb
-    .updateTable('companies')
-    .set({ messages_limit: 1_000_000 })
-    .where('id', '=', company.id)
-    .execute();
-
-  const sent = await ctx.app.inject({
-    method: 'POST',
-    url: '/api/v1/messages/bulk/send',
-    headers,
-    payload: { serviceIds: [service.id], message: 'Survive a dropped connection' },
-  });
-  expect(sent.statusCode, sent.body).toBe(201);
-  const messageId: number = sent.json().data.message.id;
   const handedOver = async () =>
     (
       await sql<{ n: number }>`select count(*)::int as n from delivery_reports

@@ -4,9 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { bearer, createCompany, createUser, signIn } from './support/factories.ts';
-import { messageRow, waitFor } from './support/messaging-factories.ts';
-import { createService } from './support/services-factories.ts';
+import { acceptedSendToGeneratedSubscribers, messageRow, waitFor } from './support/messaging-factories.ts';
 import { createTestContext, TEST_ENCRYPTION_KEY, type TestContext } from './support/test-app.ts';
 
 const RECIPIENTS = 50_000;
@@ -65,35 +63,7 @@ it('SIGKILL of a worker mid-send: the restarted worker completes it, everyone ha
   timeout: 120_000,
 }, async () => {
   // A company without a DLR callback URL: the simulator posts no reports, the hand-over is what counts.
-  const company = await createCompany(ctx.ownerDb);
-  const admin = await createUser(ctx.ownerDb, { role: 'company_admin', companyId: company.id });
-  const headers = bearer((await signIn(ctx.app, admin.email)).accessToken);
-  const service = await createService(ctx.ownerDb, company.id);
-  await sql`
-      insert into subscribers (company_id, msisdn, status)
-      select ${company.id}, '+2547' || lpad(g::text, 8, '0'), 'active' from generate_series(1, ${RECIPIENTS}) g`.execute(
-    ctx.ownerDb,
-  );
-  await sql`
-      insert into subscriptions (company_id, service_id, subscriber_id, status, source)
-      select ${company.id}, ${service.id}, id, 'active', 'import' from subscribers where company_id = ${company.id}`.execute(
-    ctx.ownerDb,
-  );
-  await sql`analyze subscribers; analyze subscriptions`.execute(ctx.ownerDb);
-  await ctx.ownerDb
-    .updateTable('companies')
-    .set({ messages_limit: 1_000_000 })
-    .where('id', '=', company.id)
-    .execute();
-
-  const response = await ctx.app.inject({
-    method: 'POST',
-    url: '/api/v1/messages/bulk/send',
-    headers,
-    payload: { serviceIds: [service.id], message: 'Survive a crash' },
-  });
-  expect(response.statusCode, response.body).toBe(201);
-  const messageId = response.json().data.message.id;
+  const { messageId } = await acceptedSendToGeneratedSubscribers(ctx, RECIPIENTS, 'Survive a crash');
   const ledger = path.join(dir, 'simulator-ledger.txt');
 
   const first = spawnWorker(ledger);

@@ -63,6 +63,45 @@ export async function createSendingCompany(ctx: TestContext, overrides: { messag
   };
 }
 
+/**
+ * A bulk send of one service to `recipients` generated subscribers (+2547 and 8 digits), accepted
+ * through the API; the crash and outage tests then run the engine in processes of their own.
+ */
+export async function acceptedSendToGeneratedSubscribers(
+  ctx: TestContext,
+  recipients: number,
+  message: string,
+) {
+  const company = await createCompany(ctx.ownerDb);
+  const admin = await createUser(ctx.ownerDb, { role: 'company_admin', companyId: company.id });
+  const headers = bearer((await signIn(ctx.app, admin.email)).accessToken);
+  const service = await createService(ctx.ownerDb, company.id);
+  await sql`
+    insert into subscribers (company_id, msisdn, status)
+    select ${company.id}, '+2547' || lpad(g::text, 8, '0'), 'active' from generate_series(1, ${recipients}) g`.execute(
+    ctx.ownerDb,
+  );
+  await sql`
+    insert into subscriptions (company_id, service_id, subscriber_id, status, source)
+    select ${company.id}, ${service.id}, id, 'active', 'import' from subscribers where company_id = ${company.id}`.execute(
+    ctx.ownerDb,
+  );
+  await sql`analyze subscribers; analyze subscriptions`.execute(ctx.ownerDb);
+  await ctx.ownerDb
+    .updateTable('companies')
+    .set({ messages_limit: 1_000_000 })
+    .where('id', '=', company.id)
+    .execute();
+  const sent = await ctx.app.inject({
+    method: 'POST',
+    url: '/api/v1/messages/bulk/send',
+    headers,
+    payload: { serviceIds: [service.id], message },
+  });
+  if (sent.statusCode !== 201) throw new Error(`The send was refused: ${sent.statusCode} ${sent.body}`);
+  return { company, messageId: sent.json().data.message.id as number };
+}
+
 export async function signInSystemAdmin(ctx: TestContext) {
   const admin = await createUser(ctx.ownerDb, { role: 'system_admin' });
   return bearer((await signIn(ctx.app, admin.email)).accessToken);
