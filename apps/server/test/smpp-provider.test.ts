@@ -77,7 +77,9 @@ describe('SMPP adapter', () => {
     smsc.setPlan(() => ({ receipt: 'DELIVRD' }));
     const provider = open();
     const updates: DeliveryUpdate[] = [];
-    provider.onDeliveryReport!((update) => updates.push(update));
+    provider.onDeliveryReport!(async (update) => {
+      updates.push(update);
+    });
     const answered = smsc.stats.receiptsAnswered;
 
     const [outcome] = await provider.sendBatch([sms(1, { text: 'Price: 5€ [promo]' })]);
@@ -261,7 +263,9 @@ describe('SMPP adapter', () => {
     smsc.setPlan(() => ({ receipt: 'UNDELIV' }));
     const provider = open({ bindMode: 'transmitter_receiver' });
     const updates: DeliveryUpdate[] = [];
-    provider.onDeliveryReport!((update) => updates.push(update));
+    provider.onDeliveryReport!(async (update) => {
+      updates.push(update);
+    });
     const [outcome] = await provider.sendBatch([sms(1)]);
     expect(smsc.binds.sort()).toEqual(['bind_receiver', 'bind_transmitter']);
     await waitFor(() => updates.length === 1);
@@ -276,7 +280,9 @@ describe('SMPP adapter', () => {
   it('answers every deliver_sm, receipts or not, and sends enquire_link on its own', async () => {
     const provider = open({ enquireLinkMs: 100 });
     const updates: DeliveryUpdate[] = [];
-    provider.onDeliveryReport!((update) => updates.push(update));
+    provider.onDeliveryReport!(async (update) => {
+      updates.push(update);
+    });
     await provider.sendBatch([sms(1)]);
     const before = smsc.stats.enquireLinks;
 

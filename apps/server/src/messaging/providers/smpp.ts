@@ -69,21 +69,17 @@ export function createSmppProvider(
   const submitTimeoutMs = config.submitTimeoutMs ?? 10_000;
   const bindTimeoutMs = config.bindTimeoutMs ?? 10_000;
   const window = createWindow(windowSize);
-  const listeners = new Set<(update: DeliveryUpdate) => void>();
+  const listeners = new Set<(update: DeliveryUpdate) => Promise<void>>();
   const inFlight = new Set<(result: PartResult) => void>();
   let reference = Math.floor(Math.random() * 256);
 
-  const onDeliver = (pdu: Pdu) => {
+  /** Resolves once every listener stored the receipt; a rejection makes the SMSC send it again. */
+  const onDeliver = async (pdu: Pdu) => {
     if (!isDeliveryReceipt(pdu)) return; // handset messages (MO) are not this interface's business
     const update = parseSmppReceipt(pdu);
+    // Acknowledged and dropped: sent again, an unreadable receipt would stay unreadable.
     if (!update) return;
-    for (const listener of listeners) {
-      try {
-        listener(update);
-      } catch {
-        // A listener's fault must not keep the receipt from being answered.
-      }
-    }
+    await Promise.all([...listeners].map((listener) => listener(update)));
   };
   const onDown = (reason: string) => {
     for (const finish of [...inFlight])
