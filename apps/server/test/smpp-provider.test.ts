@@ -1,3 +1,4 @@
+import { PROVIDER_MESSAGES } from '@sms/contracts/admin/company-provider';
 import type { Pdu } from 'smpp';
 import smpp from 'smpp';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -133,6 +134,16 @@ describe('SMPP adapter', () => {
       outcome: 'accepted',
       providerMessageId: smsc.messageIds[0],
     });
+  });
+
+  it('refuses a stored alphanumeric sender over 11 characters instead of sending it cut', async () => {
+    const [outcome] = await open().sendBatch([sms(4, { from: 'ACMEBANKING1' })]);
+    expect(outcome).toEqual({
+      recipientKey: 'dr-4',
+      outcome: 'rejected',
+      reason: PROVIDER_MESSAGES.senderTooLong,
+    });
+    expect(smsc.submits).toHaveLength(0);
   });
 
   it('splits a long GSM-7 text at 153 septets, counting extension characters twice', async () => {

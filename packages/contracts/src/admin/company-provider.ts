@@ -33,8 +33,13 @@ export const PROVIDER_DEFAULTS = {
 export const PROVIDER_LIMITS = {
   atBatchSize: { min: 1, max: 1000 },
   atMessagesPerSecond: { min: 1, max: 1000 },
-  smppMessagesPerSecond: { min: 1, max: 5000 },
-  smppWindow: { min: 1, max: 100 },
+  smppMessagesPerSecond: { min: 1, max: 100_000 },
+  smppWindow: { min: 1, max: 1_000 },
+  /** SMPP 3.4 bind fields: password at most 9 octets and system_id 16, each with its NUL. */
+  smppPasswordLength: 8,
+  smppSystemIdLength: 15,
+  /** GSM 03.40: an alphanumeric originator holds at most 11 characters. */
+  alphanumericSenderLength: 11,
   simulatorMessagesPerSecond: { min: 1, max: 1_000_000 },
   simulatorDelayMs: { min: 0, max: 86_400_000 },
 } as const;
@@ -52,6 +57,8 @@ export const PROVIDER_MESSAGES = {
   smppHostRequired: 'Host is required for SMPP',
   smppHostInvalid: 'Host must be a host name or IP address, without scheme or port',
   smppSystemIdRequired: 'System ID is required for SMPP',
+  smppPasswordTooLong: 'Password must be 8 characters or less (SMPP 3.4)',
+  senderTooLong: 'A sender with letters must be 11 characters or less; only a numeric one may be longer',
   rate: 'Must be between 0 and 1',
 } as const;
 
@@ -101,6 +108,16 @@ const rate = z
   .number({ error: PROVIDER_MESSAGES.rate })
   .min(0, PROVIDER_MESSAGES.rate)
   .max(1, PROVIDER_MESSAGES.rate);
+
+/**
+ * Why a sender (a service's short code, a sender id) cannot go out as it is, or null. Networks
+ * carry at most 11 characters of an alphanumeric sender; it is refused, never cut to fit.
+ */
+export function senderRefusal(sender: string): string | null {
+  return /[^0-9+]/.test(sender) && sender.length > PROVIDER_LIMITS.alphanumericSenderLength
+    ? PROVIDER_MESSAGES.senderTooLong
+    : null;
+}
 
 const isHttpUrl = (value: string) => /^https?:\/\/[^\s/]+/i.test(value) && URL.canParse(value);
 const hasCredentials = (value: string) => {
@@ -152,7 +169,10 @@ const ZAfricasTalkingSettings = z
       .enum(AT_ENVIRONMENTS, { error: 'Environment must be live, sandbox or custom' })
       .default(PROVIDER_DEFAULTS.africastalking.environment),
     baseUrl: ZOptionalHttpUrl,
-    senderId: optionalText(15),
+    senderId: optionalText(15).refine(
+      (value) => value === null || !senderRefusal(value),
+      PROVIDER_MESSAGES.senderTooLong,
+    ),
     batchSize: integer(
       PROVIDER_LIMITS.atBatchSize.min,
       PROVIDER_LIMITS.atBatchSize.max,
@@ -181,13 +201,16 @@ const ZSmppSettings = z.object({
       PROVIDER_MESSAGES.smppHostInvalid,
     ),
   port: integer(1, 65_535, 'Port').default(PROVIDER_DEFAULTS.smpp.port),
-  // SMPP 3.4: system_id at most 15 characters, system_type at most 12.
+  // SMPP 3.4: system_id at most 15 characters, password 8, system_type 12.
   systemId: z
     .string({ error: PROVIDER_MESSAGES.smppSystemIdRequired })
     .trim()
     .min(1, PROVIDER_MESSAGES.smppSystemIdRequired)
-    .max(15, 'System ID must be 15 characters or less'),
-  password: ZSecretInput,
+    .max(PROVIDER_LIMITS.smppSystemIdLength, 'System ID must be 15 characters or less'),
+  password: ZSecretInput.refine(
+    (value) => !value || value.length <= PROVIDER_LIMITS.smppPasswordLength,
+    PROVIDER_MESSAGES.smppPasswordTooLong,
+  ),
   systemType: optionalText(12),
   bindMode: z
     .enum(SMPP_BIND_MODES, { error: 'Bind mode must be transceiver or transmitter_receiver' })

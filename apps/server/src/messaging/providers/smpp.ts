@@ -1,3 +1,4 @@
+import { senderRefusal } from '@sms/contracts/admin/company-provider';
 import type { Pdu, Session } from 'smpp';
 import smpp from 'smpp';
 import { createPublicAddressPolicy, type PublicAddressPolicy } from '../../lib/public-address.ts';
@@ -149,6 +150,10 @@ export function createSmppProvider(
   }
 
   async function sendOne(session: Session, sms: OutboundSms, batch: Batch) {
+    // A sender saved before the rule (or written directly): refused, never sent cut to 11 characters.
+    const senderProblem = senderRefusal(sms.from);
+    if (senderProblem)
+      return { recipientKey: sms.recipientKey, outcome: 'rejected', reason: senderProblem } as const;
     if (batch.held) return { recipientKey: sms.recipientKey, outcome: 'retry', reason: batch.held } as const;
     reference = (reference + 1) & 0xff;
     const parts = splitIntoParts(sms.text, sms.encoding, reference);
@@ -215,7 +220,7 @@ function addressOf(from: string) {
   if (/^\+\d+$/.test(from)) return { ton: 1, npi: 1, address: from.slice(1) };
   if (/^\d+$/.test(from))
     return from.length > 8 ? { ton: 1, npi: 1, address: from } : { ton: 0, npi: 1, address: from };
-  return { ton: 5, npi: 0, address: from.slice(0, 11) };
+  return { ton: 5, npi: 0, address: from };
 }
 
 /** A counting semaphore, first come first served. */
