@@ -185,6 +185,8 @@ describe('provider settings per kind', () => {
       bindMode: 'transmitter_receiver',
       messagesPerSecond: 80,
       window: 25,
+      sourceTon: null,
+      sourceNpi: null,
     });
     const saved = await api(
       'PUT',
@@ -321,6 +323,7 @@ describe('provider settings validation', () => {
       'Bind mode must be transceiver or transmitter_receiver',
     ],
     [{ provider: smppProvider({ window: 1001 }) }, 'Window must be at most 1000'],
+    [{ provider: smppProvider({ sourceTon: 7 }) }, 'Source TON must be at most 6'],
     [
       { provider: smppProvider({ messagesPerSecond: 100_001 }) },
       'Messages per second must be at most 100000',
@@ -339,6 +342,18 @@ describe('provider settings validation', () => {
       .where('name', '=', form.name)
       .executeTakeFirst();
     expect(created).toBeUndefined();
+  });
+
+  it("keeps a company's SMPP source TON/NPI, and blank for the defaults by sender", async () => {
+    const company = await createWith({ provider: smppProvider({ sourceTon: 0, sourceNpi: 9 }) });
+    expect(company.provider).toMatchObject({ sourceTon: 0, sourceNpi: 9 });
+    expect(await engineSettings(company.id)).toMatchObject({ sourceTon: 0, sourceNpi: 9 });
+    const saved = await api(
+      'PUT',
+      `/admin/companies/${company.id}`,
+      companyForm({ provider: smppProvider() }),
+    );
+    expect(saved.json().data.company.provider).toMatchObject({ sourceTon: null, sourceNpi: null });
   });
 
   it('accepts the largest SMPP pace real SMSCs offer: 100,000 a second, a window of 1,000', async () => {

@@ -136,6 +136,18 @@ describe('SMPP adapter', () => {
     });
   });
 
+  it('sets the source TON/NPI by the sender, unless the company set its own', async () => {
+    await open().sendBatch([sms(5, { from: '22384' }), sms(6, { from: '+254711000006' }), sms(7)]);
+    const bySender = (provider: string) => smsc.submits.find((pdu) => pdu.source_addr === provider);
+    expect(bySender('22384')).toMatchObject({ source_addr_ton: 3, source_addr_npi: 0 });
+    expect(bySender('254711000006')).toMatchObject({ source_addr_ton: 1, source_addr_npi: 1 });
+    expect(bySender('ACME')).toMatchObject({ source_addr_ton: 5, source_addr_npi: 0 });
+
+    smsc.submits.length = 0;
+    await open({ sourceTon: 0, sourceNpi: 9 }).sendBatch([sms(8, { from: '22384' })]);
+    expect(smsc.submits[0]).toMatchObject({ source_addr: '22384', source_addr_ton: 0, source_addr_npi: 9 });
+  });
+
   it('refuses a stored alphanumeric sender over 11 characters instead of sending it cut', async () => {
     const [outcome] = await open().sendBatch([sms(4, { from: 'ACMEBANKING1' })]);
     expect(outcome).toEqual({

@@ -4,6 +4,7 @@ import {
   PROVIDER_DEFAULTS,
   PROVIDER_LIMITS,
   PROVIDER_MESSAGES,
+  SMPP_SOURCE_ADDRESS_DEFAULTS,
   senderRefusal,
   ZProviderSettingsInput,
 } from './company-provider.ts';
@@ -49,6 +50,26 @@ describe('SMPP settings', () => {
     expect(ZProviderSettingsInput.parse(smpp({ password: '••••••••' }))).toMatchObject({
       password: undefined,
     });
+  });
+});
+
+describe('SMPP source address TON/NPI', () => {
+  it('default by the sender: letters 5/0, a short code 3/0, an international number 1/1', () => {
+    expect(SMPP_SOURCE_ADDRESS_DEFAULTS).toEqual({
+      alphanumeric: { ton: 5, npi: 0 },
+      shortCode: { ton: 3, npi: 0 },
+      international: { ton: 1, npi: 1 },
+    });
+    expect(ZProviderSettingsInput.parse(smpp())).toMatchObject({ sourceTon: null, sourceNpi: null });
+  });
+
+  it("take a company's own values within SMPP 3.4's ranges", () => {
+    expect(ZProviderSettingsInput.parse(smpp({ sourceTon: 0, sourceNpi: 1 }))).toMatchObject({
+      sourceTon: 0,
+      sourceNpi: 1,
+    });
+    expect(firstError(smpp({ sourceTon: 7 }))).toBe('Source TON must be at most 6');
+    expect(firstError(smpp({ sourceNpi: 19 }))).toBe('Source NPI must be at most 18');
   });
 });
 

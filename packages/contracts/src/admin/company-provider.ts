@@ -30,11 +30,23 @@ export const PROVIDER_DEFAULTS = {
   smpp: { port: 2775, bindMode: 'transceiver', messagesPerSecond: 50, window: 10 },
 } as const;
 
+/**
+ * The source address's type of number and numbering plan (SMPP 3.4 5.2.5-6) by the sender's kind,
+ * for a company that sets none of its own.
+ */
+export const SMPP_SOURCE_ADDRESS_DEFAULTS = {
+  alphanumeric: { ton: 5, npi: 0 },
+  shortCode: { ton: 3, npi: 0 },
+  international: { ton: 1, npi: 1 },
+} as const;
+
 export const PROVIDER_LIMITS = {
   atBatchSize: { min: 1, max: 1000 },
   atMessagesPerSecond: { min: 1, max: 1000 },
   smppMessagesPerSecond: { min: 1, max: 100_000 },
   smppWindow: { min: 1, max: 1_000 },
+  smppTon: { min: 0, max: 6 },
+  smppNpi: { min: 0, max: 18 },
   /** SMPP 3.4 bind fields: password at most 9 octets and system_id 16, each with its NUL. */
   smppPasswordLength: 8,
   smppSystemIdLength: 15,
@@ -223,6 +235,13 @@ const ZSmppSettings = z.object({
   window: integer(PROVIDER_LIMITS.smppWindow.min, PROVIDER_LIMITS.smppWindow.max, 'Window').default(
     PROVIDER_DEFAULTS.smpp.window,
   ),
+  /** Null (blank): SMPP_SOURCE_ADDRESS_DEFAULTS by each sender's kind. */
+  sourceTon: integer(PROVIDER_LIMITS.smppTon.min, PROVIDER_LIMITS.smppTon.max, 'Source TON')
+    .nullish()
+    .transform((v) => v ?? null),
+  sourceNpi: integer(PROVIDER_LIMITS.smppNpi.min, PROVIDER_LIMITS.smppNpi.max, 'Source NPI')
+    .nullish()
+    .transform((v) => v ?? null),
 });
 
 /** The provider part of the company form: its kind and that kind's settings, checked per kind. */
@@ -263,6 +282,8 @@ export const ZCompanyProvider = z.discriminatedUnion('kind', [
     bindMode: z.enum(SMPP_BIND_MODES),
     messagesPerSecond: z.number().int(),
     window: z.number().int(),
+    sourceTon: z.number().int().nullable(),
+    sourceNpi: z.number().int().nullable(),
   }),
 ]);
 export type TCompanyProvider = z.infer<typeof ZCompanyProvider>;

@@ -1,4 +1,4 @@
-import { senderRefusal } from '@sms/contracts/admin/company-provider';
+import { SMPP_SOURCE_ADDRESS_DEFAULTS, senderRefusal } from '@sms/contracts/admin/company-provider';
 import type { Pdu, Session } from 'smpp';
 import smpp from 'smpp';
 import { createPublicAddressPolicy, type PublicAddressPolicy } from '../../lib/public-address.ts';
@@ -20,6 +20,9 @@ export type SmppConfig = {
   /** submit_sm PDUs outstanding at once (each part counts), so a batch is pipelined. */
   window?: number;
   batchSize?: number;
+  /** The company's source TON / NPI; null or absent: by the sender's kind. */
+  sourceTon?: number | null;
+  sourceNpi?: number | null;
   /** How long one submit_sm waits for its response. */
   submitTimeoutMs?: number;
   /** How long a bind may take, and how long a batch waits for a bound session. */
@@ -130,7 +133,7 @@ export function createSmppProvider(
         () => finish({ kind: 'retry', reason: `no submit_sm_resp within ${submitTimeoutMs} ms` }),
         submitTimeoutMs,
       );
-      const source = addressOf(sms.from);
+      const source = addressOf(sms.from, config);
       const sent = session.submit_sm(
         {
           source_addr_ton: source.ton,
@@ -215,12 +218,18 @@ function outcomeOf(recipientKey: string, results: PartResult[]): SubmitOutcome {
   };
 }
 
-/** Sender address type: international number, short code, or alphanumeric sender id. */
-function addressOf(from: string) {
-  if (/^\+\d+$/.test(from)) return { ton: 1, npi: 1, address: from.slice(1) };
-  if (/^\d+$/.test(from))
-    return from.length > 8 ? { ton: 1, npi: 1, address: from } : { ton: 0, npi: 1, address: from };
-  return { ton: 5, npi: 0, address: from };
+/**
+ * The source address and its TON/NPI: the company's own where set, else by the sender's kind
+ * (an international number, a short code of up to 8 digits, or an alphanumeric sender id).
+ */
+function addressOf(from: string, own: Pick<SmppConfig, 'sourceTon' | 'sourceNpi'>) {
+  const address = from.replace(/^\+/, '');
+  const kind = /^\d+$/.test(address)
+    ? from.startsWith('+') || address.length > 8
+      ? SMPP_SOURCE_ADDRESS_DEFAULTS.international
+      : SMPP_SOURCE_ADDRESS_DEFAULTS.shortCode
+    : SMPP_SOURCE_ADDRESS_DEFAULTS.alphanumeric;
+  return { ton: own.sourceTon ?? kind.ton, npi: own.sourceNpi ?? kind.npi, address };
 }
 
 /** A counting semaphore, first come first served. */

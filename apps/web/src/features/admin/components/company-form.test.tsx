@@ -140,6 +140,7 @@ describe('CompanyForm', () => {
     fireEvent.change(screen.getByLabelText('Provider'), { target: { value: 'smpp' } });
     expect(screen.getByText('Default 50; at most 100,000.')).toBeInTheDocument();
     expect(screen.getByText('Default 10; at most 1,000.')).toBeInTheDocument();
+    expect(screen.getByLabelText('Source TON')).toHaveValue(null);
     fill(/Host/, 'smsc.example.net');
     fill(/System ID/, 'acme');
     fill('Password', 'nine-char');
@@ -172,6 +173,8 @@ describe('CompanyForm', () => {
       bindMode: 'transmitter_receiver',
       messagesPerSecond: PROVIDER_DEFAULTS.smpp.messagesPerSecond,
       window: PROVIDER_DEFAULTS.smpp.window,
+      sourceTon: null,
+      sourceNpi: null,
     });
   });
 
@@ -214,12 +217,16 @@ describe('CompanyForm', () => {
           bindMode: 'transceiver',
           messagesPerSecond: 50,
           window: 10,
+          sourceTon: 5,
+          sourceNpi: 0,
         },
       },
     });
     expect(screen.getByLabelText('Provider')).toHaveValue('smpp');
     expect(screen.getByLabelText(/Host/)).toHaveValue('smsc.example.net');
     expect(screen.getByText('Current: ••••••••. Leave blank to keep it.')).toBeInTheDocument();
+    expect(screen.getByLabelText('Source TON')).toHaveValue(5);
+    expect(screen.getByLabelText('Source NPI')).toHaveValue(0);
   });
 });
 

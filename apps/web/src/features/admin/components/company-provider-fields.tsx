@@ -8,6 +8,7 @@ import {
   PROVIDER_LIMITS,
   SMPP_BIND_MODE_LABELS,
   SMPP_BIND_MODES,
+  SMPP_SOURCE_ADDRESS_DEFAULTS,
 } from '@sms/contracts/admin/company-provider';
 import { type Control, type FieldErrors, type UseFormRegister, useWatch } from 'react-hook-form';
 import { FormField, INPUT_CLASSES } from '../../../components/form-field.tsx';
@@ -24,6 +25,9 @@ const count = (n: number) => n.toLocaleString('en-US');
 /** The pace fields' default and ceiling, from the one place the rules live. */
 const SMPP_RATE_HINT = `Default ${count(PROVIDER_DEFAULTS.smpp.messagesPerSecond)}; at most ${count(PROVIDER_LIMITS.smppMessagesPerSecond.max)}.`;
 const SMPP_WINDOW_HINT = `Default ${count(PROVIDER_DEFAULTS.smpp.window)}; at most ${count(PROVIDER_LIMITS.smppWindow.max)}.`;
+
+const { alphanumeric, shortCode, international } = SMPP_SOURCE_ADDRESS_DEFAULTS;
+const SOURCE_DEFAULTS_HINT = `Blank: by sender, ${alphanumeric.ton}/${alphanumeric.npi} for letters, ${shortCode.ton}/${shortCode.npi} for a short code, ${international.ton}/${international.npi} for an international number (TON/NPI).`;
 
 /** A stored secret: the mask the API returned, and that blank keeps it. */
 function secretHint(mask: string | null | undefined, unsetHint: string) {
@@ -267,6 +271,21 @@ export function CompanyProviderFields({ company, register, control, errors }: TP
             error={providerErrors?.smpp?.window?.message}
             hint={SMPP_WINDOW_HINT}
             {...register('provider.smpp.window')}
+          />
+          <NumberField
+            id="company-smpp-source-ton"
+            label="Source TON"
+            placeholder="By sender"
+            error={providerErrors?.smpp?.sourceTon?.message}
+            hint={SOURCE_DEFAULTS_HINT}
+            {...register('provider.smpp.sourceTon')}
+          />
+          <NumberField
+            id="company-smpp-source-npi"
+            label="Source NPI"
+            placeholder="By sender"
+            error={providerErrors?.smpp?.sourceNpi?.message}
+            {...register('provider.smpp.sourceNpi')}
           />
         </div>
       ) : null}
