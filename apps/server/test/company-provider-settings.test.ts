@@ -185,6 +185,8 @@ describe('provider settings per kind', () => {
       bindMode: 'transmitter_receiver',
       messagesPerSecond: 80,
       window: 25,
+      sourceTon: null,
+      sourceNpi: null,
     });
     const saved = await api(
       'PUT',
@@ -284,7 +286,7 @@ describe('provider settings per kind', () => {
   });
 
   it('audits provider changes without their secrets', async () => {
-    const company = await createWith({ provider: smppProvider({ password: 'topsecret' }) });
+    const company = await createWith({ provider: smppProvider({ password: 'topsecr8' }) });
     const [entry] = await auditEntries(ctx.ownerDb, {
       action: 'CREATE',
       entity: 'COMPANY',
@@ -294,7 +296,7 @@ describe('provider settings per kind', () => {
       provider: { kind: 'smpp', host: 'smsc.example.net', systemId: 'acme' },
       providerSecretChanged: true,
     });
-    expect(JSON.stringify(entry!.details)).not.toContain('topsecret');
+    expect(JSON.stringify(entry!.details)).not.toContain('topsecr8');
   });
 });
 
@@ -320,7 +322,14 @@ describe('provider settings validation', () => {
       { provider: smppProvider({ bindMode: 'receiver' }) },
       'Bind mode must be transceiver or transmitter_receiver',
     ],
-    [{ provider: smppProvider({ window: 500 }) }, 'Window must be at most 100'],
+    [{ provider: smppProvider({ window: 1001 }) }, 'Window must be at most 1000'],
+    [{ provider: smppProvider({ sourceTon: 7 }) }, 'Source TON must be at most 6'],
+    [
+      { provider: smppProvider({ messagesPerSecond: 100_001 }) },
+      'Messages per second must be at most 100000',
+    ],
+    [{ provider: smppProvider({ password: 'nine-char' }) }, PROVIDER_MESSAGES.smppPasswordTooLong],
+    [{ provider: atProvider({ senderId: 'ACMEBANKING1' }) }, PROVIDER_MESSAGES.senderTooLong],
     [{ provider: { kind: 'simulator', acceptanceRate: 1.5 } }, PROVIDER_MESSAGES.rate],
   ])('refuses %o with "%s" and stores nothing', async (overrides, message) => {
     const form = companyForm(overrides);
@@ -333,6 +342,25 @@ describe('provider settings validation', () => {
       .where('name', '=', form.name)
       .executeTakeFirst();
     expect(created).toBeUndefined();
+  });
+
+  it("keeps a company's SMPP source TON/NPI, and blank for the defaults by sender", async () => {
+    const company = await createWith({ provider: smppProvider({ sourceTon: 0, sourceNpi: 9 }) });
+    expect(company.provider).toMatchObject({ sourceTon: 0, sourceNpi: 9 });
+    expect(await engineSettings(company.id)).toMatchObject({ sourceTon: 0, sourceNpi: 9 });
+    const saved = await api(
+      'PUT',
+      `/admin/companies/${company.id}`,
+      companyForm({ provider: smppProvider() }),
+    );
+    expect(saved.json().data.company.provider).toMatchObject({ sourceTon: null, sourceNpi: null });
+  });
+
+  it('accepts the largest SMPP pace real SMSCs offer: 100,000 a second, a window of 1,000', async () => {
+    const company = await createWith({
+      provider: smppProvider({ messagesPerSecond: 100_000, window: 1_000, password: '12345678' }),
+    });
+    expect(company.provider).toMatchObject({ messagesPerSecond: 100_000, window: 1_000 });
   });
 
   it('accepts a custom base URL for Africa’s Talking and an existing key on edit', async () => {

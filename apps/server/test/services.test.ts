@@ -1,3 +1,4 @@
+import { PROVIDER_MESSAGES } from '@sms/contracts/admin/company-provider';
 import { AUTH_MESSAGES } from '@sms/contracts/auth/login';
 import type { TRole } from '@sms/contracts/auth/roles';
 import { ID_PARAM_MESSAGE } from '@sms/contracts/common/envelope';
@@ -96,6 +97,7 @@ describe('POST /services', () => {
     [{ keyword: 'two words' }, SERVICE_MESSAGES.keywordFormat],
     [{ keyword: 'stop' }, SERVICE_MESSAGES.keywordReserved],
     [{ shortcode: '22-550' }, SERVICE_MESSAGES.shortcodeFormat],
+    [{ shortcode: 'ACMEBANKING1' }, PROVIDER_MESSAGES.senderTooLong],
     [{ billingType: 'monthly' }, 'Billing type must be on_demand or package'],
     [{ status: 'paused' }, 'Status must be active, inactive or maintenance'],
   ])('refuses %o with 400 "%s"', async (overrides, message) => {

@@ -1,3 +1,4 @@
+import { PROVIDER_MESSAGES } from '@sms/contracts/admin/company-provider';
 import type { Pdu } from 'smpp';
 import smpp from 'smpp';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -77,7 +78,9 @@ describe('SMPP adapter', () => {
     smsc.setPlan(() => ({ receipt: 'DELIVRD' }));
     const provider = open();
     const updates: DeliveryUpdate[] = [];
-    provider.onDeliveryReport!((update) => updates.push(update));
+    provider.onDeliveryReport!(async (update) => {
+      updates.push(update);
+    });
     const answered = smsc.stats.receiptsAnswered;
 
     const [outcome] = await provider.sendBatch([sms(1, { text: 'Price: 5€ [promo]' })]);
@@ -131,6 +134,28 @@ describe('SMPP adapter', () => {
       outcome: 'accepted',
       providerMessageId: smsc.messageIds[0],
     });
+  });
+
+  it('sets the source TON/NPI by the sender, unless the company set its own', async () => {
+    await open().sendBatch([sms(5, { from: '22384' }), sms(6, { from: '+254711000006' }), sms(7)]);
+    const bySender = (provider: string) => smsc.submits.find((pdu) => pdu.source_addr === provider);
+    expect(bySender('22384')).toMatchObject({ source_addr_ton: 3, source_addr_npi: 0 });
+    expect(bySender('254711000006')).toMatchObject({ source_addr_ton: 1, source_addr_npi: 1 });
+    expect(bySender('ACME')).toMatchObject({ source_addr_ton: 5, source_addr_npi: 0 });
+
+    smsc.submits.length = 0;
+    await open({ sourceTon: 0, sourceNpi: 9 }).sendBatch([sms(8, { from: '22384' })]);
+    expect(smsc.submits[0]).toMatchObject({ source_addr: '22384', source_addr_ton: 0, source_addr_npi: 9 });
+  });
+
+  it('refuses a stored alphanumeric sender over 11 characters instead of sending it cut', async () => {
+    const [outcome] = await open().sendBatch([sms(4, { from: 'ACMEBANKING1' })]);
+    expect(outcome).toEqual({
+      recipientKey: 'dr-4',
+      outcome: 'rejected',
+      reason: PROVIDER_MESSAGES.senderTooLong,
+    });
+    expect(smsc.submits).toHaveLength(0);
   });
 
   it('splits a long GSM-7 text at 153 septets, counting extension characters twice', async () => {
@@ -261,7 +286,9 @@ describe('SMPP adapter', () => {
     smsc.setPlan(() => ({ receipt: 'UNDELIV' }));
     const provider = open({ bindMode: 'transmitter_receiver' });
     const updates: DeliveryUpdate[] = [];
-    provider.onDeliveryReport!((update) => updates.push(update));
+    provider.onDeliveryReport!(async (update) => {
+      updates.push(update);
+    });
     const [outcome] = await provider.sendBatch([sms(1)]);
     expect(smsc.binds.sort()).toEqual(['bind_receiver', 'bind_transmitter']);
     await waitFor(() => updates.length === 1);
@@ -276,7 +303,9 @@ describe('SMPP adapter', () => {
   it('answers every deliver_sm, receipts or not, and sends enquire_link on its own', async () => {
     const provider = open({ enquireLinkMs: 100 });
     const updates: DeliveryUpdate[] = [];
-    provider.onDeliveryReport!((update) => updates.push(update));
+    provider.onDeliveryReport!(async (update) => {
+      updates.push(update);
+    });
     await provider.sendBatch([sms(1)]);
     const before = smsc.stats.enquireLinks;
 

@@ -94,11 +94,11 @@ export function createMessaging(input: {
         config,
         encryptionKey: input.encryptionKey,
         callbackBase: () => config.messaging.simulator.callbackUrl ?? options.callbackBase(),
-        onDeliveryReport: (companyId, update) => {
-          deliveryReports
-            .submit(companyId, update)
-            .catch((error) => log('warn', 'a delivery receipt was not applied', error));
-        },
+        onDeliveryReport: (companyId, update) =>
+          deliveryReports.submit(companyId, update).catch((error) => {
+            log('warn', 'a delivery receipt was not stored; the provider is asked to send it again', error);
+            throw error;
+          }),
         log: (message) => log('info', message),
         build: options.build,
         loadSettings: options.loadSettings,

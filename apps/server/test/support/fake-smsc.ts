@@ -28,8 +28,12 @@ export async function startFakeSmsc(credentials: { systemId: string; password: s
   const binds: string[] = [];
   const bound: BoundSession[] = [];
   const stats = { enquireLinks: 0, receiptsAnswered: 0, outstanding: 0, maxOutstanding: 0 };
+  /** The command_status of every deliver_sm_resp to a receipt, in the order they came. */
+  const receiptAnswers: { messageId: string; status: number }[] = [];
   let plan: (pdu: Pdu) => SubmitPlan = () => ({});
   let nextId = 1;
+  /** As a real SMSC: a receipt answered with an error is sent again after this long. */
+  let redeliverAfterMs: number | null = null;
 
   const server = smpp.createServer({}, (session) => {
     session.on('error', () => {});
@@ -90,8 +94,11 @@ export async function startFakeSmsc(credentials: { systemId: string; password: s
         data_coding: 0,
         short_message: `id:${messageId} sub:001 dlvrd:${delivered} submit date:2603011000 done date:2603011001 stat:${stat} err:${stat === 'DELIVRD' ? '000' : '001'} text:`,
       },
-      () => {
+      (response: Pdu) => {
         stats.receiptsAnswered += 1;
+        receiptAnswers.push({ messageId, status: response.command_status });
+        if (response.command_status !== 0 && redeliverAfterMs !== null)
+          setTimeout(() => sendReceipt(messageId, submit, stat), redeliverAfterMs);
       },
     );
   }
@@ -106,9 +113,14 @@ export async function startFakeSmsc(credentials: { systemId: string; password: s
     messageIds,
     binds,
     stats,
+    receiptAnswers,
     boundSessions: () => bound.map((entry) => entry.bind),
     setPlan(next: (pdu: Pdu) => SubmitPlan) {
       plan = next;
+    },
+    /** Receipts refused with an error status are sent again after `ms` (null: never). */
+    redeliverRefusedReceipts(ms: number | null) {
+      redeliverAfterMs = ms;
     },
     /** Sends a deliver_sm of our choosing to the first session that can receive. */
     sendDeliverSm(options: Record<string, unknown>) {

@@ -30,11 +30,28 @@ export const PROVIDER_DEFAULTS = {
   smpp: { port: 2775, bindMode: 'transceiver', messagesPerSecond: 50, window: 10 },
 } as const;
 
+/**
+ * The source address's type of number and numbering plan (SMPP 3.4 5.2.5-6) by the sender's kind,
+ * for a company that sets none of its own.
+ */
+export const SMPP_SOURCE_ADDRESS_DEFAULTS = {
+  alphanumeric: { ton: 5, npi: 0 },
+  shortCode: { ton: 3, npi: 0 },
+  international: { ton: 1, npi: 1 },
+} as const;
+
 export const PROVIDER_LIMITS = {
   atBatchSize: { min: 1, max: 1000 },
   atMessagesPerSecond: { min: 1, max: 1000 },
-  smppMessagesPerSecond: { min: 1, max: 5000 },
-  smppWindow: { min: 1, max: 100 },
+  smppMessagesPerSecond: { min: 1, max: 100_000 },
+  smppWindow: { min: 1, max: 1_000 },
+  smppTon: { min: 0, max: 6 },
+  smppNpi: { min: 0, max: 18 },
+  /** SMPP 3.4 bind fields: password at most 9 octets and system_id 16, each with its NUL. */
+  smppPasswordLength: 8,
+  smppSystemIdLength: 15,
+  /** GSM 03.40: an alphanumeric originator holds at most 11 characters. */
+  alphanumericSenderLength: 11,
   simulatorMessagesPerSecond: { min: 1, max: 1_000_000 },
   simulatorDelayMs: { min: 0, max: 86_400_000 },
 } as const;
@@ -52,6 +69,8 @@ export const PROVIDER_MESSAGES = {
   smppHostRequired: 'Host is required for SMPP',
   smppHostInvalid: 'Host must be a host name or IP address, without scheme or port',
   smppSystemIdRequired: 'System ID is required for SMPP',
+  smppPasswordTooLong: 'Password must be 8 characters or less (SMPP 3.4)',
+  senderTooLong: 'A sender with letters must be 11 characters or less; only a numeric one may be longer',
   rate: 'Must be between 0 and 1',
 } as const;
 
@@ -101,6 +120,16 @@ const rate = z
   .number({ error: PROVIDER_MESSAGES.rate })
   .min(0, PROVIDER_MESSAGES.rate)
   .max(1, PROVIDER_MESSAGES.rate);
+
+/**
+ * Why a sender (a service's short code, a sender id) cannot go out as it is, or null. Networks
+ * carry at most 11 characters of an alphanumeric sender; it is refused, never cut to fit.
+ */
+export function senderRefusal(sender: string): string | null {
+  return /[^0-9+]/.test(sender) && sender.length > PROVIDER_LIMITS.alphanumericSenderLength
+    ? PROVIDER_MESSAGES.senderTooLong
+    : null;
+}
 
 const isHttpUrl = (value: string) => /^https?:\/\/[^\s/]+/i.test(value) && URL.canParse(value);
 const hasCredentials = (value: string) => {
@@ -152,7 +181,10 @@ const ZAfricasTalkingSettings = z
       .enum(AT_ENVIRONMENTS, { error: 'Environment must be live, sandbox or custom' })
       .default(PROVIDER_DEFAULTS.africastalking.environment),
     baseUrl: ZOptionalHttpUrl,
-    senderId: optionalText(15),
+    senderId: optionalText(15).refine(
+      (value) => value === null || !senderRefusal(value),
+      PROVIDER_MESSAGES.senderTooLong,
+    ),
     batchSize: integer(
       PROVIDER_LIMITS.atBatchSize.min,
       PROVIDER_LIMITS.atBatchSize.max,
@@ -181,13 +213,16 @@ const ZSmppSettings = z.object({
       PROVIDER_MESSAGES.smppHostInvalid,
     ),
   port: integer(1, 65_535, 'Port').default(PROVIDER_DEFAULTS.smpp.port),
-  // SMPP 3.4: system_id at most 15 characters, system_type at most 12.
+  // SMPP 3.4: system_id at most 15 characters, password 8, system_type 12.
   systemId: z
     .string({ error: PROVIDER_MESSAGES.smppSystemIdRequired })
     .trim()
     .min(1, PROVIDER_MESSAGES.smppSystemIdRequired)
-    .max(15, 'System ID must be 15 characters or less'),
-  password: ZSecretInput,
+    .max(PROVIDER_LIMITS.smppSystemIdLength, 'System ID must be 15 characters or less'),
+  password: ZSecretInput.refine(
+    (value) => !value || value.length <= PROVIDER_LIMITS.smppPasswordLength,
+    PROVIDER_MESSAGES.smppPasswordTooLong,
+  ),
   systemType: optionalText(12),
   bindMode: z
     .enum(SMPP_BIND_MODES, { error: 'Bind mode must be transceiver or transmitter_receiver' })
@@ -200,6 +235,13 @@ const ZSmppSettings = z.object({
   window: integer(PROVIDER_LIMITS.smppWindow.min, PROVIDER_LIMITS.smppWindow.max, 'Window').default(
     PROVIDER_DEFAULTS.smpp.window,
   ),
+  /** Null (blank): SMPP_SOURCE_ADDRESS_DEFAULTS by each sender's kind. */
+  sourceTon: integer(PROVIDER_LIMITS.smppTon.min, PROVIDER_LIMITS.smppTon.max, 'Source TON')
+    .nullish()
+    .transform((v) => v ?? null),
+  sourceNpi: integer(PROVIDER_LIMITS.smppNpi.min, PROVIDER_LIMITS.smppNpi.max, 'Source NPI')
+    .nullish()
+    .transform((v) => v ?? null),
 });
 
 /** The provider part of the company form: its kind and that kind's settings, checked per kind. */
@@ -240,6 +282,8 @@ export const ZCompanyProvider = z.discriminatedUnion('kind', [
     bindMode: z.enum(SMPP_BIND_MODES),
     messagesPerSecond: z.number().int(),
     window: z.number().int(),
+    sourceTon: z.number().int().nullable(),
+    sourceNpi: z.number().int().nullable(),
   }),
 ]);
 export type TCompanyProvider = z.infer<typeof ZCompanyProvider>;

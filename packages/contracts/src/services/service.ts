@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { COMPANY_STATUSES } from '../admin/company.ts';
+import { PROVIDER_MESSAGES, senderRefusal } from '../admin/company-provider.ts';
 import { requiredText } from '../common/text.ts';
 
 export const BILLING_TYPES = ['on_demand', 'package'] as const;
@@ -68,9 +69,15 @@ export const ZService = z.object({
 });
 export type TService = z.infer<typeof ZService>;
 
+/** The service's sender on the network: letters make it alphanumeric, so 11 characters at most. */
 const ZShortcode = requiredText(SERVICE_MESSAGES.shortcodeRequired, 20)
   .transform((value) => value.toUpperCase())
-  .pipe(z.string().regex(/^[A-Z0-9]+$/, SERVICE_MESSAGES.shortcodeFormat));
+  .pipe(
+    z
+      .string()
+      .regex(/^[A-Z0-9]+$/, SERVICE_MESSAGES.shortcodeFormat)
+      .refine((value) => !senderRefusal(value), PROVIDER_MESSAGES.senderTooLong),
+  );
 
 const ZKeyword = requiredText(SERVICE_MESSAGES.keywordRequired, 30)
   .regex(/^[A-Za-z0-9_-]+$/, SERVICE_MESSAGES.keywordFormat)

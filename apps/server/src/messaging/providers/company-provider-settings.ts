@@ -82,6 +82,8 @@ export function toCompanyProviderSettings(
           bindMode: settings.bindMode,
           window: settings.window,
           batchSize: settings.window * SMPP_BATCH_PER_WINDOW,
+          sourceTon: settings.sourceTon,
+          sourceNpi: settings.sourceNpi,
           allowedPrivateHosts: config.providerAllowedPrivateHosts,
         },
         ...(missing.length > 0 && {

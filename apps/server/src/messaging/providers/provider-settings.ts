@@ -42,6 +42,9 @@ export type SmppSettings = {
   bindMode: TSmppBindMode;
   messagesPerSecond: number;
   window: number;
+  /** Null: by the sender's kind (SMPP_SOURCE_ADDRESS_DEFAULTS). */
+  sourceTon: number | null;
+  sourceNpi: number | null;
 };
 
 /** One kind's settings, decrypted: what the engine builds a provider from. */
@@ -137,6 +140,8 @@ export function decodeProviderRow(
           bindMode: oneOf(SMPP_BIND_MODES, stored.bindMode, defaults.bindMode),
           messagesPerSecond: num(stored.messagesPerSecond, defaults.messagesPerSecond),
           window: num(stored.window, defaults.window),
+          sourceTon: numOrNull(stored.sourceTon),
+          sourceNpi: numOrNull(stored.sourceNpi),
         },
       };
     }

@@ -49,8 +49,9 @@ export type SmsProvider = {
   sendBatch(messages: OutboundSms[]): Promise<SubmitOutcome[]>;
   /**
    * Providers that report over their own connection (SMPP deliver_sm) call this; HTTP providers
-   * post to our DLR callback URL instead and never call it.
+   * post to our DLR callback URL instead and never call it. The listener resolves once the report
+   * is stored: only then does the provider acknowledge it (a rejection asks for it again).
    */
-  onDeliveryReport?(listener: (update: DeliveryUpdate) => void): void;
+  onDeliveryReport?(listener: (update: DeliveryUpdate) => Promise<void>): void;
   close(): Promise<void>;
 };

@@ -23,8 +23,8 @@ export type ProviderContext = {
   companyId: number;
   /** The company's own delivery-report callback URL, for providers that post reports to us (simulator). */
   dlrCallbackUrl: string | null;
-  /** Where connection-based providers (SMPP) hand their receipts. */
-  onDeliveryReport: (update: DeliveryUpdate) => void;
+  /** Where connection-based providers (SMPP) hand their receipts; resolves once stored. */
+  onDeliveryReport: (update: DeliveryUpdate) => Promise<void>;
   log: (message: string) => void;
 };
 
@@ -41,7 +41,7 @@ export type ProviderRegistryOptions = {
   encryptionKey: Buffer;
   /** The base URL simulated delivery reports go to (e.g. this process's own listener). */
   callbackBase: () => string;
-  onDeliveryReport: (companyId: number, update: DeliveryUpdate) => void;
+  onDeliveryReport: (companyId: number, update: DeliveryUpdate) => Promise<void>;
   log?: (message: string) => void;
   /** Settings per company (default: the company's stored provider settings, migration 0007). */
   loadSettings?: (trx: Executor, companyId: number) => Promise<CompanyProviderSettings>;

@@ -15,8 +15,11 @@ export type SmppLinkOptions = {
   enquireLinkMs: number;
   bindTimeoutMs: number;
   reconnect: { initialMs: number; maxMs: number };
-  /** A deliver_sm from the SMSC; the link answers it afterwards whatever the handler does. */
-  onDeliver?: (pdu: Pdu) => void;
+  /**
+   * A deliver_sm from the SMSC, answered once the returned promise settles: OK when it resolves,
+   * ESME_RX_T_APPN ("temporary application error") when it rejects, so the SMSC sends it again.
+   */
+  onDeliver?: (pdu: Pdu) => Promise<void>;
   /** The bound session went away: requests still waiting for an answer will never get one. */
   onDown?: (reason: string) => void;
   /** Which addresses the host may be (public ones, and the operator's listed private hosts). */
@@ -139,11 +142,12 @@ export function openSmppLink(options: SmppLinkOptions): SmppLink {
       current.send(pdu.response());
     });
     current.on('deliver_sm', (pdu: Pdu) => {
-      try {
-        options.onDeliver?.(pdu);
-      } finally {
-        current.send(pdu.response());
-      }
+      // Answered after the handler: an OK the SMSC hears is a receipt we hold (stored), never one
+      // lost with a failed write. Answers may go out of order; each names its deliver_sm's sequence.
+      void (async () => options.onDeliver?.(pdu))().then(
+        () => current.send(pdu.response()),
+        () => current.send(pdu.response({ command_status: smpp.ESME_RX_T_APPN })),
+      );
     });
     current.on('unbind', (pdu: Pdu) => {
       lastError = 'the SMSC unbound';

@@ -85,6 +85,7 @@ declare module 'smpp' {
     ESME_RBINDFAIL: number;
     ESME_RINVPASWD: number;
     ESME_RINVDSTADR: number;
+    ESME_RX_T_APPN: number;
   };
 
   const smpp: Smpp;

@@ -1,3 +1,4 @@
+import { SMPP_SOURCE_ADDRESS_DEFAULTS, senderRefusal } from '@sms/contracts/admin/company-provider';
 import type { Pdu, Session } from 'smpp';
 import smpp from 'smpp';
 import { createPublicAddressPolicy, type PublicAddressPolicy } from '../../lib/public-address.ts';
@@ -19,6 +20,9 @@ export type SmppConfig = {
   /** submit_sm PDUs outstanding at once (each part counts), so a batch is pipelined. */
   window?: number;
   batchSize?: number;
+  /** The company's source TON / NPI; null or absent: by the sender's kind. */
+  sourceTon?: number | null;
+  sourceNpi?: number | null;
   /** How long one submit_sm waits for its response. */
   submitTimeoutMs?: number;
   /** How long a bind may take, and how long a batch waits for a bound session. */
@@ -69,21 +73,17 @@ export function createSmppProvider(
   const submitTimeoutMs = config.submitTimeoutMs ?? 10_000;
   const bindTimeoutMs = config.bindTimeoutMs ?? 10_000;
   const window = createWindow(windowSize);
-  const listeners = new Set<(update: DeliveryUpdate) => void>();
+  const listeners = new Set<(update: DeliveryUpdate) => Promise<void>>();
   const inFlight = new Set<(result: PartResult) => void>();
   let reference = Math.floor(Math.random() * 256);
 
-  const onDeliver = (pdu: Pdu) => {
+  /** Resolves once every listener stored the receipt; a rejection makes the SMSC send it again. */
+  const onDeliver = async (pdu: Pdu) => {
     if (!isDeliveryReceipt(pdu)) return; // handset messages (MO) are not this interface's business
     const update = parseSmppReceipt(pdu);
+    // Acknowledged and dropped: sent again, an unreadable receipt would stay unreadable.
     if (!update) return;
-    for (const listener of listeners) {
-      try {
-        listener(update);
-      } catch {
-        // A listener's fault must not keep the receipt from being answered.
-      }
-    }
+    await Promise.all([...listeners].map((listener) => listener(update)));
   };
   const onDown = (reason: string) => {
     for (const finish of [...inFlight])
@@ -133,7 +133,7 @@ export function createSmppProvider(
         () => finish({ kind: 'retry', reason: `no submit_sm_resp within ${submitTimeoutMs} ms` }),
         submitTimeoutMs,
       );
-      const source = addressOf(sms.from);
+      const source = addressOf(sms.from, config);
       const sent = session.submit_sm(
         {
           source_addr_ton: source.ton,
@@ -153,6 +153,10 @@ export function createSmppProvider(
   }
 
   async function sendOne(session: Session, sms: OutboundSms, batch: Batch) {
+    // A sender saved before the rule (or written directly): refused, never sent cut to 11 characters.
+    const senderProblem = senderRefusal(sms.from);
+    if (senderProblem)
+      return { recipientKey: sms.recipientKey, outcome: 'rejected', reason: senderProblem } as const;
     if (batch.held) return { recipientKey: sms.recipientKey, outcome: 'retry', reason: batch.held } as const;
     reference = (reference + 1) & 0xff;
     const parts = splitIntoParts(sms.text, sms.encoding, reference);
@@ -214,12 +218,18 @@ function outcomeOf(recipientKey: string, results: PartResult[]): SubmitOutcome {
   };
 }
 
-/** Sender address type: international number, short code, or alphanumeric sender id. */
-function addressOf(from: string) {
-  if (/^\+\d+$/.test(from)) return { ton: 1, npi: 1, address: from.slice(1) };
-  if (/^\d+$/.test(from))
-    return from.length > 8 ? { ton: 1, npi: 1, address: from } : { ton: 0, npi: 1, address: from };
-  return { ton: 5, npi: 0, address: from.slice(0, 11) };
+/**
+ * The source address and its TON/NPI: the company's own where set, else by the sender's kind
+ * (an international number, a short code of up to 8 digits, or an alphanumeric sender id).
+ */
+function addressOf(from: string, own: Pick<SmppConfig, 'sourceTon' | 'sourceNpi'>) {
+  const address = from.replace(/^\+/, '');
+  const kind = /^\d+$/.test(address)
+    ? from.startsWith('+') || address.length > 8
+      ? SMPP_SOURCE_ADDRESS_DEFAULTS.international
+      : SMPP_SOURCE_ADDRESS_DEFAULTS.shortCode
+    : SMPP_SOURCE_ADDRESS_DEFAULTS.alphanumeric;
+  return { ton: own.sourceTon ?? kind.ton, npi: own.sourceNpi ?? kind.npi, address };
 }
 
 /** A counting semaphore, first come first served. */

@@ -45,6 +45,8 @@ export type TProviderFormState = {
     bindMode: TSmppBindMode;
     messagesPerSecond: string;
     window: string;
+    sourceTon: string;
+    sourceNpi: string;
   };
 };
 
@@ -103,6 +105,8 @@ export function initialFormState(company?: TCompany): TCompanyFormState {
         bindMode: smpp?.bindMode ?? smppDefaults.bindMode,
         messagesPerSecond: text(smpp?.messagesPerSecond ?? smppDefaults.messagesPerSecond),
         window: text(smpp?.window ?? smppDefaults.window),
+        sourceTon: text(smpp?.sourceTon),
+        sourceNpi: text(smpp?.sourceNpi),
       },
     },
   };
@@ -138,6 +142,8 @@ export function toCompanyRequest(state: TCompanyFormState): TCompanyFormInput {
             port: numberOf(provider.smpp.port),
             messagesPerSecond: numberOf(provider.smpp.messagesPerSecond),
             window: numberOf(provider.smpp.window),
+            sourceTon: optionalNumberOf(provider.smpp.sourceTon),
+            sourceNpi: optionalNumberOf(provider.smpp.sourceNpi),
           };
   return { ...company, provider: settings };
 }

@@ -127,6 +127,28 @@ describe('CompanyForm', () => {
     expect(onSubmit).not.toHaveBeenCalled();
   });
 
+  it('states the SMPP defaults and ceilings, and refuses an over-long sender or SMPP password', async () => {
+    const { onSubmit } = renderForm();
+    fillRequired('Acme');
+    fireEvent.change(screen.getByLabelText('Provider'), { target: { value: 'africastalking' } });
+    fill(/API Username/, 'acme');
+    fill(/API Key/, 'atsk_key');
+    fill('Sender ID / short code', 'ACMEBANKING1');
+    fireEvent.click(screen.getByRole('button', { name: 'Create Company' }));
+    expect(await screen.findByText(PROVIDER_MESSAGES.senderTooLong)).toBeInTheDocument();
+
+    fireEvent.change(screen.getByLabelText('Provider'), { target: { value: 'smpp' } });
+    expect(screen.getByText('Default 50; at most 100,000.')).toBeInTheDocument();
+    expect(screen.getByText('Default 10; at most 1,000.')).toBeInTheDocument();
+    expect(screen.getByLabelText('Source TON')).toHaveValue(null);
+    fill(/Host/, 'smsc.example.net');
+    fill(/System ID/, 'acme');
+    fill('Password', 'nine-char');
+    fireEvent.click(screen.getByRole('button', { name: 'Create Company' }));
+    expect(await screen.findByText(PROVIDER_MESSAGES.smppPasswordTooLong)).toBeInTheDocument();
+    expect(onSubmit).not.toHaveBeenCalled();
+  });
+
   it('keeps what was typed for one kind while another is chosen, and sends only the chosen one', async () => {
     const { onSubmit } = renderForm();
     fillRequired('Acme');
@@ -151,6 +173,8 @@ describe('CompanyForm', () => {
       bindMode: 'transmitter_receiver',
       messagesPerSecond: PROVIDER_DEFAULTS.smpp.messagesPerSecond,
       window: PROVIDER_DEFAULTS.smpp.window,
+      sourceTon: null,
+      sourceNpi: null,
     });
   });
 
@@ -193,12 +217,16 @@ describe('CompanyForm', () => {
           bindMode: 'transceiver',
           messagesPerSecond: 50,
           window: 10,
+          sourceTon: 5,
+          sourceNpi: 0,
         },
       },
     });
     expect(screen.getByLabelText('Provider')).toHaveValue('smpp');
     expect(screen.getByLabelText(/Host/)).toHaveValue('smsc.example.net');
     expect(screen.getByText('Current: ••••••••. Leave blank to keep it.')).toBeInTheDocument();
+    expect(screen.getByLabelText('Source TON')).toHaveValue(5);
+    expect(screen.getByLabelText('Source NPI')).toHaveValue(0);
   });
 });
 

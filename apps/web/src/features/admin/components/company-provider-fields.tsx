@@ -2,10 +2,13 @@ import type { TCompany, TCompanyForm } from '@sms/contracts/admin/company';
 import {
   AT_ENVIRONMENT_LABELS,
   AT_ENVIRONMENTS,
+  PROVIDER_DEFAULTS,
   PROVIDER_KIND_LABELS,
   PROVIDER_KINDS,
+  PROVIDER_LIMITS,
   SMPP_BIND_MODE_LABELS,
   SMPP_BIND_MODES,
+  SMPP_SOURCE_ADDRESS_DEFAULTS,
 } from '@sms/contracts/admin/company-provider';
 import { type Control, type FieldErrors, type UseFormRegister, useWatch } from 'react-hook-form';
 import { FormField, INPUT_CLASSES } from '../../../components/form-field.tsx';
@@ -17,6 +20,14 @@ type TProps = {
   control: Control<TCompanyFormState, unknown, TCompanyForm>;
   errors: FieldErrors<TCompanyFormState>;
 };
+
+const count = (n: number) => n.toLocaleString('en-US');
+/** The pace fields' default and ceiling, from the one place the rules live. */
+const SMPP_RATE_HINT = `Default ${count(PROVIDER_DEFAULTS.smpp.messagesPerSecond)}; at most ${count(PROVIDER_LIMITS.smppMessagesPerSecond.max)}.`;
+const SMPP_WINDOW_HINT = `Default ${count(PROVIDER_DEFAULTS.smpp.window)}; at most ${count(PROVIDER_LIMITS.smppWindow.max)}.`;
+
+const { alphanumeric, shortCode, international } = SMPP_SOURCE_ADDRESS_DEFAULTS;
+const SOURCE_DEFAULTS_HINT = `Blank: by sender, ${alphanumeric.ton}/${alphanumeric.npi} for letters, ${shortCode.ton}/${shortCode.npi} for a short code, ${international.ton}/${international.npi} for an international number (TON/NPI).`;
 
 /** A stored secret: the mask the API returned, and that blank keeps it. */
 function secretHint(mask: string | null | undefined, unsetHint: string) {
@@ -153,7 +164,7 @@ export function CompanyProviderFields({ company, register, control, errors }: TP
             id="company-at-sender"
             label="Sender ID / short code"
             error={providerErrors?.africastalking?.senderId?.message}
-            hint="Used when a service has no short code of its own."
+            hint={`Used when a service has no short code of its own. With letters, ${PROVIDER_LIMITS.alphanumericSenderLength} characters at most.`}
           >
             <input
               id="company-at-sender"
@@ -209,7 +220,10 @@ export function CompanyProviderFields({ company, register, control, errors }: TP
             id="company-smpp-password"
             label="Password"
             error={providerErrors?.smpp?.password?.message}
-            hint={secretHint(current?.kind === 'smpp' ? current.password : null, 'Stored encrypted.')}
+            hint={secretHint(
+              current?.kind === 'smpp' ? current.password : null,
+              `Stored encrypted; ${PROVIDER_LIMITS.smppPasswordLength} characters at most.`,
+            )}
           >
             <input
               id="company-smpp-password"
@@ -248,13 +262,30 @@ export function CompanyProviderFields({ company, register, control, errors }: TP
             id="company-smpp-rate"
             label="Messages per second"
             error={providerErrors?.smpp?.messagesPerSecond?.message}
+            hint={SMPP_RATE_HINT}
             {...register('provider.smpp.messagesPerSecond')}
           />
           <NumberField
             id="company-smpp-window"
             label="Window (outstanding submits)"
             error={providerErrors?.smpp?.window?.message}
+            hint={SMPP_WINDOW_HINT}
             {...register('provider.smpp.window')}
+          />
+          <NumberField
+            id="company-smpp-source-ton"
+            label="Source TON"
+            placeholder="By sender"
+            error={providerErrors?.smpp?.sourceTon?.message}
+            hint={SOURCE_DEFAULTS_HINT}
+            {...register('provider.smpp.sourceTon')}
+          />
+          <NumberField
+            id="company-smpp-source-npi"
+            label="Source NPI"
+            placeholder="By sender"
+            error={providerErrors?.smpp?.sourceNpi?.message}
+            {...register('provider.smpp.sourceNpi')}
           />
         </div>
       ) : null}
@@ -266,13 +297,14 @@ type TNumberFieldProps = ReturnType<UseFormRegister<TCompanyFormState>> & {
   id: string;
   label: string;
   error?: string;
+  hint?: string;
   step?: string;
   placeholder?: string;
 };
 
-function NumberField({ id, label, error, step, placeholder, ...field }: TNumberFieldProps) {
+function NumberField({ id, label, error, hint, step, placeholder, ...field }: TNumberFieldProps) {
   return (
-    <FormField id={id} label={label} error={error}>
+    <FormField id={id} label={label} error={error} hint={hint}>
       <input
         id={id}
         type="number"
