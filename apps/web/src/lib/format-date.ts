@@ -25,3 +25,12 @@ export function formatDateTime(iso: string | null | undefined) {
 export function formatDateTimeWithZone(iso: string | null | undefined) {
   return validDate(iso)?.toLocaleString(undefined, { ...DATE, ...TIME, timeZoneName: 'short' }) ?? null;
 }
+
+/** The reader's time zone as a schedule's times are read in ("Africa/Nairobi, GMT+3"). */
+export function readerTimeZone(at = new Date()) {
+  const name = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const offset = new Intl.DateTimeFormat(undefined, { timeZoneName: 'shortOffset' })
+    .formatToParts(at)
+    .find((part) => part.type === 'timeZoneName')?.value;
+  return offset && offset !== name ? `${name}, ${offset}` : name;
+}

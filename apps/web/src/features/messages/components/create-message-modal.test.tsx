@@ -116,6 +116,9 @@ describe('CreateMessageModal', () => {
     fireEvent.change(screen.getByLabelText('Time'), { target: { value: '' } });
     expect(within(summary()).getByText('Time is required for scheduled messages')).toBeInTheDocument();
     expect(screen.getByLabelText('Date')).toHaveAttribute('min', '2026-05-01');
+    // The date and time are read in the reader's zone, and the form says which.
+    const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    expect(screen.getByTestId('schedule-time-zone')).toHaveTextContent(`In your time zone: ${zone}`);
     fireEvent.click(within(dialog()).getByRole('radio', { name: 'Send Now' }));
     expect(screen.queryByLabelText('Date')).not.toBeInTheDocument();
     expect(

@@ -17,6 +17,7 @@ import { XCircleIcon } from '../../../components/icons.tsx';
 import { ModalDialog } from '../../../components/modal-dialog.tsx';
 import { Spinner } from '../../../components/spinner.tsx';
 import { useToast } from '../../../components/toast/toast-provider.tsx';
+import { readerTimeZone } from '../../../lib/format-date.ts';
 import { useSendServices } from '../api/list-send-services.ts';
 import { useRecipientPreview } from '../api/preview-recipients.ts';
 import { useSendBulkMessage } from '../api/send-bulk-message.ts';
@@ -270,6 +271,9 @@ export function CreateMessageModal({
                 />
               </label>
             </div>
+            <p className="text-xs text-slate-500" data-testid="schedule-time-zone">
+              In your time zone: {readerTimeZone()}
+            </p>
           </fieldset>
         ) : null}
 

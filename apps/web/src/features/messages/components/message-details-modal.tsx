@@ -302,6 +302,7 @@ export function MessageDetailsModal({ messageId, canCancel, onClose }: TMessageD
                   totalItems={data.totalItems}
                   onPageChange={setPage}
                   itemLabel="recipients"
+                  itemLabelOne="recipient"
                 />
               ) : null}
             </div>

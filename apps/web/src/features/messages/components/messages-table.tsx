@@ -2,6 +2,7 @@ import { MESSAGE_DIRECTION_LABELS } from '@sms/contracts/messages/list-messages'
 import type { TMessage } from '@sms/contracts/messages/message';
 import { Button } from '../../../components/button.tsx';
 import { formatDateTime, formatDateTimeWithZone } from '../../../lib/format-date.ts';
+import { countOf } from '../../../lib/plural.ts';
 import { describeCancellation, HandoverProgress } from './message-progress.tsx';
 import { MessageStatusBadge } from './message-status-badge.tsx';
 
@@ -19,7 +20,7 @@ export function shortJobId(id: string) {
 /** Spec section 2's Recipients column. */
 export function describeRecipients(message: TMessage) {
   if (message.direction === 'inbound') return message.msisdn || 'Unknown';
-  if (message.recipient_count !== null) return `${message.recipient_count.toLocaleString()} recipients`;
+  if (message.recipient_count !== null) return countOf(message.recipient_count, 'recipient', 'recipients');
   return message.msisdn || 'Single recipient';
 }
 
