@@ -68,7 +68,7 @@ const gate = (only: string, failedAt: string, extra: string[] = [], runsTests = 
 const gateUnit = (filter: string) => gate('unit', UNIT, [`--vitest-arg=${filter}`], true);
 const gateE2e = (filter: string) => gate('e2e', E2E, [`--playwright-arg=${filter}`], true);
 const gateLint = () => gate('lint', 'lint');
-const gateTypes = () => gate('types:contracts', 'types: contracts');
+const gateTypes = () => gate('types', 'types');
 const passing = (check: Check, output?: RegExp): Check => ({
   ...check,
   expect: { exit: 'zero', tests: check.expect.tests ? 'passed' : undefined, output },
