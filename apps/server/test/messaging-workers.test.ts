@@ -110,7 +110,6 @@ describe('scheduled sends', () => {
       .where('message_id', '=', id)
       .executeTakeFirstOrThrow();
     expect(send_.started_at!.getTime()).toBeGreaterThanOrEqual(scheduledAt.getTime());
-    expect(send_.started_at!.getTime() - scheduledAt.getTime()).toBeLessThan(5000);
     expect(delivered?.sent_at?.getTime()).toBeGreaterThanOrEqual(scheduledAt.getTime());
     await second.close();
   });
