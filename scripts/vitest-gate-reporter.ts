@@ -1,59 +1,45 @@
 /**
- * A vitest reporter for `npm test` (scripts/test.ts): what vitest's JSON report leaves out.
- * The JSON report says `success: true` when a test passes but leaves an unhandled rejection
- * behind, and it has no notion of flaky tests; this one records both, with the run's own verdict.
- * It writes `$VITEST_GATE_REPORT` (default `.tmp/vitest-gate.json`).
+ * The vitest reporter `npm test` (scripts/test.ts) reads: counts, and every failure outside a test
+ * (an import error, a throwing hook or global setup, a crashed worker, an unhandled error), which
+ * vitest's JSON report leaves out or lets pass. It writes $VITEST_GATE_REPORT.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Reporter, SerializedError, TestModule, TestRunEndReason } from 'vitest/node';
 
 export type VitestGateReport = {
   reason: TestRunEndReason;
-  unhandledErrors: string[];
-  flakyTests: string[];
-  /** Failures outside any test, one per file or suite: import errors, throwing hooks, syntax errors. */
-  failedOutsideTests: string[];
+  passed: number;
+  skipped: number;
+  /** One line per failed test, failure outside a test, and unhandled error. */
+  failures: string[];
+  flaky: string[];
 };
-
-export const DEFAULT_VITEST_GATE_REPORT = path.resolve(import.meta.dirname, '..', '.tmp', 'vitest-gate.json');
 
 export default class VitestGateReporter implements Reporter {
   onTestRunEnd(
-    testModules: ReadonlyArray<TestModule>,
+    modules: ReadonlyArray<TestModule>,
     unhandledErrors: ReadonlyArray<SerializedError>,
     reason: TestRunEndReason,
   ) {
-    const report: VitestGateReport = {
-      reason,
-      unhandledErrors: unhandledErrors.map((error) => `${error.name ?? 'Error'}: ${error.message}`),
-      flakyTests: [],
-      failedOutsideTests: [],
-    };
-    for (const testModule of testModules) {
-      const file = path.relative(process.cwd(), testModule.moduleId);
-      const tests = [...testModule.children.allTests()];
-      for (const test of tests)
-        if (test.diagnostic()?.flaky) report.flakyTests.push(`${file} > ${test.fullName}`);
-      const outside = describeFailuresOutsideTests(testModule, file);
-      // A file can end failed with no error of its own recorded (a crashed worker, say).
-      const failedInATest = tests.some((test) => test.result().state === 'failed');
-      if (testModule.state() === 'failed' && outside.length === 0 && !failedInATest)
-        outside.push(`${file}: failed without a failing test`);
-      report.failedOutsideTests.push(...outside);
+    const report: VitestGateReport = { reason, passed: 0, skipped: 0, failures: [], flaky: [] };
+    for (const error of unhandledErrors) report.failures.push(`unhandled error: ${error.message}`);
+    for (const module of modules) {
+      const file = path.relative(process.cwd(), module.moduleId);
+      const failuresBefore = report.failures.length;
+      for (const holder of [module, ...module.children.allSuites()])
+        for (const error of holder.errors())
+          report.failures.push(`${file} (outside a test): ${error.message}`);
+      for (const test of module.children.allTests()) {
+        const state = test.result().state;
+        if (state === 'passed') report.passed += 1;
+        else if (state === 'failed') report.failures.push(`${file} > ${test.fullName}`);
+        else report.skipped += 1;
+        if (test.diagnostic()?.flaky) report.flaky.push(`${file} > ${test.fullName}`);
+      }
+      if (module.state() === 'failed' && report.failures.length === failuresBefore)
+        report.failures.push(`${file}: failed without a recorded error`);
     }
-    const file = process.env.VITEST_GATE_REPORT ?? DEFAULT_VITEST_GATE_REPORT;
-    mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(file, JSON.stringify(report, null, 2));
+    writeFileSync(process.env.VITEST_GATE_REPORT!, JSON.stringify(report, null, 2));
   }
-}
-
-function describeFailuresOutsideTests(testModule: TestModule, file: string) {
-  const lines: string[] = [];
-  for (const holder of [testModule, ...testModule.children.allSuites()]) {
-    const [error] = holder.errors();
-    if (error)
-      lines.push(`${holder.type === 'module' ? file : `${file} > ${holder.fullName}`}: ${error.message}`);
-  }
-  return lines;
 }

@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     name: 'server',
     root: import.meta.dirname,
+    // A project does not inherit the root's maxWorkers (see ../../vitest.config.ts).
+    maxWorkers: 4,
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     globalSetup: ['./test/support/global-setup.ts'],
     pool: 'forks',

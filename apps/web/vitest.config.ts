@@ -6,6 +6,8 @@ export default defineConfig({
   test: {
     name: 'web',
     root: import.meta.dirname,
+    // A project does not inherit the root's maxWorkers (see ../../vitest.config.ts).
+    maxWorkers: 4,
     environment: 'jsdom',
     setupFiles: ['./src/test/setup.ts'],
     include: ['src/**/*.test.{ts,tsx}'],

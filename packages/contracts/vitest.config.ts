@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     name: 'contracts',
     root: import.meta.dirname,
+    // A project does not inherit the root's maxWorkers (see ../../vitest.config.ts).
+    maxWorkers: 4,
     include: ['src/**/*.test.ts'],
     passWithNoTests: true,
   },

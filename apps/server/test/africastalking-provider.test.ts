@@ -179,9 +179,8 @@ describe("Africa's Talking adapter", () => {
       const timer = setTimeout(() => res.writeHead(201).end('{}'), 5_000);
       pending.push(() => clearTimeout(timer));
     });
-    const started = Date.now();
+    // Had it waited for the late answer, the outcomes would read accepted, not "did not answer".
     const outcomes = await provider({ timeoutMs: 200 }).sendBatch([sms(1), sms(2)]);
-    expect(Date.now() - started).toBeLessThan(2_000);
     expect(outcomes).toEqual([
       { recipientKey: 'dr-1', outcome: 'retry', reason: "Africa's Talking did not answer within 200 ms" },
       { recipientKey: 'dr-2', outcome: 'retry', reason: "Africa's Talking did not answer within 200 ms" },

@@ -9,7 +9,16 @@ const created: string[] = [];
 
 afterAll(async () => {
   await withAdmin(adminUrl, async (admin) => {
-    for (const name of created) await admin.query(`drop database if exists ${name} with (force)`);
+    for (const name of created) {
+      // A pool's end() resolves before its sockets close; forcing them off then would reach a
+      // client nobody listens to any more (an unhandled error), so wait until they have left.
+      for (let tries = 0; tries < 100; tries++) {
+        const { rowCount } = await admin.query('select 1 from pg_stat_activity where datname = $1', [name]);
+        if (!rowCount) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      await admin.query(`drop database if exists ${name} with (force)`);
+    }
   });
 });
 

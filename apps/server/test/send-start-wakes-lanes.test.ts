@@ -53,13 +53,13 @@ async function sendNoJobStarts(prefix: number) {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function expectDeliveredSoon(id: number, startedAt: number) {
+/** Delivered within the wait's bound, which is far shorter than the lanes' quiet minute. */
+async function expectDeliveredSoon(id: number) {
   await waitFor(
     () => messageRow(ctx.ownerDb, id),
     (row) => row?.status === 'delivered',
-    { what: 'delivery', timeoutMs: 10_000 },
+    { what: 'delivery', timeoutMs: 20_000 },
   );
-  expect(Date.now() - startedAt).toBeLessThan(5_000);
   expect((await messageRow(ctx.ownerDb, id))?.recipient_count).toBe(12);
 }
 
@@ -71,9 +71,8 @@ describe('a send started in another process', () => {
       const send = await sendNoJobStarts(61);
       // Past the worker's first look, so its lanes are asleep for their quiet minute.
       await sleep(300);
-      const startedAt = Date.now();
       expect(await send.start()).toBe(true);
-      await expectDeliveredSoon(send.id, startedAt);
+      await expectDeliveredSoon(send.id);
     } finally {
       await worker.close();
     }
@@ -109,11 +108,10 @@ describe('a send started in another process', () => {
       engine.wake();
       // The look has read its (empty) answer; the send starts, its NOTIFY comes, then the answer.
       await answered.held;
-      const startedAt = Date.now();
       expect(await send.start()).toBe(true);
       await sleep(200);
       look.release();
-      await expectDeliveredSoon(send.id, startedAt);
+      await expectDeliveredSoon(send.id);
     } finally {
       await worker.close();
       await handle.close();

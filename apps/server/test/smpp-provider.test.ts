@@ -221,9 +221,8 @@ describe('SMPP adapter', () => {
 
   it('retries a part whose response does not come in time', async () => {
     smsc.setPlan((pdu) => (pdu.destination_addr === '254711000001' ? { silent: true } : {}));
-    const started = Date.now();
+    // The silent part never answers: without its time-out this would hang.
     const outcomes = await open({ submitTimeoutMs: 300 }).sendBatch([sms(1), sms(2)]);
-    expect(Date.now() - started).toBeLessThan(1_500);
     expect(outcomes[0]).toEqual({
       recipientKey: 'dr-1',
       outcome: 'retry',

@@ -18,12 +18,23 @@ export const PASSWORD_FILE = 'postgres-password';
 const INVALID_PASSWORD = '28P01';
 
 /**
+ * Trades crash safety for speed, for throwaway data only (a test run's cluster, the browser tests'
+ * freshly wiped one): a power cut may lose or corrupt it, which no one will miss. Never production.
+ * synchronous_commit stays on: with fsync off a commit costs a write, not a flush, and an
+ * asynchronous commit delays its rows' hint bits, so VACUUM would not mark fresh pages all-visible
+ * (index-only scans would read the heap, unlike production; fan-out-reads.test.ts checks them).
+ */
+const NOT_DURABLE = ['fsync=off', 'full_page_writes=off'];
+
+/**
  * Starts the PostgreSQL shipped in the npm package, in `<dataDir>/pg`, on a free loopback port.
  * Its superuser's password is random, generated once into `<dataDir>/postgres-password`.
+ * `durable: false` only for data that is thrown away after the run (see NOT_DURABLE).
  */
 export async function startEmbeddedPostgres(
   dataDir: string,
   log: (line: string) => void,
+  { durable = true }: { durable?: boolean } = {},
 ): Promise<EmbeddedServer> {
   const databaseDir = path.resolve(dataDir, 'pg');
   await ensureWritableDirectory(path.resolve(dataDir));
@@ -48,6 +59,7 @@ export async function startEmbeddedPostgres(
       'shared_buffers=256MB',
       '-c',
       'max_wal_size=4GB',
+      ...(durable ? [] : NOT_DURABLE.flatMap((setting) => ['-c', setting])),
     ],
     onLog: () => {},
     onError: (message) => {

@@ -82,7 +82,8 @@ async function locateDatabase(config: Config, log: (line: string) => void) {
   }
   if (appUrl)
     throw new StartupError('DATABASE_APP_URL is set without DATABASE_URL: set both, or neither (embedded).');
-  const embedded = await startEmbeddedPostgres(config.dataDir, log);
+  // E2E_FRESH_DATA wipes the data folder at every start (main.ts): nothing there needs to survive a crash.
+  const embedded = await startEmbeddedPostgres(config.dataDir, log, { durable: !config.freshData });
   await createDatabaseIfMissing(embedded.connectionString('postgres'), EMBEDDED_DATABASE);
   const embeddedUrl = embedded.connectionString(EMBEDDED_DATABASE);
   // Only this process connects as sms_app to its own embedded server: a new password at each start.
