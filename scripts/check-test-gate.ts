@@ -208,7 +208,7 @@ function check(name: string, stage: StageId, shouldPass: boolean) {
     : [
         result.status === 0 && 'exit 0',
         failedAt !== STAGES[stage] && `FAILED at: ${failedAt ?? 'missing'}`,
-        testStage && !(Number(counts?.[2]) > 0) && `closing line ${counts?.[0] ?? 'missing'}`,
+        !(Number(counts?.[2]) > 0) && `closing line ${counts?.[0] ?? 'missing'}`,
       ];
   const found = problems.filter((problem): problem is string => typeof problem === 'string');
   const line = `${name}: ${stage}, ${counts?.[0] ?? `exit ${result.status}`} (${((Date.now() - checkStart) / 1000).toFixed(0)} s)`;

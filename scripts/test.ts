@@ -108,6 +108,8 @@ for (const stage of stages) {
     totals.failed += Math.max(verdict.failures.length, problems.length > 0 ? 1 : 0);
     totals.flaky.push(...verdict.flaky);
   }
+  // A stage without a report (lint, types, build) that fails still counts once.
+  if (!stage.verdict && problems.length > 0) totals.failed += 1;
   timings.push(`${stage.name}: ${((Date.now() - stageStart) / 1000).toFixed(1)} s`);
   if (problems.length > 0) {
     process.stdout.write(
