@@ -69,6 +69,14 @@ async function sendTo(
   return response.json().data.message.id as number;
 }
 
+/** The message's recipients once each of the `count` has had its first hand-over attempt. */
+const firstAttempts = (messageId: number, count: number) =>
+  waitFor(
+    () => recipientsOf(ctx.ownerDb, messageId),
+    (rows) => rows.length === count && rows.every((row) => row.attempts >= 1),
+    { what: 'a first attempt' },
+  );
+
 describe("a company on Africa's Talking", () => {
   it('hands its recipients to the configured API with its credentials; reports to its DLR URL complete them', async () => {
     const tenant = await createSendingCompany(ctx);
@@ -131,11 +139,7 @@ describe("a company on Africa's Talking", () => {
       baseUrl: at.baseUrl,
     });
     const messageId = await sendTo(tenant, numbers(32, 0, 2), 'Wrong key');
-    const recipients = await waitFor(
-      () => recipientsOf(ctx.ownerDb, messageId),
-      (rows) => rows.length === 2 && rows.every((row) => row.attempts >= 1),
-      { what: 'a first attempt' },
-    );
+    const recipients = await firstAttempts(messageId, 2);
     for (const row of recipients) {
       expect(row.status).toBe('pending');
       expect(row.error_message).toContain("Africa's Talking refused the credentials (HTTP 401");
@@ -216,11 +220,7 @@ describe('what a provider may write where the company reads it', () => {
     at.setOverride((res) => res.writeHead(502, { 'Content-Type': 'text/plain' }).end(secret));
     try {
       const messageId = await sendTo(tenant, numbers(35, 0, 2), 'Into a broken gateway');
-      const recipients = await waitFor(
-        () => recipientsOf(ctx.ownerDb, messageId),
-        (rows) => rows.length === 2 && rows.every((row) => row.attempts >= 1),
-        { what: 'a first attempt' },
-      );
+      const recipients = await firstAttempts(messageId, 2);
       for (const row of recipients) {
         expect(row.status).toBe('pending');
         expect(row.error_message).toBe("Africa's Talking answered HTTP 502 Bad Gateway");
@@ -287,11 +287,7 @@ describe('settings stored before addresses were checked', () => {
       await storeDirectly(tenant.company.id, settings as ProviderSettings, secret);
       const msisdns = numbers(36, settings.kind === 'smpp' ? 10 : 0, 3);
       const messageId = await sendTo(tenant, msisdns, 'Towards the inside');
-      const recipients = await waitFor(
-        () => recipientsOf(ctx.ownerDb, messageId),
-        (rows) => rows.length === 3 && rows.every((row) => row.attempts >= 1),
-        { what: 'a first attempt' },
-      );
+      const recipients = await firstAttempts(messageId, 3);
       for (const row of recipients) {
         // Held back like any other connection failure: offered again, never burned by it sooner.
         expect(row.status).toBe('pending');
