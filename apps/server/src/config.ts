@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { newPassword } from '@sms/contracts/auth/password';
 import { z } from 'zod';
@@ -58,10 +59,17 @@ const ZEnvironment = z.object({
   NODE_ENV: z.string().optional(),
   CONSOLE_DIR: z.string().min(1).optional(),
   ROLE: z.enum(['api', 'worker', 'both'], { error: 'ROLE must be api, worker or both' }).default('both'),
-  WORKER_LANES: z.coerce.number().int().min(1).max(64).default(4),
+  // Hand-over jobs mostly wait on providers: a few per core keep the cores busy.
+  WORKER_CONCURRENCY: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(256)
+    .default(4 * os.availableParallelism()),
+  WORKER_CONCURRENCY_PER_COMPANY: z.coerce.number().int().min(1).max(256).optional(),
   FANOUT_BATCH_SIZE: z.coerce.number().int().min(1).max(100_000).default(20_000),
   SEND_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(5),
-  SEND_RETRY_BASE_MS: z.coerce.number().int().min(1).default(2000),
+  SEND_CLAIM_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
   SEND_VALIDITY_HOURS: z.coerce.number().int().min(1).default(24),
   DELIVERY_REPORT_RETENTION_MONTHS: z.coerce.number().int().min(1).max(120).default(13),
   SIMULATOR_CALLBACK_URL: z.url().optional(),
@@ -92,13 +100,16 @@ export type ProcessRole = 'api' | 'worker' | 'both';
 
 /** The messaging engine's knobs (ADR 0006). */
 export type MessagingConfig = {
-  /** Concurrent fan-out and hand-over loops per worker process. */
-  workerLanes: number;
+  /** Fan-out steps and hand-over batches running at once per worker process (each kind). */
+  concurrency: number;
+  /** Of those, at most this many for one company (default: half). */
+  concurrencyPerCompany: number;
+  /** Subscribers read per fan-out step. */
   fanoutBatchSize: number;
-  /** Hand-overs of one recipient before a transient error fails it for good. */
+  /** Hand-overs of one recipient the provider may answer "retry" to before it fails for good. */
   maxAttempts: number;
-  /** First retry delay; doubles per attempt (capped at 5 minutes). */
-  retryBaseMs: number;
+  /** How long a claimed recipient is reserved for the batch run that claimed it (hand-over.ts). */
+  claimSeconds: number;
   /** A send held while its company was not active resumes on reactivation only within this many hours of its due time. */
   sendValidityHours: number;
   retentionMonths: number;
@@ -214,10 +225,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     consoleDir: path.resolve(ROOT, e.CONSOLE_DIR ?? 'apps/web/dist'),
     role: e.ROLE,
     messaging: {
-      workerLanes: e.WORKER_LANES,
+      concurrency: e.WORKER_CONCURRENCY,
+      concurrencyPerCompany: Math.min(
+        e.WORKER_CONCURRENCY,
+        e.WORKER_CONCURRENCY_PER_COMPANY ?? Math.max(1, Math.ceil(e.WORKER_CONCURRENCY / 2)),
+      ),
       fanoutBatchSize: e.FANOUT_BATCH_SIZE,
       maxAttempts: e.SEND_MAX_ATTEMPTS,
-      retryBaseMs: e.SEND_RETRY_BASE_MS,
+      claimSeconds: e.SEND_CLAIM_SECONDS,
       sendValidityHours: e.SEND_VALIDITY_HOURS,
       retentionMonths: e.DELIVERY_REPORT_RETENTION_MONTHS,
       providerAllowedPrivateHosts: e.PROVIDER_ALLOWED_PRIVATE_HOSTS,

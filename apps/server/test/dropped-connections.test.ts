@@ -157,7 +157,7 @@ it('connections ended under a worker mid-send, three times: the send completes, 
 
   const ledger = path.join(dir, 'simulator-ledger.txt');
   const worker = spawnServer('worker', {
-    WORKER_LANES: '2',
+    WORKER_CONCURRENCY: '2',
     FANOUT_BATCH_SIZE: '500',
     SIMULATOR_BATCH_SIZE: '200',
     SIMULATOR_MESSAGES_PER_SECOND: '1000000',

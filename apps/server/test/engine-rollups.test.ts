@@ -20,7 +20,7 @@ beforeAll(async () => {
   ctx = await createTestContext({
     SIMULATOR_DELIVERY_DELAY_MS: '20',
     FANOUT_BATCH_SIZE: '9',
-    WORKER_LANES: '2',
+    WORKER_CONCURRENCY: '2',
   });
   const simulator = ctx.config.messaging.simulator;
   await startWorker(ctx, {

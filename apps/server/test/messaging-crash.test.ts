@@ -37,7 +37,7 @@ function spawnWorker(ledger: string) {
       JWT_SECRET: 'j'.repeat(40),
       SEED_DEMO: '0',
       LOG_LEVEL: 'warn',
-      WORKER_LANES: String(LANES),
+      WORKER_CONCURRENCY: String(LANES),
       FANOUT_BATCH_SIZE: '5000',
       SIMULATOR_BATCH_SIZE: String(BATCH),
       SIMULATOR_MESSAGES_PER_SECOND: '1000000',

@@ -32,7 +32,7 @@ beforeAll(async () => {
     SIMULATOR_FAIL_RATE: '0',
     SEND_RETRY_BASE_MS: '150',
     SEND_MAX_ATTEMPTS: '3',
-    WORKER_LANES: '2',
+    WORKER_CONCURRENCY: '2',
   });
   const simulatorSettings = ctx.config.messaging.simulator;
   worker = await startWorker(ctx, {

@@ -1,7 +1,7 @@
 import { MESSAGE_MESSAGES } from '@sms/contracts/messages/message';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SEND_MESSAGE_JOB } from '../src/messaging/queue/jobs.ts';
+import { SEND_START_JOB } from '../src/messaging/queue/jobs.ts';
 import { startSend } from '../src/messaging/send-jobs.ts';
 import {
   createSendingCompany,
@@ -32,7 +32,7 @@ type Headers = Record<string, string>;
 const call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, headers: Headers, payload?: object) =>
   ctx.app.inject({ method, url: `/api/v1${url}`, headers, payload });
 const inAnHour = () => new Date(Date.now() + 3600_000).toISOString();
-const job = (id: string) => ctx.deps.messaging.queue.find(SEND_MESSAGE_JOB, id);
+const job = (id: string) => ctx.deps.messaging.queue.find(SEND_START_JOB, id);
 const usage = async (companyId: number) =>
   Number(
     (
@@ -64,7 +64,15 @@ describe('hand-over progress on the list and the details', () => {
     expect((await rowOf()).handover).toEqual({ handedOver: 0, recipients: 8 });
 
     // Started, with 5 of its 8 recipients handed to the provider (as the counters keep them).
-    expect(await startSend(ctx.deps.db, company.company.id, message.id, message.queue_job_id)).toBe(true);
+    expect(
+      await startSend(
+        ctx.deps.db,
+        ctx.deps.messaging.queue,
+        company.company.id,
+        message.id,
+        message.queue_job_id,
+      ),
+    ).toBe(true);
     await ctx.ownerDb
       .insertInto('message_delivery_counts')
       .values({
@@ -368,9 +376,15 @@ describe('drafts, edits, send and cancel', () => {
     expect(details.json().data.message).toMatchObject({ status: 'cancelled', cancelled: cancelledView });
 
     // A cancelled send never starts, even if its old job ran after all; nor is it cancelled twice.
-    expect(await startSend(ctx.deps.db, company.company.id, message.id, movedMessage.queue_job_id)).toBe(
-      false,
-    );
+    expect(
+      await startSend(
+        ctx.deps.db,
+        ctx.deps.messaging.queue,
+        company.company.id,
+        message.id,
+        movedMessage.queue_job_id,
+      ),
+    ).toBe(false);
     expect((await messageRow(ctx.ownerDb, message.id))?.status).toBe('cancelled');
     const again = await call('DELETE', `/messages/${message.id}`, company.admin);
     expect(again.statusCode).toBe(409);

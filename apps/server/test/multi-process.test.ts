@@ -168,7 +168,7 @@ it('two API and two worker processes on one database: one send shared by the wor
       SIMULATOR_DELIVERY_DELAY_MS: '50',
       SIMULATOR_FAIL_RATE: '0',
       FANOUT_BATCH_SIZE: '500',
-      WORKER_LANES: '2',
+      WORKER_CONCURRENCY: '2',
     }),
   );
   await Promise.all(workers.map((worker) => worker.ready));

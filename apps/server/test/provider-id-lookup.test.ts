@@ -2,11 +2,10 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { companyScope, inTenantTransaction } from '../src/db/tenant-scope.ts';
 import { applyDeliveryUpdates } from '../src/messaging/delivery-reports.ts';
-import { dispatchBatch } from '../src/messaging/dispatch.ts';
+import { HandOverLater, handOverBatch } from '../src/messaging/hand-over.ts';
 import { dropExpiredPartitions, ensurePartitions } from '../src/messaging/maintenance.ts';
 import type { DeliveryUpdate } from '../src/messaging/providers/provider.ts';
 import {
-  anyTokens,
   createSendingCompany,
   fannedOutSend,
   insertHandedOverMessage,
@@ -26,7 +25,7 @@ beforeAll(async () => {
 });
 afterAll(async () => ctx?.close());
 
-const policy = { maxAttempts: 3, baseDelayMs: 60_000, maxDelayMs: 60_000 };
+const settings = { maxAttempts: 3, sendValidityHours: 24, claimSeconds: 60 };
 
 const delivered = (id: string): DeliveryUpdate => ({
   providerMessageId: id,
@@ -42,10 +41,17 @@ describe('provider ids of their own (recipient_gateway_ids)', () => {
     // Every third recipient rejected, every third one to be retried later, the rest accepted.
     const fate = (key: string) => (['accepted', 'rejected', 'retry'] as const)[Number(key) % 3];
     const provider = scriptedProvider((sms) => fate(sms.recipientKey));
-    const cursor = { cursor: 0, revisitFrom: null, revisitUntil: null };
     const companyProvider = { provider, batchSize: 100, messagesPerSecond: 1000 };
-    // Until every recipient was offered once (the retried ones come back only after a minute).
-    while ((await dispatchBatch(ctx.db, plan, companyProvider, cursor, policy, anyTokens)).claimed > 0);
+    const providers = { forCompany: async () => companyProvider, invalidate() {}, async close() {} };
+    // Every recipient is offered once; the batch ends unfinished (its retried ones are left).
+    await expect(
+      handOverBatch(ctx.db, providers, settings, plan, new AbortController().signal),
+    ).rejects.toThrow(HandOverLater);
+    const { recipients_at: recipientsAt } = await ctx.ownerDb
+      .selectFrom('message_sends')
+      .select('recipients_at')
+      .where('message_id', '=', plan.messageId)
+      .executeTakeFirstOrThrow();
     const recipients = await recipientsOf(ctx.ownerDb, plan.messageId);
     const accepted = recipients.filter((r) => fate(String(r.id)) === 'accepted');
     expect(accepted.length).toBeGreaterThan(0);
@@ -57,7 +63,7 @@ describe('provider ids of their own (recipient_gateway_ids)', () => {
     expect(kept).toEqual(
       accepted.map((r) => ({
         gid: `SCRIPT-${r.id}`,
-        created_at: plan.recipientsAt,
+        created_at: recipientsAt,
         message_id: String(plan.messageId),
         id: String(r.id),
       })),

@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/database.ts';
-import { arrayLiteral } from './dispatch.ts';
 import type { DeliveryUpdate } from './providers/provider.ts';
 
 /**
@@ -52,12 +51,10 @@ export async function takeDeliveryReports(
     errors.push(update.error);
     ats.push(update.at.toISOString());
   }
-  // Array literals built here in one pass: the driver's own conversion prepares every element of
-  // every array (regular-expression escaping, Dates by their local parts, each digest as hex).
   const { rows } = await sql<{ outcomes: BatchOutcome[] }>`
     select take_delivery_reports(${companyId}::bigint, ${byteaArrayLiteral(tokenHashes)}::bytea[],
-             ${arrayLiteral(ids)}::text[], ${arrayLiteral(statuses)}::text[], ${arrayLiteral(providerStatuses)}::text[],
-             ${arrayLiteral(errors)}::text[], ${arrayLiteral(ats)}::timestamptz[], ${REPORT_WINDOW}::interval,
+             ${ids}::text[], ${statuses}::text[], ${providerStatuses}::text[],
+             ${errors}::text[], ${ats}::timestamptz[], ${REPORT_WINDOW}::interval,
              ${options.keepUnknown}) as outcomes`.execute(executor);
   return rows[0].outcomes;
 }
@@ -91,10 +88,8 @@ export async function acceptDeliveryReports(
   }
   const { rows } = await sql<{ accepted: boolean[] }>`
     select accept_delivery_reports(${companyId}::bigint, ${byteaArrayLiteral(tokenHashes)}::bytea[],
-             ${arrayLiteral(ids)}::text[], ${arrayLiteral(statuses)}::text[], ${arrayLiteral(providerStatuses)}::text[],
-             ${arrayLiteral(errors)}::text[], ${arrayLiteral(ats)}::timestamptz[]) as accepted`.execute(
-    executor,
-  );
+             ${ids}::text[], ${statuses}::text[], ${providerStatuses}::text[],
+             ${errors}::text[], ${ats}::timestamptz[]) as accepted`.execute(executor);
   return rows[0].accepted;
 }
 

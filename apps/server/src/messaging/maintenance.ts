@@ -4,7 +4,7 @@ import { companyScope, inTenantTransaction, platformScope } from '../db/tenant-s
 import { applyDeliveryUpdates } from './delivery-reports.ts';
 import type { DeliveryUpdate } from './providers/provider.ts';
 import type { JobQueue } from './queue/job-queue.ts';
-import { SEND_MESSAGE_JOB } from './queue/jobs.ts';
+import { SEND_START_JOB } from './queue/jobs.ts';
 import { sendJobKey } from './send-jobs.ts';
 
 /** Unknown delivery reports are kept this long in case their hand-over commit was still on its way. */
@@ -116,14 +116,14 @@ export async function adoptSendsWithoutJobs(db: Database, queue: JobQueue) {
          and (m.queue_job_id is null
               or m.queue_job_id !~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
               or not exists (select 1 from pgboss.job j
-                              where j.name = ${SEND_MESSAGE_JOB.name} and j.id = m.queue_job_id::uuid))
+                              where j.name = ${SEND_START_JOB.name} and j.id = m.queue_job_id::uuid))
        order by m.id
        limit 1000`.execute(trx);
     for (const row of rows) {
       const startAfter = row.status === 'scheduled' ? (row.scheduled_at ?? undefined) : undefined;
       const jobId = await queue.enqueue(
         trx,
-        SEND_MESSAGE_JOB,
+        SEND_START_JOB,
         { companyId: row.company_id, messageId: row.id },
         { key: sendJobKey(row.id, startAfter ?? null), startAfter },
       );

@@ -14,34 +14,29 @@ import {
   type ProviderRegistryOptions,
 } from './providers/registry.ts';
 import { createJobQueue, type JobQueue } from './queue/job-queue.ts';
-import { SEND_MESSAGE_JOB } from './queue/jobs.ts';
 
 export type MessagingLog = (level: 'info' | 'warn' | 'error', message: string, error?: unknown) => void;
 
 export type WorkerOptions = {
   /** Where simulated delivery reports are posted when SIMULATOR_CALLBACK_URL is unset. */
   callbackBase: () => string;
-  /** The worker's own pool (its lanes hold a connection each, and briefly a second one). */
+  /** The worker's own pool. */
   db?: Database;
   /** Tests bring their own providers and provider settings. */
   build?: ProviderRegistryOptions['build'];
   loadSettings?: ProviderRegistryOptions['loadSettings'];
-  idleMs?: number;
-  quietMs?: number;
 };
 
 /** Messaging as the rest of the app sees it: the queue, the delivery-report intake, the worker. */
 export type Messaging = {
   queue: JobQueue;
   deliveryReports: DeliveryReportIntake;
-  /** A send was queued by this process: its worker (if it runs one) looks for work at once. */
-  wake(): void;
   /**
    * A company's provider settings changed (and were committed): this process's worker builds its
    * provider anew for the next batch; other processes notice within the registry's ttl.
    */
   providerSettingsChanged(companyId: number): void;
-  /** Runs the worker side (send jobs, fan-out, hand-over, upkeep) in this process. */
+  /** Runs the worker side (the send's jobs, delivery reports, upkeep) in this process. */
   startWorker(
     options: WorkerOptions,
   ): Promise<{ engine: MessagingEngine; providers: ProviderRegistry; applier: DeliveryReportApplier }>;
@@ -79,12 +74,6 @@ export function createMessaging(input: {
   return {
     queue,
     deliveryReports,
-    wake: () => {
-      if (!worker) return;
-      // The send's job is picked up now, not at the queue's next poll (0.5 s; 110-575 ms measured).
-      queue.fetchNow(SEND_MESSAGE_JOB);
-      worker.engine.wake();
-    },
     providerSettingsChanged: (companyId) => worker?.providers.invalidate(companyId),
     async startWorker(options) {
       if (worker) return worker;
@@ -109,9 +98,6 @@ export function createMessaging(input: {
         providers,
         config: config.messaging,
         log,
-        idleMs: options.idleMs,
-        quietMs: options.quietMs,
-        listenConnection: input.pool.options,
       });
       const applier = createDeliveryReportApplier({
         db,

@@ -2,13 +2,7 @@ import { sql } from 'kysely';
 import type { Database, Executor } from '../db/database.ts';
 import { companyScope, inTenantTransaction } from '../db/tenant-scope.ts';
 import type { JobQueue } from './queue/job-queue.ts';
-import { SEND_MESSAGE_JOB } from './queue/jobs.ts';
-
-/**
- * NOTIFY channel of a send's start (its fan-out begins): every worker's idle lanes look at once,
- * not only those of the process whose job started it.
- */
-export const SEND_STARTED_CHANNEL = 'message_send_started';
+import { SEND_FANOUT_JOB, SEND_START_JOB } from './queue/jobs.ts';
 
 /** A send's job key: one job per message and start time, so moving a schedule makes a new job. */
 export const sendJobKey = (messageId: number, startAfter: Date | null) =>
@@ -27,7 +21,7 @@ export async function enqueueSend(
 ) {
   const jobId = await queue.enqueue(
     trx,
-    SEND_MESSAGE_JOB,
+    SEND_START_JOB,
     { companyId, messageId },
     { key: sendJobKey(messageId, startAfter), startAfter: startAfter ?? undefined },
   );
@@ -42,16 +36,22 @@ export async function enqueueSend(
 
 /** Removes a message's send job in the caller's transaction (cancel, or before a move). */
 export async function removeSendJob(trx: Executor, queue: JobQueue, jobId: string | null) {
-  if (jobId && /^[0-9a-f-]{36}$/.test(jobId)) await queue.remove(trx, SEND_MESSAGE_JOB, jobId);
+  if (jobId && /^[0-9a-f-]{36}$/.test(jobId)) await queue.remove(trx, SEND_START_JOB, jobId);
 }
 
 /**
  * The send job's work: at its time, a queued or scheduled message starts. The message row is
  * locked, so a concurrent cancel or move either happens before (and this job finds the message
  * gone or carrying another job id: nothing to do) or is refused after (the message is processing).
- * The fan-out and the hand-over are then done by the dispatch lanes of every worker.
+ * Its first fan-out step is enqueued in the same transaction.
  */
-export async function startSend(db: Database, companyId: number, messageId: number, jobId: string) {
+export async function startSend(
+  db: Database,
+  queue: JobQueue,
+  companyId: number,
+  messageId: number,
+  jobId: string,
+) {
   return inTenantTransaction(db, companyScope(companyId), async (trx) => {
     const { rows } = await sql<{ status: string; queue_job_id: string | null }>`
       select status, queue_job_id from messages
@@ -65,12 +65,27 @@ export async function startSend(db: Database, companyId: number, messageId: numb
       insert into message_sends as s (company_id, message_id, state, recipients_at, started_at)
       values (${companyId}, ${messageId}, 'fanout', now(), now())
       on conflict (company_id, message_id) do update
-        set state = 'fanout', fanout_cursor = 0, fanout_slice_ends = null, fanout_slice_cursors = null,
-            recipients = 0, recipients_at = now(), started_at = now(), updated_at = now()
+        set state = 'fanout', fanout_cursor = 0, recipients = 0, recipients_at = now(), started_at = now(), updated_at = now()
       where s.state = 'waiting'`.execute(trx);
     await sql`update messages set status = 'processing', updated_at = now()
                where company_id = ${companyId} and id = ${messageId}`.execute(trx);
-    await sql`select pg_notify(${SEND_STARTED_CHANNEL}, '')`.execute(trx);
+    await enqueueFanOutStep(trx, queue, companyId, messageId, '0');
     return true;
   });
+}
+
+/** A send's fan-out step after subscriber `after`: one job per send and cursor, however often asked. */
+export function enqueueFanOutStep(
+  trx: Executor,
+  queue: JobQueue,
+  companyId: number,
+  messageId: number,
+  after: string,
+) {
+  return queue.enqueue(
+    trx,
+    SEND_FANOUT_JOB,
+    { companyId, messageId, after },
+    { key: `${messageId}:${after}`, group: String(companyId) },
+  );
 }

@@ -1,8 +1,7 @@
 import { sql } from 'kysely';
 import { buildApp } from '../../src/app.ts';
 import { connectDatabase, type Database } from '../../src/db/database.ts';
-import { readSendPlan, type SendPlan } from '../../src/messaging/dispatch.ts';
-import { fanOutBatch } from '../../src/messaging/fan-out.ts';
+import { runFanOutStep } from '../../src/messaging/fan-out.ts';
 import { createMessaging, type WorkerOptions } from '../../src/messaging/messaging.ts';
 import type { OutboundSms, SmsProvider, SubmitOutcome } from '../../src/messaging/providers/provider.ts';
 import { startSend } from '../../src/messaging/send-jobs.ts';
@@ -110,7 +109,7 @@ export async function signInSystemAdmin(ctx: TestContext) {
 /** Listens on a free port (the simulator posts delivery reports there) and runs the worker. */
 export async function startWorker(ctx: TestContext, options: Partial<WorkerOptions> = {}) {
   const address = await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-  return ctx.deps.messaging.startWorker({ callbackBase: () => address, idleMs: 20, ...options });
+  return ctx.deps.messaging.startWorker({ callbackBase: () => address, ...options });
 }
 
 /** A promise that code under test waits on (a job handler, a held answer), until the test releases it. */
@@ -187,7 +186,7 @@ export async function openProcess(ctx: TestContext) {
     db: handle.db,
     async startWorker(options: Partial<WorkerOptions> = {}) {
       const address = await app.listen({ port: 0, host: '127.0.0.1' });
-      return messaging.startWorker({ callbackBase: () => address, idleMs: 20, ...options });
+      return messaging.startWorker({ callbackBase: () => address, ...options });
     },
     async close() {
       await app.close();
@@ -197,18 +196,15 @@ export async function openProcess(ctx: TestContext) {
   };
 }
 
-/** A rate window that always grants what is asked: tests that drive the hand-over themselves. */
-export const anyTokens = async (wanted: number) => ({ granted: wanted, nextWindowInMs: 0 });
-
 /**
  * A bulk send of `count` recipients (numbers with `prefix`) of a new company's service, started and
- * fanned out by the test itself (no worker), ready for its hand-over.
+ * fanned out by the test itself (no worker), ready for its hand-over: one batch job of them all.
  */
 export async function fannedOutSend(
   ctx: TestContext,
   count: number,
   { prefix, message }: { prefix: number; message: string },
-): Promise<SendPlan> {
+) {
   const tenant = await createSendingCompany(ctx);
   const service = await tenant.service();
   await subscribe(ctx.ownerDb, service, numbers(prefix, 0, count));
@@ -221,12 +217,26 @@ export async function fannedOutSend(
   const messageId: number = response.json().data.message.id;
   const companyId = tenant.company.id;
   const queued = await messageRow(ctx.ownerDb, messageId);
-  if (!(await startSend(ctx.db, companyId, messageId, queued?.queue_job_id ?? '')))
+  const queue = ctx.deps.messaging.queue;
+  if (!(await startSend(ctx.db, queue, companyId, messageId, queued?.queue_job_id ?? '')))
     throw new Error('send not started');
-  while ((await fanOutBatch(ctx.db, companyId, messageId, 1000)) !== 'finished');
-  const plan = await readSendPlan(ctx.db, companyId, messageId);
-  if (!plan) throw new Error('no send plan');
-  return plan;
+  const sizes = { stepSize: 1000, batchSize: count + 1 };
+  let after = '0';
+  for (;;) {
+    await runFanOutStep(ctx.db, queue, { companyId, messageId, after }, sizes);
+    const send = await ctx.ownerDb
+      .selectFrom('message_sends')
+      .select(['state', 'fanout_cursor'])
+      .where('message_id', '=', messageId)
+      .executeTakeFirstOrThrow();
+    if (send.state !== 'fanout') break;
+    after = String(send.fanout_cursor);
+  }
+  const ids = await sql<{ first: string; last: string }>`
+    select min(id)::text as first, max(id)::text as last from delivery_reports where message_id = ${messageId}`.execute(
+    ctx.ownerDb,
+  );
+  return { companyId, messageId, firstId: ids.rows[0].first, lastId: ids.rows[0].last };
 }
 
 /**
@@ -324,7 +334,6 @@ export async function fallDue(ctx: TestContext, ...messages: { queue_job_id: str
   await sql`update pgboss.job set start_after = now() where id::text = any(${jobIds}::text[])`.execute(
     ctx.ownerDb,
   );
-  ctx.deps.messaging.wake();
 }
 
 /** The engine's state of a message's send (message_sends.state). */

@@ -72,6 +72,8 @@ export const MESSAGE_MESSAGES = {
   monthlyLimitReachedAtSend: (used: number, limit: number) =>
     `Monthly message limit reached (used ${count(used)} of ${count(limit)})`,
   companySuspended: 'Company was suspended',
+  /** A recipient still not handed over when its send's validity (SEND_VALIDITY_HOURS) ended. */
+  notHandedOverInTime: (hours: number) => `Not handed over within the send's validity (${count(hours)} h)`,
   notEditable: 'Only pending or scheduled messages can be changed',
   notCancellable: 'Only scheduled messages can be cancelled',
   notSendable: 'Only pending or scheduled messages can be sent',

@@ -92,29 +92,42 @@ async function installJobQueueAlone(ownerPool: pg.Pool) {
 
 export type JobHandlerContext = { id: string; attempt: number; signal: AbortSignal };
 
+export type EnqueueOptions = {
+  key: string;
+  startAfter?: Date;
+  /** Jobs of one group (a company) share the group's concurrency (WorkOptions.perGroup). */
+  group?: string;
+  /** Higher first. */
+  priority?: number;
+};
+
+export type WorkOptions = {
+  /** Handlers of this job running at once in this process. */
+  concurrency: number;
+  /** Of those, at most this many for one group (a company): one slow company cannot take them all. */
+  perGroup?: number;
+  pollingIntervalSeconds?: number;
+};
+
 export type JobQueue = {
   /** Enqueues in the caller's transaction; the id follows from the job and key (enqueuing twice is a no-op). */
-  enqueue<P>(
+  enqueue<P>(trx: Executor, job: JobDefinition<P>, payload: P, options: EnqueueOptions): Promise<string>;
+  /** Enqueues many jobs of one kind in one statement, in the caller's transaction. */
+  enqueueMany<P>(
     trx: Executor,
     job: JobDefinition<P>,
-    payload: P,
-    options: { key: string; startAfter?: Date },
-  ): Promise<string>;
+    jobs: readonly ({ payload: P } & EnqueueOptions)[],
+  ): Promise<void>;
   /** Removes a job in the caller's transaction, whatever its state. */
   remove(trx: Executor, job: JobDefinition<unknown>, id: string): Promise<void>;
   find(job: JobDefinition<unknown>, id: string, trx?: Executor): Promise<JobWithMetadata | null>;
-  /** Runs the handler for this process's share of the job's queue. */
+  /** Runs the handler for this process's share of the job's queue. A handler that throws is retried. */
   work<P>(
     job: JobDefinition<P>,
-    options: { concurrency: number; pollingIntervalSeconds?: number },
+    options: WorkOptions,
     handler: (payload: P, context: JobHandlerContext) => Promise<void>,
   ): Promise<void>;
-  /**
-   * This process's workers of the job fetch now instead of at their next poll (up to
-   * pollingIntervalSeconds later): a job was just enqueued here, and committed.
-   */
-  fetchNow(job: JobDefinition<unknown>): void;
-  /** Stops fetching jobs for the worker; running handlers may finish (graceful) until the time-out. */
+  /** Stops fetching jobs; running handlers get `timeoutMs` to finish, then their signal aborts. */
   stopWorking(timeoutMs: number): Promise<void>;
   close(): Promise<void>;
 };
@@ -128,9 +141,6 @@ export type JobQueueOptions = {
   supervise: boolean;
   onError: (error: Error) => void;
 };
-
-/** How much less often than the first the other slots of a job's workers poll (see `work`). */
-const SIBLING_POLL_FACTOR = 10;
 
 /** pg-boss on the application's pool, started on first use. */
 export function createJobQueue(pool: pg.Pool, options: JobQueueOptions): JobQueue {
@@ -157,21 +167,36 @@ export function createJobQueue(pool: pg.Pool, options: JobQueueOptions): JobQueu
     });
     return started;
   };
-  const workerIds = new Map<string, string[]>();
-  const wakeWorkers = (jobName: string) => {
-    for (const id of workerIds.get(jobName) ?? []) boss.notifyWorker(id);
-  };
+  const working = new Set<string>();
+  const running = new Set<AbortController>();
+  // pg-boss refuses options present but undefined: only those given are set.
+  const insertOf = <P>(job: JobDefinition<P>, entry: { payload: P } & EnqueueOptions) => ({
+    id: jobIdOf(job, entry.key),
+    data: job.payload.parse(entry.payload) as object,
+    ...(entry.startAfter ? { startAfter: entry.startAfter } : {}),
+    ...(entry.priority !== undefined ? { priority: entry.priority } : {}),
+    ...(entry.group ? { group: { id: entry.group } } : {}),
+    // Per job as well: a queue created before the cap keeps its own (pg-boss cannot update it).
+    ...(job.queue.retryDelayMax !== undefined
+      ? { retryBackoff: job.queue.retryBackoff, retryDelayMax: job.queue.retryDelayMax }
+      : {}),
+  });
 
   return {
-    async enqueue(trx, job, payload, { key, startAfter }) {
+    async enqueue(trx, job, payload, entry) {
       await ready();
-      const id = jobIdOf(job, key);
-      await boss.send(job.name, job.payload.parse(payload) as object, {
-        id,
-        startAfter,
-        db: transactionAdapter(trx),
-      });
-      return id;
+      const insert = insertOf(job, { ...entry, payload });
+      await boss.send(job.name, insert.data, { ...insert, db: transactionAdapter(trx) });
+      return insert.id;
+    },
+    async enqueueMany(trx, job, jobs) {
+      if (jobs.length === 0) return;
+      await ready();
+      await boss.insert(
+        job.name,
+        jobs.map((entry) => insertOf(job, entry)),
+        { db: transactionAdapter(trx) },
+      );
     },
     async remove(trx, job, id) {
       await ready();
@@ -185,55 +210,56 @@ export function createJobQueue(pool: pg.Pool, options: JobQueueOptions): JobQueu
       });
       return found ?? null;
     },
-    async work(job, { concurrency, pollingIntervalSeconds = 0.5 }, handler) {
+    async work(job, { concurrency, perGroup, pollingIntervalSeconds = 0.5 }, handler) {
       await ready();
-      const ids = workerIds.get(job.name) ?? [];
-      workerIds.set(job.name, ids);
-      const run = async ([entry]: Job[]) => {
-        if (!entry) return;
-        // Where one job was due others may be: the slots that poll rarely look now.
-        wakeWorkers(job.name);
-        await handler(job.payload.parse(entry.data), {
-          id: entry.id,
-          attempt: entry.retryCount + 1,
-          signal: entry.signal,
-        });
-      };
-      // One pg-boss worker per slot (not localConcurrency): pg-boss names only the first of those,
-      // and fetchNow must reach every one (a slot busy with a job fetches when it is done).
-      for (let slot = 0; slot < concurrency; slot++) {
-        // A scheduled send's job (startAfter) and a retry are due without any NOTIFY at that time:
-        // the first slot polls for them as often with NOTIFY as without, and wakes the others when
-        // it finds one. The others poll only as a fallback, so an idle process does not fetch
-        // `concurrency` times a poll.
-        const everySeconds =
-          slot === 0 ? pollingIntervalSeconds : pollingIntervalSeconds * SIBLING_POLL_FACTOR;
-        ids.push(
-          await boss.work(
-            job.name,
-            {
-              localConcurrency: 1,
-              batchSize: 1,
-              pollingIntervalSeconds: everySeconds,
-              notifyPollingIntervalSeconds: everySeconds,
-            },
-            run,
-          ),
-        );
-      }
-    },
-    fetchNow(job) {
-      wakeWorkers(job.name);
+      working.add(job.name);
+      await boss.work(
+        job.name,
+        {
+          localConcurrency: concurrency,
+          ...(perGroup ? { localGroupConcurrency: Math.min(perGroup, concurrency) } : {}),
+          batchSize: 1,
+          pollingIntervalSeconds,
+          // Due jobs (a schedule, a retry) come with no NOTIFY: poll as often as without one.
+          notifyPollingIntervalSeconds: pollingIntervalSeconds,
+        },
+        async ([entry]: Job[]) => {
+          if (!entry) return;
+          // Aborted by pg-boss (the job expired) or by stopWorking's time-out.
+          const stop = new AbortController();
+          const onAbort = () => stop.abort();
+          entry.signal?.addEventListener('abort', onAbort);
+          running.add(stop);
+          try {
+            await handler(job.payload.parse(entry.data), {
+              id: entry.id,
+              attempt: entry.retryCount + 1,
+              signal: stop.signal,
+            });
+          } finally {
+            running.delete(stop);
+            entry.signal?.removeEventListener('abort', onAbort);
+          }
+        },
+      );
     },
     async stopWorking(timeoutMs) {
-      if (!started || workerIds.size === 0) return;
-      await Promise.all(
-        JOB_DEFINITIONS.map((job) => boss.offWork(job.name, { wait: true }).catch(() => {})),
-      ).then(
-        () => undefined,
-        () => undefined,
+      if (!started || working.size === 0) return;
+      const stopped = Promise.all(
+        [...working].map((name) => boss.offWork(name, { wait: true }).catch(() => {})),
       );
-      void timeoutMs;
+      working.clear();
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<void>((resolve) => {
+        timer = setTimeout(() => {
+          // Handlers still running are told to give up: they release their batches (hand-over.ts).
+          for (const stop of running) stop.abort();
+          resolve();
+        }, timeoutMs);
+      });
+      await Promise.race([stopped, late]);
+      clearTimeout(timer);
+      await stopped;
     },
     async close() {
       await started?.catch(() => {});

@@ -3,8 +3,8 @@ import { z } from 'zod';
 
 /**
  * A job: its queue name, its payload schema and its queue options, beside the handler that runs
- * it (documenso's typed jobs). Every job is enqueued through enqueueJob with a key from which its
- * id is derived, so a retried request or a second instance never creates the same work twice.
+ * it (documenso's typed jobs). Every job is enqueued with a key from which its id is derived, so
+ * a retried request, a retried step or a second worker never creates the same work twice.
  */
 export type JobDefinition<TPayload> = {
   name: string;
@@ -14,38 +14,77 @@ export type JobDefinition<TPayload> = {
     retryLimit: number;
     retryDelay: number;
     retryBackoff: boolean;
+    retryDelayMax?: number;
     expireInSeconds: number;
     heartbeatSeconds?: number;
     deleteAfterSeconds: number;
-    /** A new job is NOTIFY'd, so that workers in other processes fetch it at once (job-queue.ts). */
+    /** A new job is NOTIFY'd, so that workers in other processes fetch it at once. */
     notify?: boolean;
   };
 };
 
+const sendRef = z.object({ companyId: z.number().int().positive(), messageId: z.number().int().positive() });
+
 /**
- * Starts a send at its time (now, or a scheduled send's startAfter), then stays active until
- * every recipient is handed over. Its heartbeat lets another worker take it over when the worker
- * holding it dies; the hand-over itself runs in every worker's dispatch lanes.
+ * A send starts at its time (now, or a scheduled send's startAfter): its message becomes
+ * processing and its first fan-out step is enqueued (send-start.ts).
  */
-export const SEND_MESSAGE_JOB: JobDefinition<{ companyId: number; messageId: number }> = {
-  name: 'message-send',
-  payload: z.object({ companyId: z.number().int().positive(), messageId: z.number().int().positive() }),
+export const SEND_START_JOB: JobDefinition<z.infer<typeof sendRef>> = {
+  name: 'send-start',
+  payload: sendRef,
   queue: {
     retryLimit: 20,
     retryDelay: 5,
     retryBackoff: true,
-    // A rate-limited send of a million recipients can take hours; liveness is the heartbeat's job.
-    expireInSeconds: 24 * 3600,
-    heartbeatSeconds: 10,
+    retryDelayMax: 60,
+    expireInSeconds: 60,
     deleteAfterSeconds: 7 * 24 * 3600,
-    // An API process that runs no worker queues the send: without it, the workers took it at their
-    // next poll, up to 0.5 s later. A send is one small transaction, so the NOTIFY's hold on
-    // commits (one notifying transaction commits at a time) costs nothing that matters.
     notify: true,
   },
 };
 
-export const JOB_DEFINITIONS = [SEND_MESSAGE_JOB] as const;
+/**
+ * One fan-out step: the next FANOUT_BATCH_SIZE subscribers after `after` become recipients; the
+ * step enqueues the next one, and the last enqueues the send's batches (fan-out.ts).
+ */
+export const SEND_FANOUT_JOB: JobDefinition<z.infer<typeof sendRef> & { after: string }> = {
+  name: 'send-fanout',
+  payload: sendRef.extend({ after: z.string().regex(/^\d+$/) }),
+  queue: {
+    retryLimit: 50,
+    retryDelay: 1,
+    retryBackoff: true,
+    retryDelayMax: 60,
+    expireInSeconds: 300,
+    deleteAfterSeconds: 24 * 3600,
+    notify: true,
+  },
+};
+
+/**
+ * One hand-over batch: the send's pending recipients with ids in [firstId, lastId] are handed to
+ * the company's provider (hand-over.ts). Retried by the queue, with capped backoff, while any of
+ * them is left to hand over (a retry outcome, a held company, an outage) within the send's validity.
+ */
+export const SEND_BATCH_JOB: JobDefinition<z.infer<typeof sendRef> & { firstId: string; lastId: string }> = {
+  name: 'send-batch',
+  payload: sendRef.extend({ firstId: z.string().regex(/^\d+$/), lastId: z.string().regex(/^\d+$/) }),
+  queue: {
+    // Retries end with the send's validity (SEND_VALIDITY_HOURS), not with a count.
+    retryLimit: 100_000,
+    retryDelay: 1,
+    retryBackoff: true,
+    retryDelayMax: 60,
+    // A batch's hand-over takes at most a few provider time-outs; a worker that died is noticed
+    // by its missing heartbeat long before.
+    expireInSeconds: 15 * 60,
+    heartbeatSeconds: 10,
+    deleteAfterSeconds: 24 * 3600,
+    notify: true,
+  },
+};
+
+export const JOB_DEFINITIONS = [SEND_START_JOB, SEND_FANOUT_JOB, SEND_BATCH_JOB] as const;
 
 const JOB_ID_NAMESPACE = 'sms-console.jobs';
 

@@ -22,7 +22,7 @@ import type { Executor } from '../../db/database.ts';
 import { notFound } from '../../errors.ts';
 import { isoString } from '../../lib/iso-time.ts';
 import { ANCHORS_FROM } from '../../lib/page-anchors.ts';
-import { SEND_MESSAGE_JOB } from '../../messaging/queue/jobs.ts';
+import { SEND_START_JOB } from '../../messaging/queue/jobs.ts';
 import { type RequestContext, tenantOf } from '../../request-context.ts';
 import { readMessageDetails } from './message-details-page.ts';
 import * as repo from './message-logs.repository.ts';
@@ -303,7 +303,7 @@ function readQueueJob(
 ) {
   const started = send !== undefined && send.state !== 'waiting';
   if (started || !message.queue_job_id || !UUID.test(message.queue_job_id)) return null;
-  return deps.messaging.queue.find(SEND_MESSAGE_JOB, message.queue_job_id, db);
+  return deps.messaging.queue.find(SEND_START_JOB, message.queue_job_id, db);
 }
 
 /**

@@ -224,7 +224,6 @@ export async function createMessage(
       });
     },
   );
-  if (!options.draft) deps.messaging.wake();
   return answer;
 }
 
@@ -266,7 +265,6 @@ export async function updateMessage(deps: AppDeps, ctx: RequestContext, id: numb
       statusCode: 200,
     });
   });
-  deps.messaging.wake();
   return answer;
 }
 
@@ -322,7 +320,6 @@ export async function sendExistingMessage(
       });
     },
   );
-  deps.messaging.wake();
   return answer;
 }
 

@@ -1,0 +1,332 @@
+import { MESSAGE_MESSAGES, type TDeliveryStatus } from '@sms/contracts/messages/message';
+import { sql } from 'kysely';
+import type { Database, Executor } from '../db/database.ts';
+import { companyScope, inTenantTransaction } from '../db/tenant-scope.ts';
+import { type CountChange, recordCountChanges } from './delivery-counts.ts';
+import type { OutboundSms, SubmitOutcome } from './providers/provider.ts';
+import type { CompanyProvider, ProviderRegistry } from './providers/registry.ts';
+import { takeSendTokens } from './rate-window.ts';
+import { failSend, settleSends } from './send-progress.ts';
+
+export type BatchJob = { companyId: number; messageId: number; firstId: string; lastId: string };
+
+export type HandOverSettings = {
+  /** Hand-overs of one recipient the provider may answer "retry" to before it fails for good. */
+  maxAttempts: number;
+  /** A send hands nothing over this long after its due time: what is left fails. */
+  sendValidityHours: number;
+  /**
+   * How long a claimed recipient is reserved for the batch that claimed it. A batch whose worker
+   * died leaves its claims; another run of the job takes them once this has passed.
+   */
+  claimSeconds: number;
+};
+
+/** The batch is not finished: the queue runs it again later, with its backoff (jobs.ts). */
+export class HandOverLater extends Error {}
+
+type Claimed = { id: string; recipient_phone: string; service_id: number | null; attempts: number };
+
+/** What the hand-over needs of a send, read once per batch job. */
+type SendPlan = {
+  recipientsAt: Date;
+  text: string;
+  encoding: 'GSM-7' | 'UCS-2';
+  parts: number;
+  /** The sender of each service's recipients: its short code. */
+  senders: Map<number, string>;
+};
+
+/**
+ * One hand-over batch (the send-batch job), in three steps per provider call:
+ * 1. claim: in a short transaction, check that the send still runs and its company may send,
+ *    take hand-overs from the company's rate window, and reserve the next pending recipients of
+ *    the batch's id range (attempts + 1, reserved for claimSeconds). Commit.
+ * 2. hand them to the provider, with no transaction and no lock held.
+ * 3. record every outcome with one UPDATE ... FROM unnest(...), and the counters, in a second
+ *    transaction.
+ * A worker that dies between 1 and 3 leaves the recipients claimed: the job's next run (the queue
+ * retries it) offers them again under the same recipient key once the claim has passed, which a
+ * provider that deduplicates (the simulator) accepts once. Recipients the provider answered "retry"
+ * stay pending, and the batch ends with HandOverLater: the queue runs it again after its backoff.
+ */
+export async function handOverBatch(
+  db: Database,
+  providers: ProviderRegistry,
+  settings: HandOverSettings,
+  job: BatchJob,
+  signal: AbortSignal,
+) {
+  const plan = await readSendPlan(db, job);
+  if (!plan) return;
+  let after = BigInt(job.firstId) - 1n;
+  while (!signal.aborted) {
+    const companyProvider = await providers.forCompany(job.companyId);
+    const claim = await claimRecipients(db, settings, job, plan, after, companyProvider);
+    if (claim.kind === 'over') return;
+    if (claim.kind === 'throttled') {
+      await pause(claim.waitMs, signal);
+      continue;
+    }
+    if (claim.rows.length === 0) break;
+    after = BigInt(claim.rows[claim.rows.length - 1].id);
+    const outcomes = await offer(companyProvider, plan, claim.rows);
+    await inTenantTransaction(db, companyScope(job.companyId), (trx) =>
+      recordOutcomes(trx, job, plan, settings, claim.rows, outcomes),
+    );
+  }
+  await finishBatch(db, settings, job, plan);
+}
+
+/** Ends the batch: done when none of its range is pending, else later (or failed past the validity). */
+async function finishBatch(db: Database, settings: HandOverSettings, job: BatchJob, plan: SendPlan) {
+  const left = await inTenantTransaction(db, companyScope(job.companyId), async (trx) => {
+    const { rows } = await sql<{ left: number; expired: boolean }>`
+      select (select count(*)::int from delivery_reports
+               where company_id = ${job.companyId} and message_id = ${job.messageId}
+                 and created_at = ${plan.recipientsAt} and id between ${job.firstId} and ${job.lastId}
+                 and status = 'pending') as left,
+             ${expiredSql(job, settings)} as expired`.execute(trx);
+    const { left, expired } = rows[0];
+    if (left > 0 && expired) {
+      await failPending(trx, job, plan, MESSAGE_MESSAGES.notHandedOverInTime(settings.sendValidityHours));
+      return 0;
+    }
+    return left;
+  });
+  await inTenantTransaction(db, companyScope(job.companyId), (trx) =>
+    settleSends(trx, job.companyId, [job.messageId]),
+  );
+  if (left > 0) throw new HandOverLater(`${left} recipients of the batch are left to hand over`);
+}
+
+/** Whether the send is past its validity: its due time (the schedule, else its start) plus SEND_VALIDITY_HOURS. */
+const expiredSql = (job: BatchJob, settings: HandOverSettings) => sql<boolean>`(
+  select coalesce(m.scheduled_at, s.started_at) < now() - make_interval(hours => ${settings.sendValidityHours})
+    from message_sends s join messages m on m.company_id = s.company_id and m.id = s.message_id
+   where s.company_id = ${job.companyId} and s.message_id = ${job.messageId})`;
+
+async function failPending(trx: Executor, job: BatchJob, plan: SendPlan, reason: string) {
+  const failed = await sql`
+    update delivery_reports set status = 'failed', error_message = ${reason}, next_attempt_at = null, updated_at = now()
+     where company_id = ${job.companyId} and message_id = ${job.messageId} and created_at = ${plan.recipientsAt}
+       and id between ${job.firstId} and ${job.lastId} and status = 'pending'`.execute(trx);
+  const count = Number(failed.numAffectedRows ?? 0);
+  await recordCountChanges(trx, job.companyId, [
+    { messageId: job.messageId, from: 'pending', to: 'failed', count },
+  ]);
+}
+
+type Claim =
+  | { kind: 'rows'; rows: Claimed[] }
+  | { kind: 'throttled'; waitMs: number }
+  /** The send no longer hands anything over (cancelled, failed, done) or is held: this run ends. */
+  | { kind: 'over' };
+
+async function claimRecipients(
+  db: Database,
+  settings: HandOverSettings,
+  job: BatchJob,
+  plan: SendPlan,
+  after: bigint,
+  companyProvider: CompanyProvider,
+): Promise<Claim> {
+  const { companyId, messageId } = job;
+  const state = await inTenantTransaction(db, companyScope(companyId), async (trx) => {
+    const { rows } = await sql<{ state: string; active: boolean; expired: boolean }>`
+      select s.state, c.status = 'active' as active, ${expiredSql(job, settings)} as expired
+        from message_sends s join companies c on c.id = s.company_id
+       where s.company_id = ${companyId} and s.message_id = ${messageId}`.execute(trx);
+    const send = rows[0];
+    if (!send || !['dispatch', 'held'].includes(send.state)) return 'over';
+    // Asked where the hand-over acts, before every claim: a send under way stops at its next batch.
+    if (!send.active) {
+      if (send.expired && send.state === 'held') {
+        await failSend(trx, companyId, messageId, 'held', MESSAGE_MESSAGES.companySuspended);
+        return 'over';
+      }
+      await sql`update message_sends set state = 'held', updated_at = now()
+                 where company_id = ${companyId} and message_id = ${messageId} and state = 'dispatch'`.execute(
+        trx,
+      );
+      return 'held';
+    }
+    if (send.state === 'held')
+      await sql`update message_sends set state = 'dispatch', updated_at = now()
+                 where company_id = ${companyId} and message_id = ${messageId} and state = 'held'`.execute(
+        trx,
+      );
+    return 'dispatch';
+  });
+  if (state === 'over') return { kind: 'over' };
+  if (state === 'held') throw new HandOverLater('The company may not send now; the send is held');
+
+  const { granted, nextWindowInMs } = await takeSendTokens(
+    db,
+    companyId,
+    companyProvider.batchSize,
+    companyProvider.messagesPerSecond,
+  );
+  if (granted === 0) return { kind: 'throttled', waitMs: Math.max(1, nextWindowInMs) };
+  return inTenantTransaction(db, companyScope(companyId), async (trx) => {
+    const { rows } = await sql<Claimed>`
+      update delivery_reports d
+         set attempts = d.attempts + 1, next_attempt_at = now() + make_interval(secs => ${settings.claimSeconds})
+       where d.company_id = ${companyId} and d.message_id = ${messageId} and d.created_at = ${plan.recipientsAt}
+         and d.id in (select id from delivery_reports
+                       where company_id = ${companyId} and message_id = ${messageId}
+                         and created_at = ${plan.recipientsAt}
+                         and id > ${String(after)} and id <= ${job.lastId}
+                         and status = 'pending' and (next_attempt_at is null or next_attempt_at <= now())
+                       order by id
+                       limit ${granted}
+                         for update skip locked)
+      returning d.id::text as id, d.recipient_phone, d.service_id, d.attempts`.execute(trx);
+    rows.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+    return { kind: 'rows', rows };
+  });
+}
+
+async function offer(companyProvider: CompanyProvider, plan: SendPlan, rows: Claimed[]) {
+  const outbound: OutboundSms[] = rows.map((row) => ({
+    recipientKey: row.id,
+    to: row.recipient_phone,
+    from: (row.service_id !== null ? plan.senders.get(row.service_id) : undefined) ?? '',
+    text: plan.text,
+    encoding: plan.encoding,
+    parts: plan.parts,
+  }));
+  try {
+    return await companyProvider.provider.sendBatch(outbound);
+  } catch (error) {
+    // The interface says providers turn faults into retries; one that throws gets the same.
+    const reason = `Provider error: ${(error as Error).message}`;
+    return outbound.map(
+      (sms): SubmitOutcome => ({ recipientKey: sms.recipientKey, outcome: 'retry', reason }),
+    );
+  }
+}
+
+type Recorded = {
+  id: string;
+  status: TDeliveryStatus;
+  gatewayId: string | null;
+  providerStatus: string | null;
+  error: string | null;
+};
+
+/** Maps each claimed recipient's outcome onto its new row state (no answer counts as a retry). */
+function recordOf(row: Claimed, outcome: SubmitOutcome | undefined, maxAttempts: number): Recorded {
+  if (outcome?.outcome === 'accepted')
+    return {
+      id: row.id,
+      status: 'submitted',
+      gatewayId: outcome.providerMessageId,
+      providerStatus: outcome.providerStatus ?? null,
+      error: null,
+    };
+  if (outcome?.outcome === 'rejected')
+    return {
+      id: row.id,
+      status: 'rejected',
+      gatewayId: null,
+      providerStatus: outcome.providerStatus ?? null,
+      error: outcome.reason,
+    };
+  const reason = outcome?.reason ?? 'The provider did not answer for this recipient';
+  const status = row.attempts >= maxAttempts ? 'failed' : 'pending';
+  return { id: row.id, status, gatewayId: null, providerStatus: null, error: reason };
+}
+
+/**
+ * Every outcome of a batch in one statement, then the counters' moves. The claim is released
+ * (next_attempt_at back to null): a recipient left pending is offered again at the job's next run.
+ * The provider ids handed out go to recipient_gateway_ids in the same statement: delivery
+ * reports find their recipient there.
+ */
+async function recordOutcomes(
+  trx: Executor,
+  job: BatchJob,
+  plan: SendPlan,
+  settings: HandOverSettings,
+  rows: Claimed[],
+  outcomes: SubmitOutcome[],
+) {
+  const byKey = new Map(outcomes.map((outcome) => [outcome.recipientKey, outcome]));
+  const records = rows.map((row) => recordOf(row, byKey.get(row.id), settings.maxAttempts));
+  const { rows: moved } = await sql<{ status: TDeliveryStatus; count: number }>`
+    with handed_over as (
+      update delivery_reports d
+         set status = u.status,
+             gateway_message_id = u.gateway_id,
+             provider_status = u.provider_status,
+             error_message = u.error,
+             next_attempt_at = null,
+             submitted_at = case when u.status = 'submitted' then now() else d.submitted_at end,
+             updated_at = now()
+        from unnest(${records.map((r) => r.id)}::bigint[], ${records.map((r) => r.status)}::text[],
+                    ${records.map((r) => r.gatewayId)}::text[], ${records.map((r) => r.providerStatus)}::text[],
+                    ${records.map((r) => r.error)}::text[])
+             as u(id, status, gateway_id, provider_status, error)
+       where d.company_id = ${job.companyId} and d.message_id = ${job.messageId}
+         and d.created_at = ${plan.recipientsAt} and d.id = u.id
+         and d.id between ${records[0].id} and ${records[records.length - 1].id}
+         -- A final status is never overwritten.
+         and d.status = 'pending'
+      returning d.company_id, d.gateway_message_id, d.created_at, d.message_id, d.id, d.status),
+    gateway_ids as (
+      insert into recipient_gateway_ids (company_id, gateway_message_id, created_at, message_id, id)
+      select company_id, gateway_message_id, created_at, message_id, id
+        from handed_over
+       where gateway_message_id is not null)
+    select status, count(*)::int as count from handed_over group by status`.execute(trx);
+  const changes: CountChange[] = moved.map((row) => ({
+    messageId: job.messageId,
+    from: 'pending',
+    to: row.status,
+    count: row.count,
+  }));
+  await recordCountChanges(trx, job.companyId, changes);
+}
+
+async function readSendPlan(db: Database, job: BatchJob): Promise<SendPlan | null> {
+  return inTenantTransaction(db, companyScope(job.companyId), async (trx) => {
+    const { rows } = await sql<{
+      recipients_at: Date | null;
+      content: string;
+      encoding: 'GSM-7' | 'UCS-2' | null;
+      parts: number | null;
+      service_ids: number[];
+    }>`
+      select s.recipients_at, m.content, m.encoding, m.parts, m.service_ids
+        from message_sends s join messages m on m.company_id = s.company_id and m.id = s.message_id
+       where s.company_id = ${job.companyId} and s.message_id = ${job.messageId}`.execute(trx);
+    const row = rows[0];
+    if (!row?.recipients_at) return null;
+    const services = await trx
+      .selectFrom('services')
+      .select(['id', 'shortcode'])
+      .where('company_id', '=', job.companyId)
+      .where('id', 'in', row.service_ids.length > 0 ? row.service_ids : [0])
+      .execute();
+    return {
+      recipientsAt: row.recipients_at,
+      text: row.content,
+      encoding: row.encoding ?? 'GSM-7',
+      parts: Math.max(1, row.parts ?? 1),
+      senders: new Map(services.map((service) => [service.id, service.shortcode])),
+    };
+  });
+}
+
+function pause(ms: number, signal: AbortSignal) {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+  });
+}
