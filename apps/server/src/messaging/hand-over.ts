@@ -139,12 +139,13 @@ async function claimRecipients(
        where s.company_id = ${companyId} and s.message_id = ${messageId}`.execute(trx);
     const send = rows[0];
     if (!send || !['dispatch', 'held'].includes(send.state)) return 'over';
+    // A send held past its validity is not resumed: it ends failed, and what it reserved is given back.
+    if (send.state === 'held' && send.expired) {
+      await failSend(trx, companyId, messageId, 'held', MESSAGE_MESSAGES.companySuspended);
+      return 'over';
+    }
     // Asked where the hand-over acts, before every claim: a send under way stops at its next batch.
     if (!send.active) {
-      if (send.expired && send.state === 'held') {
-        await failSend(trx, companyId, messageId, 'held', MESSAGE_MESSAGES.companySuspended);
-        return 'over';
-      }
       await sql`update message_sends set state = 'held', updated_at = now()
                  where company_id = ${companyId} and message_id = ${messageId} and state = 'dispatch'`.execute(
         trx,
