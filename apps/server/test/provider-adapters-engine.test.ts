@@ -30,7 +30,7 @@ const smscCredentials = { systemId: 'engine', password: 'pw-smpp' };
 let smsc: Awaited<ReturnType<typeof startFakeSmsc>>;
 
 beforeAll(async () => {
-  ctx = await createTestContext({ SEND_RETRY_BASE_MS: '100', SEND_MAX_ATTEMPTS: '50' });
+  ctx = await createTestContext({ SEND_MAX_ATTEMPTS: '50' });
   at = await startFakeAfricasTalking(atCredentials);
   smsc = await startFakeSmsc(smscCredentials);
   systemAdmin = await signInSystemAdmin(ctx);
@@ -73,7 +73,10 @@ async function sendTo(
 const firstAttempts = (messageId: number, count: number) =>
   waitFor(
     () => recipientsOf(ctx.ownerDb, messageId),
-    (rows) => rows.length === count && rows.every((row) => row.attempts >= 1),
+    // Offered and its outcome recorded (a claim counts the attempt before the provider answers).
+    (rows) =>
+      rows.length === count &&
+      rows.every((row) => row.attempts >= 1 && (row.status !== 'pending' || row.error_message !== null)),
     { what: 'a first attempt' },
   );
 

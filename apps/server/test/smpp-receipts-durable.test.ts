@@ -23,7 +23,7 @@ const credentials = { systemId: 'durable', password: 'pw-dlr' };
 let smsc: Awaited<ReturnType<typeof startFakeSmsc>>;
 
 beforeAll(async () => {
-  ctx = await createTestContext({ SEND_RETRY_BASE_MS: '100' });
+  ctx = await createTestContext({});
   smsc = await startFakeSmsc(credentials);
   systemAdmin = await signInSystemAdmin(ctx);
   await startWorker(ctx);
