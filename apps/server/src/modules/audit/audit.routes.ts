@@ -1,7 +1,7 @@
 import type { TAuditEntry } from '@sms/contracts/audit/audit-log';
 import { ZListAuditLogsQuery, ZListAuditLogsResponse } from '@sms/contracts/audit/list-audit-logs';
 import { totalPages } from '@sms/contracts/common/pagination';
-import type { App } from '../../app.ts';
+import type { ApiInstance } from '../../api-instance.ts';
 import type { AppDeps } from '../../app-deps.ts';
 import { inActorTransaction } from '../../db/actor-transaction.ts';
 import type { AuditLogRow } from '../../db/schema.ts';
@@ -26,7 +26,7 @@ function presentAuditEntry(row: AuditLogRow): TAuditEntry {
   };
 }
 
-export function auditRoutes(app: App, deps: AppDeps) {
+export function auditRoutes(app: ApiInstance, deps: AppDeps) {
   app.get(
     '/admin/audit-logs',
     {

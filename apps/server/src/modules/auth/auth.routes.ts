@@ -2,7 +2,7 @@ import { ZLoginRequest, ZLoginResponse } from '@sms/contracts/auth/login';
 import { ZLogoutRequest, ZLogoutResponse } from '@sms/contracts/auth/logout';
 import { ZProfileResponse } from '@sms/contracts/auth/profile';
 import { ZRefreshRequest, ZRefreshResponse } from '@sms/contracts/auth/refresh';
-import type { App } from '../../app.ts';
+import type { ApiInstance } from '../../api-instance.ts';
 import type { AppDeps } from '../../app-deps.ts';
 import { inActorTransaction } from '../../db/actor-transaction.ts';
 import { notFound } from '../../errors.ts';
@@ -14,7 +14,7 @@ import { findUserById } from './auth.repository.ts';
 import { login, logout, refresh } from './auth.service.ts';
 import { presentUser } from './present-user.ts';
 
-export function authRoutes(app: App, deps: AppDeps) {
+export function authRoutes(app: ApiInstance, deps: AppDeps) {
   const clientOf = (request: { ip: string; headers: Record<string, unknown> }) => ({
     ip: request.ip,
     userAgent: (request.headers['user-agent'] as string | undefined) ?? null,

@@ -1,12 +1,12 @@
 import { successEnvelope } from '@sms/contracts/common/envelope';
 import { sql } from 'kysely';
 import { z } from 'zod';
-import type { App } from '../../app.ts';
+import type { ApiInstance } from '../../api-instance.ts';
 import type { AppDeps } from '../../app-deps.ts';
 import { databaseUnavailable } from '../../db/database-unavailable.ts';
 import { publicRoute } from '../../plugins/guards.ts';
 
-export function healthRoutes(app: App, deps: AppDeps) {
+export function healthRoutes(app: ApiInstance, deps: AppDeps) {
   app.get(
     '/health',
     {

@@ -4,7 +4,7 @@ import {
 } from '@sms/contracts/callbacks/delivery-report-callback';
 import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
-import type { App } from '../../app.ts';
+import type { ApiInstance } from '../../api-instance.ts';
 import type { AppDeps } from '../../app-deps.ts';
 import { badRequest } from '../../errors.ts';
 import { parseAfricasTalkingDeliveryReport } from '../../messaging/providers/africastalking-dlr.ts';
@@ -58,7 +58,7 @@ function dlrRequestLogger(
  * the answer comes once that has committed. The worker applies the inbox in large batches
  * (messaging/delivery-report-applier.ts).
  */
-export function dlrCallbackRoutes(app: App, deps: AppDeps) {
+export function dlrCallbackRoutes(app: ApiInstance, deps: AppDeps) {
   app.post(
     '/callbacks/dlr/:companyId/:token',
     {

@@ -1,6 +1,6 @@
 import { successEnvelope } from '@sms/contracts/common/envelope';
 import { z } from 'zod';
-import type { App } from '../../app.ts';
+import type { ApiInstance } from '../../api-instance.ts';
 import type { AppDeps } from '../../app-deps.ts';
 import { describeCallbackForLog } from '../../lib/log-redaction.ts';
 import { publicRoute } from '../../plugins/guards.ts';
@@ -32,7 +32,7 @@ const ZCallbackResponse = successEnvelope(
  * What SMS providers post back: no bearer token, the secret in the URL is the proof. The
  * delivery-report receiver (type dlr) belongs here too.
  */
-export function providerCallbacksRoutes(app: App, deps: AppDeps) {
+export function providerCallbacksRoutes(app: ApiInstance, deps: AppDeps) {
   app.post(
     '/callbacks/subscription/:companyId/:token',
     {
