@@ -5,8 +5,7 @@ import type { AppDeps } from '../../app-deps.ts';
 import { describeCallbackForLog } from '../../lib/log-redaction.ts';
 import { publicRoute } from '../../plugins/guards.ts';
 import { callbackAdmissionOf } from './callback-admission.ts';
-import { inCallbackTransaction } from './callback-transaction.ts';
-import { handleSubscriptionCallback } from './subscription-callback.service.ts';
+import { receiveSubscriptionCallback } from './subscription-callback.service.ts';
 
 const ZCallbackParams = z.object({ companyId: z.string().max(20), token: z.string().max(300) });
 
@@ -58,14 +57,11 @@ export function providerCallbacksRoutes(app: ApiInstance, deps: AppDeps) {
     },
     async (request) => {
       const audit = { user: null, ip: request.ip, userAgent: request.headers['user-agent'] ?? null };
-      const { companyId, result } = await inCallbackTransaction(
+      const { companyId, result } = await receiveSubscriptionCallback(
         deps,
-        'subscription',
         request.params,
-        async (trx, companyId, companyActive) => ({
-          companyId,
-          result: await handleSubscriptionCallback(deps, trx, companyId, request.body, audit, companyActive),
-        }),
+        request.body,
+        audit,
       );
       if (result.outcome === 'unknown_service')
         request.log.warn(
