@@ -1,10 +1,10 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from 'fastify';
+import Fastify from 'fastify';
 import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { ApiInstance } from './api-instance.ts';
 import type { AppDeps } from './app-deps.ts';
 import { redactingLoggerOptions } from './lib/log-redaction.ts';
 import { registerConsole } from './plugins/console.ts';
@@ -17,13 +17,8 @@ import { responseSerializerCompiler } from './plugins/response-serializer.ts';
 import { registerSecurityHeaders } from './plugins/security-headers.ts';
 import { registerRoutes } from './routes.ts';
 
-export type App = FastifyInstance<
-  RawServerDefault,
-  IncomingMessage,
-  ServerResponse,
-  FastifyBaseLogger,
-  ZodTypeProvider
->;
+/** The built app: the API's own Fastify instance (routes take it as ApiInstance). */
+export type App = ApiInstance;
 
 export const API_PREFIX = '/api/v1';
 
@@ -74,7 +69,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   });
   await app.register(swaggerUi, { routePrefix: '/api/docs', staticCSP: true });
 
-  await app.register(async (api) => registerRoutes(api as App, deps), { prefix: API_PREFIX });
+  await app.register(async (api) => registerRoutes(api as ApiInstance, deps), { prefix: API_PREFIX });
 
   await registerConsole(app, {
     consoleDir: config.consoleDir,

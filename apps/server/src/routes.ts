@@ -1,4 +1,4 @@
-import type { App } from './app.ts';
+import type { ApiInstance } from './api-instance.ts';
 import type { AppDeps } from './app-deps.ts';
 import { companiesRoutes } from './modules/admin/companies.routes.ts';
 import { usersRoutes } from './modules/admin/users.routes.ts';
@@ -18,7 +18,7 @@ import { subscribersRoutes } from './modules/subscribers/subscribers.routes.ts';
 import { installRouteAccess } from './plugins/guards.ts';
 
 /** Every API module, mounted under /api/v1. */
-export async function registerRoutes(api: App, deps: AppDeps) {
+export async function registerRoutes(api: ApiInstance, deps: AppDeps) {
   // First: every route below declares who may call it, and this enforces and records it.
   installRouteAccess(api);
   healthRoutes(api, deps);

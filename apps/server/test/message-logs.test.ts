@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { companyScope, inTenantTransaction, platformScope } from '../src/db/tenant-scope.ts';
 import { enqueueSend } from '../src/messaging/send-jobs.ts';
-import { readMessageDetails } from '../src/modules/messages/message-details-page.ts';
+import { readMessageDetails } from '../src/modules/messages/message-details.repository.ts';
 import {
   type DeliveryReportRow,
   findMessageWithState,

@@ -6,6 +6,7 @@ import type { Keys } from '../app-deps.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import { StartupError } from '../lib/startup-error.ts';
+import { platformSecret } from './bootstrap.repository.ts';
 
 /**
  * The JWT key comes from JWT_SECRET, else from a secret generated once and kept in the database,
@@ -19,17 +20,8 @@ export async function resolveKeys(config: Config, db: Database): Promise<Keys> {
 
 async function resolveJwtKey(config: Config, db: Database) {
   if (config.jwtSecret) return new TextEncoder().encode(config.jwtSecret);
-  await db
-    .insertInto('platform_secrets')
-    .values({ name: 'jwt_signing_key', value: randomBytes(32).toString('base64url') })
-    .onConflict((conflict) => conflict.column('name').doNothing())
-    .execute();
-  const row = await db
-    .selectFrom('platform_secrets')
-    .select('value')
-    .where('name', '=', 'jwt_signing_key')
-    .executeTakeFirstOrThrow();
-  return new TextEncoder().encode(row.value);
+  const stored = await platformSecret(db, 'jwt_signing_key', randomBytes(32).toString('base64url'));
+  return new TextEncoder().encode(stored);
 }
 
 async function resolveEncryptionKey(config: Config) {

@@ -17,6 +17,7 @@ import {
 } from '../modules/auth/auth.repository.ts';
 import { accessRefusal } from '../modules/auth/auth.service.ts';
 import { type KnownSessions, knownSessionsOf, sameSessionUser } from '../modules/auth/known-sessions.ts';
+import { readNothing } from '../modules/auth/session.repository.ts';
 import type { Actor, RequestContext } from '../request-context.ts';
 import { errorEnvelope } from './error-handler.ts';
 
@@ -182,7 +183,7 @@ export function endReadTransaction(
  */
 async function confirmUnconfirmedRead(reply: FastifyReply, read: LeadedRead, payload: unknown) {
   try {
-    await read.run((trx) => trx.selectNoFrom((eb) => eb.lit(1).as('confirmed')).execute());
+    await read.run(readNothing);
     return payload;
   } catch (error) {
     if (!(error instanceof AppError)) throw error;

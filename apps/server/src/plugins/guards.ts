@@ -7,10 +7,10 @@ import type {
   HookHandlerDoneFunction,
   RouteOptions,
 } from 'fastify';
-import { sql } from 'kysely';
 import type { AppDeps } from '../app-deps.ts';
 import { inActorTransaction } from '../db/actor-transaction.ts';
 import { AppError, notFound } from '../errors.ts';
+import { isRowVisible } from '../modules/auth/session.repository.ts';
 import { tenantOf } from '../request-context.ts';
 import { authenticate, contextOf, endReadTransaction } from './authenticate.ts';
 import { isRateLimitHook } from './rate-limits.ts';
@@ -128,14 +128,12 @@ function requireVisibleId(deps: AppDeps, table: IdTable) {
     const ctx = contextOf(request);
     // Tenant tables are keyed by (company_id, id): naming the company lets the key serve.
     const companyId = COMPANY_KEYED.has(table) ? tenantOf(ctx.actor) : null;
-    // app_row_visible (migration 0031): the same lookup by key, under row-level security, its plan
-    // kept for the connection instead of made on every call (a read forces custom plans).
-    const { rows } = await inActorTransaction(deps.db, ctx, (trx) =>
-      sql<{
-        visible: boolean;
-      }>`select app_row_visible(${table}, ${Number(raw)}, ${companyId}) as visible`.execute(trx),
+    // The same lookup by key, under row-level security, its plan kept for the connection instead
+    // of made on every call (a read forces custom plans).
+    const visible = await inActorTransaction(deps.db, ctx, (trx) =>
+      isRowVisible(trx, table, Number(raw), companyId),
     );
-    if (!rows[0]?.visible) throw notFound(ID_TABLES[table]);
+    if (!visible) throw notFound(ID_TABLES[table]);
   };
 }
 

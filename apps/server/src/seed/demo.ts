@@ -1,10 +1,11 @@
 import { readFile } from 'node:fs/promises';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { DB } from '../db/schema.ts';
 import { inTenantTransaction, platformScope } from '../db/tenant-scope.ts';
 import { hashPassword } from '../modules/auth/passwords.ts';
 import { regenerateCallbackTokens } from '../modules/callbacks/callback-tokens.ts';
+import { allCompanyIds, analyzeTables, holdsAnyCompany, runScript } from './demo.repository.ts';
 
 export const DEMO_PASSWORD = 'Password123!';
 
@@ -30,15 +31,14 @@ export async function seedDemoData(ownerPool: pg.Pool, encryptionKey: Buffer): P
   // Not destroyed afterwards: that would end the caller's pool.
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: ownerPool }) });
   const seeded = await inTenantTransaction(db, platformScope, async (trx) => {
-    if (await trx.selectFrom('companies').select('id').limit(1).executeTakeFirst()) return false;
-    // No parameters: pg runs the multi-statement script with the simple query protocol.
-    await sql.raw(script).execute(trx);
-    const companies = await trx.selectFrom('companies').select('id').execute();
-    for (const company of companies) await regenerateCallbackTokens(trx, company.id, encryptionKey);
+    if (await holdsAnyCompany(trx)) return false;
+    await runScript(trx, script);
+    for (const companyId of await allCompanyIds(trx))
+      await regenerateCallbackTokens(trx, companyId, encryptionKey);
     return true;
   });
   // Fresh tables have no statistics until autovacuum's first pass; without them the planner
   // misjudges the joins under row-level security (a send's recipient count took seconds, not ms).
-  if (seeded) await sql`analyze`.execute(db);
+  if (seeded) await analyzeTables(db);
   return seeded;
 }

@@ -4,7 +4,7 @@ import { ZDeleteCompanyQuery, ZDeleteCompanyResponse } from '@sms/contracts/admi
 import { ZListCompaniesQuery, ZListCompaniesResponse } from '@sms/contracts/admin/list-companies';
 import { ZUpdateCompanyRequest, ZUpdateCompanyResponse } from '@sms/contracts/admin/update-company';
 import { ZIdParam } from '@sms/contracts/common/envelope';
-import type { App } from '../../app.ts';
+import type { ApiInstance } from '../../api-instance.ts';
 import type { AppDeps } from '../../app-deps.ts';
 import { contextOf } from '../../plugins/authenticate.ts';
 import { guard } from '../../plugins/guards.ts';
@@ -19,7 +19,7 @@ import {
 const tags = ['admin'];
 
 /** Company administration: platform staff (system_admin) only. */
-export function companiesRoutes(app: App, deps: AppDeps) {
+export function companiesRoutes(app: ApiInstance, deps: AppDeps) {
   const preHandler = guard(deps, 'system_admin');
   const oneCompany = guard(deps, 'system_admin', { idOf: 'companies' });
 

@@ -3,7 +3,7 @@ import { ZDeleteUserResponse } from '@sms/contracts/admin/delete-user';
 import { ZListUsersQuery, ZListUsersResponse } from '@sms/contracts/admin/list-users';
 import { ZUpdateUserRequest, ZUpdateUserResponse } from '@sms/contracts/admin/update-user';
 import { ZIdParam } from '@sms/contracts/common/envelope';
-import type { App } from '../../app.ts';
+import type { ApiInstance } from '../../api-instance.ts';
 import type { AppDeps } from '../../app-deps.ts';
 import { contextOf } from '../../plugins/authenticate.ts';
 import { guard } from '../../plugins/guards.ts';
@@ -12,7 +12,7 @@ import { createUser, deleteUser, listUsers, updateUser } from './users.service.t
 const tags = ['admin'];
 
 /** User administration across all companies: platform staff (system_admin) only. */
-export function usersRoutes(app: App, deps: AppDeps) {
+export function usersRoutes(app: ApiInstance, deps: AppDeps) {
   const preHandler = guard(deps, 'system_admin');
   const oneUser = guard(deps, 'system_admin', { idOf: 'users' });
 

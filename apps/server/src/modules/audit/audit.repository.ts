@@ -1,6 +1,6 @@
-import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
+import type { Expression, ExpressionBuilder, Insertable, SqlBool } from 'kysely';
 import type { Executor } from '../../db/database.ts';
-import type { DB } from '../../db/schema.ts';
+import type { AuditLogsTable, DB } from '../../db/schema.ts';
 
 export type AuditFilter = { from?: Date; to?: Date; action?: string; entity?: string };
 
@@ -36,4 +36,8 @@ export async function listAuditLogs(
     .where(auditWhere(filter))
     .executeTakeFirstOrThrow();
   return { rows, totalItems: Number(total.n) };
+}
+
+export async function insertAuditLog(db: Executor, entry: Insertable<AuditLogsTable>) {
+  await db.insertInto('audit_logs').values(entry).execute();
 }

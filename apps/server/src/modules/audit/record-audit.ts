@@ -1,6 +1,7 @@
 import type { TAuditAction, TAuditEntity } from '@sms/contracts/audit/audit-log';
 import type { Executor } from '../../db/database.ts';
 import { companyScope, platformScope, type TenantScope } from '../../db/tenant-scope.ts';
+import { insertAuditLog } from './audit.repository.ts';
 
 export type AuditEvent = {
   action: TAuditAction;
@@ -21,23 +22,20 @@ export type AuditSource = {
  * and the change commit together; later hooks (outbound webhooks) attach here.
  */
 export async function recordAudit(db: Executor, source: AuditSource, event: AuditEvent) {
-  await db
-    .insertInto('audit_logs')
-    .values({
-      company_id: event.companyId !== undefined ? event.companyId : (source.user?.companyId ?? null),
-      user_id: source.user?.id ?? null,
-      user_name: source.user?.name ?? null,
-      user_email: source.user?.email ?? null,
-      // A system admin (the only users without a company) acting on a company's data.
-      by_platform_staff: source.user !== null && source.user.companyId === null,
-      action: event.action,
-      entity: event.entity,
-      entity_id: event.entityId == null ? null : String(event.entityId),
-      details: JSON.stringify(event.details ?? {}),
-      ip_address: source.ip,
-      user_agent: source.userAgent?.slice(0, 500) ?? null,
-    })
-    .execute();
+  await insertAuditLog(db, {
+    company_id: event.companyId !== undefined ? event.companyId : (source.user?.companyId ?? null),
+    user_id: source.user?.id ?? null,
+    user_name: source.user?.name ?? null,
+    user_email: source.user?.email ?? null,
+    // A system admin (the only users without a company) acting on a company's data.
+    by_platform_staff: source.user !== null && source.user.companyId === null,
+    action: event.action,
+    entity: event.entity,
+    entity_id: event.entityId == null ? null : String(event.entityId),
+    details: JSON.stringify(event.details ?? {}),
+    ip_address: source.ip,
+    user_agent: source.userAgent?.slice(0, 500) ?? null,
+  });
 }
 
 /** The audit source of an authenticated request. */

@@ -2,19 +2,15 @@ import { ZLoginRequest, ZLoginResponse } from '@sms/contracts/auth/login';
 import { ZLogoutRequest, ZLogoutResponse } from '@sms/contracts/auth/logout';
 import { ZProfileResponse } from '@sms/contracts/auth/profile';
 import { ZRefreshRequest, ZRefreshResponse } from '@sms/contracts/auth/refresh';
-import type { App } from '../../app.ts';
+import type { ApiInstance } from '../../api-instance.ts';
 import type { AppDeps } from '../../app-deps.ts';
-import { inActorTransaction } from '../../db/actor-transaction.ts';
-import { notFound } from '../../errors.ts';
 import { bearerTokenOf, contextOf, resolveActor } from '../../plugins/authenticate.ts';
 import { guard, publicRoute } from '../../plugins/guards.ts';
 import { auditSourceOf } from '../audit/record-audit.ts';
 import { sessionOfAccessToken } from './access-token.ts';
-import { findUserById } from './auth.repository.ts';
-import { login, logout, refresh } from './auth.service.ts';
-import { presentUser } from './present-user.ts';
+import { getProfile, login, logout, refresh } from './auth.service.ts';
 
-export function authRoutes(app: App, deps: AppDeps) {
+export function authRoutes(app: ApiInstance, deps: AppDeps) {
   const clientOf = (request: { ip: string; headers: Record<string, unknown> }) => ({
     ip: request.ip,
     userAgent: (request.headers['user-agent'] as string | undefined) ?? null,
@@ -75,10 +71,7 @@ export function authRoutes(app: App, deps: AppDeps) {
     '/auth/profile',
     { preHandler: guard(deps), schema: { tags: ['auth'], response: { 200: ZProfileResponse } } },
     async (request) => {
-      const ctx = contextOf(request);
-      const user = await inActorTransaction(deps.db, ctx, (trx) => findUserById(trx, ctx.actor.userId));
-      if (!user) throw notFound('User');
-      return { success: true as const, data: { user: presentUser(user) } };
+      return { success: true as const, data: await getProfile(deps, contextOf(request)) };
     },
   );
 }

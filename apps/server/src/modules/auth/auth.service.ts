@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { AUTH_MESSAGES } from '@sms/contracts/auth/login';
 import type { Transaction } from 'kysely';
 import type { AppDeps } from '../../app-deps.ts';
-import { scopeOfUser } from '../../db/actor-transaction.ts';
+import { inActorTransaction, scopeOfUser } from '../../db/actor-transaction.ts';
 import type { DB } from '../../db/schema.ts';
 import { bindScope, inTenantTransaction, platformScope } from '../../db/tenant-scope.ts';
-import { AppError } from '../../errors.ts';
+import { AppError, notFound } from '../../errors.ts';
 import { decryptSecret, encryptSecret, generateToken, sha256 } from '../../lib/crypto.ts';
+import type { RequestContext } from '../../request-context.ts';
 import { recordAudit, scopeOfAuditUser } from '../audit/record-audit.ts';
 import { signAccessToken } from './access-token.ts';
 import * as repo from './auth.repository.ts';
@@ -15,7 +16,7 @@ import {
   pruneStaleThrottles,
   reserveLoginAttempt,
   throttleKeysOf,
-} from './login-throttle.ts';
+} from './login-throttle.repository.ts';
 import { verifyAgainstDummy, verifyPassword } from './passwords.ts';
 import { presentUser } from './present-user.ts';
 
@@ -216,4 +217,11 @@ export async function logout(deps: AppDeps, target: LogoutTarget, audit: Paramet
     if (audit.user)
       await recordAudit(trx, audit, { action: 'LOGOUT', entity: 'USER', entityId: audit.user.id });
   });
+}
+
+/** The signed-in user, as the console shows them. */
+export async function getProfile(deps: AppDeps, ctx: RequestContext) {
+  const user = await inActorTransaction(deps.db, ctx, (trx) => repo.findUserById(trx, ctx.actor.userId));
+  if (!user) throw notFound('User');
+  return { user: presentUser(user) };
 }

@@ -1,12 +1,13 @@
 import { AUTH_MESSAGES } from '@sms/contracts/auth/login';
 import { effectiveRole } from '@sms/contracts/auth/roles';
-import { sql, type Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import { type Database, withPreparedStatements } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
 import { AppError } from '../../errors.ts';
 import type { Actor } from '../../request-context.ts';
 import { beginSessionTransaction, type SessionUser } from './auth.repository.ts';
 import { accessRefusal } from './auth.service.ts';
+import { endSessionTransaction } from './session.repository.ts';
 
 /** The refusal of work for `actor` by what its sign-in is now: ended, the user or company refused, or the user changed. */
 function refusalOf(found: SessionUser | undefined, actor: Actor) {
@@ -42,13 +43,10 @@ export function inLiveSessionTransaction<T>(
         if (refusal) throw refusal;
         result = await work(trx);
       } catch (error) {
-        await sql
-          .raw('rollback')
-          .execute(trx)
-          .catch(() => {});
+        await endSessionTransaction(trx, 'rollback').catch(() => {});
         throw error;
       }
-      await sql.raw('commit').execute(trx);
+      await endSessionTransaction(trx, 'commit');
       return result;
     }),
   );

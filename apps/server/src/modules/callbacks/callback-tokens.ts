@@ -1,7 +1,11 @@
 import type { TCallbackType } from '@sms/contracts/callbacks/callback-urls';
-import { sql } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 import { decryptSecret, encryptSecret, generateToken, hashesEqual, sha256 } from '../../lib/crypto.ts';
+import {
+  findCallbackTokenHashAndStatus,
+  findEncryptedCallbackTokens,
+  upsertCallbackTokens,
+} from './callbacks.repository.ts';
 
 /**
  * The secret in a company's callback URLs. Stored twice: SHA-256 for checking an incoming call
@@ -17,35 +21,22 @@ export async function regenerateCallbackTokens(db: Executor, companyId: number, 
     TCallbackType,
     string
   >;
-  await db
-    .insertInto('company_callback_tokens')
-    .values(
-      (Object.entries(tokens) as [TCallbackType, string][]).map(([type, token]) => ({
-        company_id: companyId,
-        callback_type: type,
-        token_hash: sha256(token),
-        token_encrypted: encryptSecret(token, encryptionKey),
-        created_at: new Date(),
-      })),
-    )
-    .onConflict((conflict) =>
-      conflict.columns(['company_id', 'callback_type']).doUpdateSet((eb) => ({
-        token_hash: eb.ref('excluded.token_hash'),
-        token_encrypted: eb.ref('excluded.token_encrypted'),
-        created_at: eb.ref('excluded.created_at'),
-      })),
-    )
-    .execute();
+  await upsertCallbackTokens(
+    db,
+    (Object.entries(tokens) as [TCallbackType, string][]).map(([type, token]) => ({
+      company_id: companyId,
+      callback_type: type,
+      token_hash: sha256(token),
+      token_encrypted: encryptSecret(token, encryptionKey),
+      created_at: new Date(),
+    })),
+  );
   return tokens;
 }
 
 /** The company's current tokens in clear, or null for a type never generated. */
 export async function readCallbackTokens(db: Executor, companyId: number, encryptionKey: Buffer) {
-  const rows = await db
-    .selectFrom('company_callback_tokens')
-    .select(['callback_type', 'token_encrypted'])
-    .where('company_id', '=', companyId)
-    .execute();
+  const rows = await findEncryptedCallbackTokens(db, companyId);
   const tokens: Record<TCallbackType, string | null> = { subscription: null, dlr: null };
   for (const row of rows) tokens[row.callback_type] = decryptSecret(row.token_encrypted, encryptionKey);
   return tokens;
@@ -87,12 +78,9 @@ export async function callbackCompanyStatus(
   token: string,
 ): Promise<string | null> {
   if (!isWellFormedCallbackUrl(companyId, token)) return null;
-  const { rows } = await sql<{ hash: Buffer | null; status: string | null }>`
-    select current_callback_token_hash(${companyId}::bigint, ${type}) as hash,
-           (select status from companies where id = ${companyId}) as status`.execute(db);
-  const stored = rows[0]?.hash ?? null;
+  const { hash: stored, status } = await findCallbackTokenHashAndStatus(db, type, companyId);
   const presented = sha256(token);
   // Compare against something even when there is no row, so timing does not reveal which companies exist.
   const valid = hashesEqual(stored ?? sha256(''), presented) && stored !== null;
-  return valid ? (rows[0]?.status ?? null) : null;
+  return valid ? status : null;
 }

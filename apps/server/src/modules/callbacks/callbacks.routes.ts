@@ -4,7 +4,7 @@ import {
   ZValidateCallbackUrlResponse,
 } from '@sms/contracts/callbacks/validate-callback-url';
 import { ZIdParam } from '@sms/contracts/common/envelope';
-import type { App } from '../../app.ts';
+import type { ApiInstance } from '../../api-instance.ts';
 import type { AppDeps } from '../../app-deps.ts';
 import { contextOf } from '../../plugins/authenticate.ts';
 import { guard, publicRoute } from '../../plugins/guards.ts';
@@ -22,7 +22,7 @@ const tags = ['callbacks'];
  * for a company, so only who manages webhooks sees them: a company_admin (their own company,
  * through my-company or by id) and platform staff (any company, by id).
  */
-export function callbacksRoutes(app: App, deps: AppDeps) {
+export function callbacksRoutes(app: ApiInstance, deps: AppDeps) {
   const ownCompany = guard(deps, 'company_admin');
   const byId = guard(deps, ['system_admin', 'company_admin'], { idOf: 'companies' });
 

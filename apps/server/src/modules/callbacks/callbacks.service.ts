@@ -12,16 +12,13 @@ import {
   readCallbackTokens,
   regenerateCallbackTokens,
 } from './callback-tokens.ts';
+import { findCompanyName } from './callbacks.repository.ts';
 
 /** The company whose URLs this actor may see: their own, or any for platform staff. Others' ids are 404. */
 async function companyInScope(trx: Executor, ctx: RequestContext, companyId: number) {
   const tenant = tenantOf(ctx.actor);
   if (tenant !== null && tenant !== companyId) throw notFound('Company');
-  const company = await trx
-    .selectFrom('companies')
-    .select(['id', 'name'])
-    .where('id', '=', companyId)
-    .executeTakeFirst();
+  const company = await findCompanyName(trx, companyId);
   if (!company) throw notFound('Company');
   return company;
 }

@@ -1,12 +1,12 @@
 import { ROUTE_ROLES } from '@sms/contracts/auth/roles';
 import { ZGetDashboardStatsResponse } from '@sms/contracts/dashboard/get-dashboard-stats';
-import type { App } from '../../app.ts';
+import type { ApiInstance } from '../../api-instance.ts';
 import type { AppDeps } from '../../app-deps.ts';
 import { contextOf } from '../../plugins/authenticate.ts';
 import { guard } from '../../plugins/guards.ts';
 import { getDashboardStats } from './dashboard.service.ts';
 
-export function dashboardRoutes(app: App, deps: AppDeps) {
+export function dashboardRoutes(app: ApiInstance, deps: AppDeps) {
   app.get(
     '/dashboard/stats',
     {

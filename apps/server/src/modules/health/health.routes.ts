@@ -1,12 +1,11 @@
 import { successEnvelope } from '@sms/contracts/common/envelope';
-import { sql } from 'kysely';
 import { z } from 'zod';
-import type { App } from '../../app.ts';
+import type { ApiInstance } from '../../api-instance.ts';
 import type { AppDeps } from '../../app-deps.ts';
-import { databaseUnavailable } from '../../db/database-unavailable.ts';
 import { publicRoute } from '../../plugins/guards.ts';
+import { checkHealth } from './health.service.ts';
 
-export function healthRoutes(app: App, deps: AppDeps) {
+export function healthRoutes(app: ApiInstance, deps: AppDeps) {
   app.get(
     '/health',
     {
@@ -17,13 +16,6 @@ export function healthRoutes(app: App, deps: AppDeps) {
         response: { 200: successEnvelope(z.object({ status: z.literal('ok'), database: z.literal('ok') })) },
       },
     },
-    async () => {
-      try {
-        await sql`select 1`.execute(deps.db);
-      } catch (error) {
-        throw databaseUnavailable(error);
-      }
-      return { success: true as const, data: { status: 'ok' as const, database: 'ok' as const } };
-    },
+    async () => ({ success: true as const, data: await checkHealth(deps) }),
   );
 }

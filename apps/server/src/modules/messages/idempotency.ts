@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { MESSAGE_MESSAGES } from '@sms/contracts/messages/message';
-import { sql } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 import { badRequest, conflict } from '../../errors.ts';
+import { claimIdempotencyKey, findStoredAnswer, storeAnswer } from './idempotency.repository.ts';
 
 export type StoredAnswer = { statusCode: number; body: unknown };
 
@@ -32,18 +32,10 @@ export function requestHashOf(operation: string, body: unknown) {
     .digest();
 }
 
-async function findAnswer(db: Executor, userId: number, key: string) {
-  const { rows } = await sql<{ request_hash: Buffer; status_code: number | null; response: unknown }>`
-    select request_hash, status_code, response from idempotency_keys
-     where user_id = ${userId} and idempotency_key = ${key}
-     order by created_at limit 1`.execute(db);
-  return rows[0];
-}
-
 /** The stored answer of an earlier request with this key (409 if that request was another one), or null. */
 export async function replayAnswer(db: Executor, userId: number, key: string | null, hash: Buffer) {
   if (key === null) return null;
-  const earlier = await findAnswer(db, userId, key);
+  const earlier = await findStoredAnswer(db, userId, key);
   return earlier ? replay(earlier, hash) : null;
 }
 
@@ -63,23 +55,15 @@ export async function oncePerKey(
   claim: { companyId: number; userId: number; key: string | null; hash: Buffer },
   work: () => Promise<StoredAnswer>,
 ): Promise<StoredAnswer> {
-  if (claim.key === null) return work();
-  const earlier = await findAnswer(trx, claim.userId, claim.key);
+  const { key } = claim;
+  if (key === null) return work();
+  const earlier = await findStoredAnswer(trx, claim.userId, key);
   if (earlier) return replay(earlier, claim.hash);
-  const { rows } = await sql`
-    insert into idempotency_keys (company_id, user_id, idempotency_key, request_hash)
-    values (${claim.companyId}, ${claim.userId}, ${claim.key}, ${claim.hash})
-    on conflict do nothing
-    returning 1`.execute(trx);
-  if (rows.length === 0) {
-    const first = await findAnswer(trx, claim.userId, claim.key);
+  if (!(await claimIdempotencyKey(trx, { ...claim, key }))) {
+    const first = await findStoredAnswer(trx, claim.userId, key);
     if (first) return replay(first, claim.hash);
   }
   const answer = await work();
-  await sql`
-    update idempotency_keys set status_code = ${answer.statusCode}, response = ${JSON.stringify(answer.body)}::jsonb
-     where company_id = ${claim.companyId} and user_id = ${claim.userId} and idempotency_key = ${claim.key}`.execute(
-    trx,
-  );
+  await storeAnswer(trx, { ...claim, key }, answer.statusCode, answer.body);
   return answer;
 }

@@ -4,7 +4,7 @@ import { ZDeliveryReportsQuery, ZDeliveryReportsResponse } from '@sms/contracts/
 import { ZJobStatusResponse } from '@sms/contracts/messages/job-status';
 import { ZListMessagesQuery, ZListMessagesResponse } from '@sms/contracts/messages/list-messages';
 import { ZMessageDetailsQuery, ZMessageDetailsResponse } from '@sms/contracts/messages/message-details';
-import type { App } from '../../app.ts';
+import type { ApiInstance } from '../../api-instance.ts';
 import type { AppDeps } from '../../app-deps.ts';
 import { contextOf } from '../../plugins/authenticate.ts';
 import { guard } from '../../plugins/guards.ts';
@@ -18,7 +18,7 @@ import {
 const tags = ['messages'];
 
 /** The Message Logs' reads (spec section 7); viewers are refused (section 6). */
-export function messageLogsRoutes(app: App, deps: AppDeps) {
+export function messageLogsRoutes(app: ApiInstance, deps: AppDeps) {
   const readers = guard(deps, ROUTE_ROLES.messages);
   // Each read finds its message in its own statement (404 when out of scope): no lookup before it.
   const oneMessage = guard(deps, ROUTE_ROLES.messages, { idOf: 'messages', idFoundByHandler: true });

@@ -24,7 +24,7 @@ import { isoString } from '../../lib/iso-time.ts';
 import { ANCHORS_FROM } from '../../lib/page-anchors.ts';
 import { SEND_START_JOB } from '../../messaging/queue/jobs.ts';
 import { type RequestContext, tenantOf } from '../../request-context.ts';
-import { readMessageDetails } from './message-details-page.ts';
+import { readMessageDetails } from './message-details.repository.ts';
 import * as repo from './message-logs.repository.ts';
 import { knownRecipientStart, recipientPageStart } from './recipient-page-anchors.ts';
 

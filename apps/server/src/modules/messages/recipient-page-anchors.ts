@@ -1,6 +1,6 @@
-import { sql } from 'kysely';
 import type { Executor } from '../../db/database.ts';
-import { ANCHOR_STEP, createPageAnchors, type PageStart } from '../../lib/page-anchors.ts';
+import { createPageAnchors, type PageStart } from '../../lib/page-anchors.ts';
+import { recipientAnchorIds } from './recipient-anchors.repository.ts';
 
 type Send = { companyId: number; messageId: number; recipientsAt: Date };
 
@@ -22,17 +22,7 @@ export function recipientPageStart(db: Executor, send: Send, offset: number) {
   sendOfMessage.delete(send.messageId);
   sendOfMessage.set(send.messageId, send);
   if (sendOfMessage.size > 200) sendOfMessage.delete(sendOfMessage.keys().next().value as number);
-  return anchorsOfSend(keyOf(send), 'fixed', offset, async () => {
-    const { rows } = await sql<{ id: number }>`
-      select id from (
-        select d.id, row_number() over (order by d.id) as n
-          from delivery_reports d
-         where d.company_id = ${send.companyId} and d.message_id = ${send.messageId}
-           and d.created_at = ${send.recipientsAt}) numbered
-       where (n - 1) % ${ANCHOR_STEP} = 0
-       order by id`.execute(db);
-    return rows.map((row) => row.id);
-  });
+  return anchorsOfSend(keyOf(send), 'fixed', offset, () => recipientAnchorIds(db, send));
 }
 
 /**

@@ -11,7 +11,7 @@ import {
 import { MESSAGE_MESSAGES } from '@sms/contracts/messages/message';
 import { ZSendBulkMessageRequest } from '@sms/contracts/messages/send-bulk-message';
 import type { FastifyReply } from 'fastify';
-import type { App } from '../../app.ts';
+import type { ApiInstance } from '../../api-instance.ts';
 import type { AppDeps } from '../../app-deps.ts';
 import { contextOf } from '../../plugins/authenticate.ts';
 import { guard } from '../../plugins/guards.ts';
@@ -41,7 +41,7 @@ const sendStoredAnswer = (reply: FastifyReply, answer: StoredAnswer) =>
  * Sending, drafts, edits and cancels (spec section 7). The guard refuses viewers, and content
  * managers with the spec's own words, before the body is read; the service refuses them too.
  */
-export function sendMessageRoutes(app: App, deps: AppDeps) {
+export function sendMessageRoutes(app: ApiInstance, deps: AppDeps) {
   const refusals = { content_manager: MESSAGE_MESSAGES.contentManagerSend };
   const senders = guard(deps, MESSAGE_SENDERS, { refusals });
   const oneMessage = guard(deps, MESSAGE_SENDERS, { idOf: 'messages', refusals });

@@ -4,13 +4,11 @@ import {
 } from '@sms/contracts/callbacks/delivery-report-callback';
 import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
-import type { App } from '../../app.ts';
+import type { ApiInstance } from '../../api-instance.ts';
 import type { AppDeps } from '../../app-deps.ts';
-import { badRequest } from '../../errors.ts';
-import { parseAfricasTalkingDeliveryReport } from '../../messaging/providers/africastalking-dlr.ts';
 import { publicRoute } from '../../plugins/guards.ts';
 import { callbackAdmissionOf } from './callback-admission.ts';
-import { inCallbackTransaction } from './callback-transaction.ts';
+import { receiveDeliveryReport } from './dlr-callback.service.ts';
 
 const ZCallbackParams = z.object({ companyId: z.string().max(20), token: z.string().max(300) });
 
@@ -58,7 +56,7 @@ function dlrRequestLogger(
  * the answer comes once that has committed. The worker applies the inbox in large batches
  * (messaging/delivery-report-applier.ts).
  */
-export function dlrCallbackRoutes(app: App, deps: AppDeps) {
+export function dlrCallbackRoutes(app: ApiInstance, deps: AppDeps) {
   app.post(
     '/callbacks/dlr/:companyId/:token',
     {
@@ -83,17 +81,7 @@ export function dlrCallbackRoutes(app: App, deps: AppDeps) {
       },
     },
     async (request, reply) => {
-      const update = parseAfricasTalkingDeliveryReport(request.body);
-      if (!update) {
-        // A wrong URL is a 404 whatever it carries; only a right one learns its report was unreadable.
-        await inCallbackTransaction(deps, 'dlr', request.params, async () => {});
-        throw badRequest('Unrecognised delivery report: expected an id and a known status', [
-          'body: id and status (Sent, Submitted, Buffered, Success, Rejected, Failed, AbsentSubscriber, Expired) are required',
-        ]);
-      }
-      // The URL's token is checked in the batch's own transaction (the same rule as every callback).
-      const companyId = /^\d{1,15}$/.test(request.params.companyId) ? Number(request.params.companyId) : 0;
-      await deps.messaging.deliveryReports.submit(companyId, update, request.params.token);
+      await receiveDeliveryReport(deps, request.params, request.body);
       // Already serialised: a string with a JSON content type is sent as it is.
       return reply
         .type('application/json; charset=utf-8')

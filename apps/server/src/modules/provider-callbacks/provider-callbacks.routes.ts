@@ -1,12 +1,11 @@
 import { successEnvelope } from '@sms/contracts/common/envelope';
 import { z } from 'zod';
-import type { App } from '../../app.ts';
+import type { ApiInstance } from '../../api-instance.ts';
 import type { AppDeps } from '../../app-deps.ts';
 import { describeCallbackForLog } from '../../lib/log-redaction.ts';
 import { publicRoute } from '../../plugins/guards.ts';
 import { callbackAdmissionOf } from './callback-admission.ts';
-import { inCallbackTransaction } from './callback-transaction.ts';
-import { handleSubscriptionCallback } from './subscription-callback.service.ts';
+import { receiveSubscriptionCallback } from './subscription-callback.service.ts';
 
 const ZCallbackParams = z.object({ companyId: z.string().max(20), token: z.string().max(300) });
 
@@ -32,7 +31,7 @@ const ZCallbackResponse = successEnvelope(
  * What SMS providers post back: no bearer token, the secret in the URL is the proof. The
  * delivery-report receiver (type dlr) belongs here too.
  */
-export function providerCallbacksRoutes(app: App, deps: AppDeps) {
+export function providerCallbacksRoutes(app: ApiInstance, deps: AppDeps) {
   app.post(
     '/callbacks/subscription/:companyId/:token',
     {
@@ -58,14 +57,11 @@ export function providerCallbacksRoutes(app: App, deps: AppDeps) {
     },
     async (request) => {
       const audit = { user: null, ip: request.ip, userAgent: request.headers['user-agent'] ?? null };
-      const { companyId, result } = await inCallbackTransaction(
+      const { companyId, result } = await receiveSubscriptionCallback(
         deps,
-        'subscription',
         request.params,
-        async (trx, companyId, companyActive) => ({
-          companyId,
-          result: await handleSubscriptionCallback(deps, trx, companyId, request.body, audit, companyActive),
-        }),
+        request.body,
+        audit,
       );
       if (result.outcome === 'unknown_service')
         request.log.warn(

@@ -9,6 +9,7 @@ import {
   unsubscribeNumber,
 } from '../subscribers/subscribers.service.ts';
 import { classifySubscriptionCallback, readJoinCommand, readStopCommand } from './africastalking-payloads.ts';
+import { type CallbackUrlParams, inCallbackTransaction } from './callback-transaction.ts';
 import * as repo from './provider-callbacks.repository.ts';
 
 export type CallbackOutcome = {
@@ -156,4 +157,20 @@ export async function handleSubscriptionCallback(
     serviceIds: result.endedServiceIds,
     messageId,
   };
+}
+
+/**
+ * A subscription callback as it arrives on its URL: handled only for the company's current token,
+ * in the one transaction bound to the company the URL names (callback-transaction.ts).
+ */
+export function receiveSubscriptionCallback(
+  deps: AppDeps,
+  params: CallbackUrlParams,
+  body: unknown,
+  audit: AuditSource,
+) {
+  return inCallbackTransaction(deps, 'subscription', params, async (trx, companyId, companyActive) => ({
+    companyId,
+    result: await handleSubscriptionCallback(deps, trx, companyId, body, audit, companyActive),
+  }));
 }

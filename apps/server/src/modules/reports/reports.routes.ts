@@ -1,12 +1,12 @@
 import { ROUTE_ROLES } from '@sms/contracts/auth/roles';
 import { ZGetReportQuery, ZGetReportResponse } from '@sms/contracts/reports/get-report';
-import type { App } from '../../app.ts';
+import type { ApiInstance } from '../../api-instance.ts';
 import type { AppDeps } from '../../app-deps.ts';
 import { contextOf } from '../../plugins/authenticate.ts';
 import { guard } from '../../plugins/guards.ts';
 import { getReport } from './reports.service.ts';
 
-export function reportsRoutes(app: App, deps: AppDeps) {
+export function reportsRoutes(app: ApiInstance, deps: AppDeps) {
   app.get(
     '/reports',
     {

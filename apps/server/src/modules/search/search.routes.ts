@@ -1,12 +1,12 @@
 import { ROUTE_ROLES } from '@sms/contracts/auth/roles';
 import { ZGlobalSearchQuery, ZGlobalSearchResponse } from '@sms/contracts/search/global-search';
-import type { App } from '../../app.ts';
+import type { ApiInstance } from '../../api-instance.ts';
 import type { AppDeps } from '../../app-deps.ts';
 import { contextOf } from '../../plugins/authenticate.ts';
 import { guard } from '../../plugins/guards.ts';
 import { searchEverything } from './search.service.ts';
 
-export function searchRoutes(app: App, deps: AppDeps) {
+export function searchRoutes(app: ApiInstance, deps: AppDeps) {
   app.get(
     '/search',
     {

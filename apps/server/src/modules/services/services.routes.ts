@@ -10,7 +10,7 @@ import {
 import { ZListServicesQuery, ZListServicesResponse } from '@sms/contracts/services/list-services';
 import { SERVICE_MESSAGES } from '@sms/contracts/services/service';
 import { ZUpdateServiceRequest, ZUpdateServiceResponse } from '@sms/contracts/services/update-service';
-import type { App } from '../../app.ts';
+import type { ApiInstance } from '../../api-instance.ts';
 import type { AppDeps } from '../../app-deps.ts';
 import { contextOf } from '../../plugins/authenticate.ts';
 import { guard } from '../../plugins/guards.ts';
@@ -20,7 +20,7 @@ const tags = ['services'];
 /** Who may create, edit and delete services (spec section 6: content managers view only). */
 const SERVICE_EDITORS = ['system_admin', 'company_admin'] as const;
 
-export function servicesRoutes(app: App, deps: AppDeps) {
+export function servicesRoutes(app: ApiInstance, deps: AppDeps) {
   // Viewers are refused; content managers read, and get the spec's own words when they try to write.
   const readers = guard(deps, ROUTE_ROLES.services);
 

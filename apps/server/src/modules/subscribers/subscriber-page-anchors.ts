@@ -1,6 +1,6 @@
-import { sql } from 'kysely';
 import type { Executor } from '../../db/database.ts';
-import { ANCHOR_STEP, ANCHORS_FROM, createPageAnchors, type PageStart } from '../../lib/page-anchors.ts';
+import { ANCHORS_FROM, createPageAnchors, type PageStart } from '../../lib/page-anchors.ts';
+import { subscriberAnchorIds } from './subscriber-anchors.repository.ts';
 import { type SubscriberPage, wholeListPage } from './subscribers.repository.ts';
 
 /** Companies whose anchors this process keeps (the most recently read). */
@@ -8,14 +8,7 @@ const anchorsOfCompany = createPageAnchors<number>(100);
 /** The state of each company's list its anchors were last read for (see listWholeSubscriberList). */
 const lastStateOfCompany = new Map<number, string>();
 
-const readAnchors = (db: Executor, companyId: number) => async () => {
-  const { rows } = await sql<{ id: number }>`
-    select id from (
-      select id, row_number() over (order by id desc) as n from subscribers where company_id = ${companyId}) numbered
-     where (n - 1) % ${ANCHOR_STEP} = 0
-     order by id desc`.execute(db);
-  return rows.map((row) => row.id);
-};
+const readAnchors = (db: Executor, companyId: number) => () => subscriberAnchorIds(db, companyId);
 
 const stateOf = (page: SubscriberPage) => `${page.total}:${page.newest}`;
 

@@ -17,7 +17,7 @@ import { ZListSubscribersQuery, ZListSubscribersResponse } from '@sms/contracts/
 import { ZSubscribeRequest, ZSubscribeResponse } from '@sms/contracts/subscribers/subscribe';
 import { ZUnsubscribeRequest, ZUnsubscribeResponse } from '@sms/contracts/subscribers/unsubscribe';
 import type { FastifyRequest } from 'fastify';
-import type { App } from '../../app.ts';
+import type { ApiInstance } from '../../api-instance.ts';
 import type { AppDeps } from '../../app-deps.ts';
 import { badRequest } from '../../errors.ts';
 import { contextOf } from '../../plugins/authenticate.ts';
@@ -59,7 +59,7 @@ async function readImportedCsv(request: FastifyRequest): Promise<ImportSource> {
   return parsed.data.csv;
 }
 
-export function subscribersRoutes(app: App, deps: AppDeps) {
+export function subscribersRoutes(app: ApiInstance, deps: AppDeps) {
   const managers = guard(deps, ROUTE_ROLES.subscribers);
   const ofService = guard(deps, ROUTE_ROLES.subscribers, { idOf: 'services' });
   if (!app.hasContentTypeParser('text/csv')) {
