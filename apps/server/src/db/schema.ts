@@ -186,6 +186,15 @@ export type DeliveryReportsTable = {
   error_message: string | null;
 };
 
+/** While a company's provider fails for the whole account (migration 0055). */
+export type CompanyProviderHealthTable = {
+  company_id: number;
+  failing_since: Timestamp;
+  reason: string;
+  next_probe_at: Timestamp;
+  updated_at: Timestamp;
+};
+
 /** A send's life (migrations 0006, 0046): held while its company is not active. */
 export type SendState = 'waiting' | 'fanout' | 'dispatch' | 'held' | 'done' | 'failed' | 'cancelled';
 
@@ -345,6 +354,7 @@ export type DB = {
   messages: MessagesTable;
   delivery_reports: DeliveryReportsTable;
   message_sends: MessageSendsTable;
+  company_provider_health: CompanyProviderHealthTable;
   message_delivery_counts: MessageDeliveryCountsTable;
   message_delivery_totals: MessageDeliveryTotalsView;
   company_monthly_usage: CompanyMonthlyUsageTable;

@@ -71,11 +71,46 @@ export async function handOverBatch(
     if (claim.rows.length === 0) break;
     after = BigInt(claim.rows[claim.rows.length - 1].id);
     const outcomes = await offer(companyProvider, plan, claim.rows);
-    await inTenantTransaction(db, companyScope(job.companyId), (trx) =>
-      recordOutcomes(trx, job, plan, settings, claim.rows, outcomes),
-    );
+    const outage = outcomes.find((outcome) => outcome.outcome === 'retry' && outcome.scope === 'account');
+    await inTenantTransaction(db, companyScope(job.companyId), async (trx) => {
+      await recordOutcomes(trx, job, plan, settings, claim.rows, outcomes);
+      if (outage?.outcome === 'retry') await providerFailed(trx, job, outage.reason);
+      else if (claim.providerFailing) await providerAnswered(trx, job.companyId);
+    });
+    if (outage) throw new HandOverLater('The provider is unavailable; the send is held');
   }
   await finishBatch(db, settings, job, plan);
+}
+
+/**
+ * The provider refused or could not be reached for the whole account: the company's sends are
+ * held with the reason (Message Details), the company's provider is marked failing since its
+ * first such answer (the Admin Panel), and batches wait before they probe it again: as long as it
+ * has been failing, between 1 s and 60 s.
+ */
+async function providerFailed(trx: Executor, job: BatchJob, reason: string) {
+  await sql`
+    insert into company_provider_health as h (company_id, reason, next_probe_at)
+    values (${job.companyId}, ${reason}, now() + interval '1 second')
+    on conflict (company_id) do update
+      set reason = excluded.reason, updated_at = now(),
+          next_probe_at = now() + least(interval '60 seconds', greatest(interval '1 second', now() - h.failing_since))`.execute(
+    trx,
+  );
+  await holdSend(trx, job, MESSAGE_MESSAGES.providerUnavailable(reason));
+}
+
+/** The provider answered for a recipient again: it is no longer failing. */
+async function providerAnswered(trx: Executor, companyId: number) {
+  await sql`delete from company_provider_health where company_id = ${companyId}`.execute(trx);
+}
+
+/** Holds a running send; `reason` null: its company is not active. */
+async function holdSend(trx: Executor, job: BatchJob, reason: string | null) {
+  await sql`update message_sends set state = 'held', failed_reason = ${reason}, updated_at = now()
+             where company_id = ${job.companyId} and message_id = ${job.messageId} and state in ('dispatch', 'held')`.execute(
+    trx,
+  );
 }
 
 /** Ends the batch: done when none of its range is pending, else later (or failed past the validity). */
@@ -118,9 +153,9 @@ async function failPending(trx: Executor, job: BatchJob, plan: SendPlan, reason:
 }
 
 type Claim =
-  | { kind: 'rows'; rows: Claimed[] }
+  | { kind: 'rows'; rows: Claimed[]; providerFailing: boolean }
   | { kind: 'throttled'; waitMs: number }
-  /** The send no longer hands anything over (cancelled, failed, done) or is held: this run ends. */
+  /** The send no longer hands anything over (cancelled, failed, done): this run ends. */
   | { kind: 'over' };
 
 async function claimRecipients(
@@ -133,34 +168,53 @@ async function claimRecipients(
 ): Promise<Claim> {
   const { companyId, messageId } = job;
   const state = await inTenantTransaction(db, companyScope(companyId), async (trx) => {
-    const { rows } = await sql<{ state: string; active: boolean; expired: boolean }>`
-      select s.state, c.status = 'active' as active, ${expiredSql(job, settings)} as expired
-        from message_sends s join companies c on c.id = s.company_id
+    const { rows } = await sql<{
+      state: string;
+      held_reason: string | null;
+      active: boolean;
+      expired: boolean;
+      provider_failure: string | null;
+      provider_resting: boolean | null;
+    }>`
+      select s.state, s.failed_reason as held_reason, c.status = 'active' as active,
+             ${expiredSql(job, settings)} as expired,
+             h.reason as provider_failure, h.next_probe_at > now() as provider_resting
+        from message_sends s
+        join companies c on c.id = s.company_id
+        left join company_provider_health h on h.company_id = s.company_id
        where s.company_id = ${companyId} and s.message_id = ${messageId}`.execute(trx);
     const send = rows[0];
-    if (!send || !['dispatch', 'held'].includes(send.state)) return 'over';
+    if (!send || !['dispatch', 'held'].includes(send.state)) return { kind: 'over' as const };
     // A send held past its validity is not resumed: it ends failed, and what it reserved is given back.
     if (send.state === 'held' && send.expired) {
-      await failSend(trx, companyId, messageId, 'held', MESSAGE_MESSAGES.companySuspended);
-      return 'over';
+      await failSend(
+        trx,
+        companyId,
+        messageId,
+        'held',
+        send.held_reason ?? MESSAGE_MESSAGES.companySuspended,
+      );
+      return { kind: 'over' as const };
     }
     // Asked where the hand-over acts, before every claim: a send under way stops at its next batch.
     if (!send.active) {
-      await sql`update message_sends set state = 'held', updated_at = now()
-                 where company_id = ${companyId} and message_id = ${messageId} and state = 'dispatch'`.execute(
-        trx,
-      );
-      return 'held';
+      await holdSend(trx, job, null);
+      return { kind: 'held' as const };
+    }
+    // The provider failed for the account a moment ago: wait for its next probe, without asking it.
+    if (send.provider_resting) {
+      await holdSend(trx, job, MESSAGE_MESSAGES.providerUnavailable(send.provider_failure ?? ''));
+      return { kind: 'held' as const };
     }
     if (send.state === 'held')
-      await sql`update message_sends set state = 'dispatch', updated_at = now()
+      await sql`update message_sends set state = 'dispatch', failed_reason = null, updated_at = now()
                  where company_id = ${companyId} and message_id = ${messageId} and state = 'held'`.execute(
         trx,
       );
-    return 'dispatch';
+    return { kind: 'dispatch' as const, providerFailing: send.provider_failure !== null };
   });
-  if (state === 'over') return { kind: 'over' };
-  if (state === 'held') throw new HandOverLater('The company may not send now; the send is held');
+  if (state.kind === 'over') return state;
+  if (state.kind === 'held') throw new HandOverLater('The send is held');
 
   const { granted, nextWindowInMs } = await takeSendTokens(
     db,
@@ -184,7 +238,7 @@ async function claimRecipients(
                          for update skip locked)
       returning d.id::text as id, d.recipient_phone, d.service_id, d.attempts`.execute(trx);
     rows.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
-    return { kind: 'rows', rows };
+    return { kind: 'rows', rows, providerFailing: state.providerFailing };
   });
 }
 
@@ -214,6 +268,8 @@ type Recorded = {
   gatewayId: string | null;
   providerStatus: string | null;
   error: string | null;
+  /** Whether this offer counts as one of the recipient's attempts (the claim counted it). */
+  counted: boolean;
 };
 
 /** Maps each claimed recipient's outcome onto its new row state (no answer counts as a retry). */
@@ -225,6 +281,7 @@ function recordOf(row: Claimed, outcome: SubmitOutcome | undefined, maxAttempts:
       gatewayId: outcome.providerMessageId,
       providerStatus: outcome.providerStatus ?? null,
       error: null,
+      counted: true,
     };
   if (outcome?.outcome === 'rejected')
     return {
@@ -233,10 +290,13 @@ function recordOf(row: Claimed, outcome: SubmitOutcome | undefined, maxAttempts:
       gatewayId: null,
       providerStatus: outcome.providerStatus ?? null,
       error: outcome.reason,
+      counted: true,
     };
   const reason = outcome?.reason ?? 'The provider did not answer for this recipient';
-  const status = row.attempts >= maxAttempts ? 'failed' : 'pending';
-  return { id: row.id, status, gatewayId: null, providerStatus: null, error: reason };
+  // Flow control and outages are not the recipient's: they wait within the send's validity.
+  const counted = (outcome?.scope ?? 'recipient') === 'recipient';
+  const status = counted && row.attempts >= maxAttempts ? 'failed' : 'pending';
+  return { id: row.id, status, gatewayId: null, providerStatus: null, error: reason, counted };
 }
 
 /**
@@ -263,12 +323,13 @@ async function recordOutcomes(
              provider_status = u.provider_status,
              error_message = u.error,
              next_attempt_at = null,
+             attempts = d.attempts - case when u.counted then 0 else 1 end,
              submitted_at = case when u.status = 'submitted' then now() else d.submitted_at end,
              updated_at = now()
         from unnest(${records.map((r) => r.id)}::bigint[], ${records.map((r) => r.status)}::text[],
                     ${records.map((r) => r.gatewayId)}::text[], ${records.map((r) => r.providerStatus)}::text[],
-                    ${records.map((r) => r.error)}::text[])
-             as u(id, status, gateway_id, provider_status, error)
+                    ${records.map((r) => r.error)}::text[], ${records.map((r) => r.counted)}::boolean[])
+             as u(id, status, gateway_id, provider_status, error, counted)
        where d.company_id = ${job.companyId} and d.message_id = ${job.messageId}
          and d.created_at = ${plan.recipientsAt} and d.id = u.id
          and d.id between ${records[0].id} and ${records[records.length - 1].id}

@@ -52,6 +52,8 @@ export const ZCompany = z.object({
   apiSecret: z.string().nullable(),
   /** The provider the company sends through, with its settings (secrets masked). */
   provider: ZCompanyProvider,
+  /** While the provider refuses or cannot be reached for the whole account: since when, and why. */
+  providerFailure: z.object({ since: z.string(), reason: z.string() }).nullable(),
   packageName: z.string(),
   packageExpiresAt: z.string().nullable(),
   billingStatus: z.string(),

@@ -72,6 +72,9 @@ export const MESSAGE_MESSAGES = {
   monthlyLimitReachedAtSend: (used: number, limit: number) =>
     `Monthly message limit reached (used ${count(used)} of ${count(limit)})`,
   companySuspended: 'Company was suspended',
+  /** Why a send waits (Message Details: "Held: ..."), and why it failed if it waited past its validity. */
+  providerUnavailable: (reason: string) => `The provider is unavailable (${reason})`,
+  heldCompanyNotActive: 'The company is not active',
   /** A recipient still not handed over when its send's validity (SEND_VALIDITY_HOURS) ended. */
   notHandedOverInTime: (hours: number) => `Not handed over within the send's validity (${count(hours)} h)`,
   notEditable: 'Only pending or scheduled messages can be changed',

@@ -5,7 +5,7 @@ import {
   NonPublicAddressError,
   type PublicAddressPolicy,
 } from '../../lib/public-address.ts';
-import type { OutboundSms, SmsProvider, SubmitOutcome } from './provider.ts';
+import type { OutboundSms, RetryScope, SmsProvider, SubmitOutcome } from './provider.ts';
 import {
   type ProviderAnswer,
   ProviderTimeoutError,
@@ -44,6 +44,8 @@ const ACCEPTED_CODES = new Set([100, 101, 102]);
  * refuse that recipient for good; 500 InternalServerError and 501 GatewayError are worth another try.
  */
 const isPermanentCode = (code: number) => (code >= 400 && code < 500) || code === 502;
+/** 401 RiskHold and 405 InsufficientBalance: the account cannot send to anyone until it is sorted out. */
+const ACCOUNT_CODES = new Set([401, 405]);
 
 /** The documented per-recipient status words (providers.md), by their codes. */
 const STATUS_NAMES: Record<number, string> = {
@@ -97,7 +99,7 @@ export function createAfricasTalkingProvider(
   const refusedUrl = urlProblem && `Africa's Talking base URL refused: ${URL_PROBLEMS[urlProblem]}`;
 
   async function sendRequest(group: OutboundSms[]): Promise<SubmitOutcome[]> {
-    if (refusedUrl || !endpoint) return retryAll(group, refusedUrl || URL_PROBLEMS.scheme);
+    if (refusedUrl || !endpoint) return retryAll(group, refusedUrl || URL_PROBLEMS.scheme, 'account');
     const first = group[0]!;
     const form = new URLSearchParams({
       username: config.username,
@@ -125,7 +127,9 @@ export function createAfricasTalkingProvider(
         addressPolicy,
       );
     } catch (error) {
-      return retryAll(group, unreachableReason(error, timeoutMs));
+      // A time-out may have been taken; no route to the provider at all is the account's trouble.
+      const scope = error instanceof ProviderTimeoutError ? 'request' : 'account';
+      return retryAll(group, unreachableReason(error, timeoutMs), scope);
     }
 
     // Reasons name the HTTP status in its standard words, never the answer's own text: they are
@@ -135,17 +139,22 @@ export function createAfricasTalkingProvider(
       return retryAll(
         group,
         `Africa's Talking refused the credentials (${status}): check the company's API key and API username`,
+        'account',
       );
     }
     if (answer.status >= 300 && answer.status < 400) {
-      return retryAll(group, `Africa's Talking answered ${status}, a redirect, which is not followed`);
+      return retryAll(
+        group,
+        `Africa's Talking answered ${status}, a redirect, which is not followed`,
+        'account',
+      );
     }
     if (answer.status < 200 || answer.status >= 300) {
-      return retryAll(group, `Africa's Talking answered ${status}`);
+      return retryAll(group, `Africa's Talking answered ${status}`, 'request');
     }
     const recipients = readRecipients(answer.body);
     if (!recipients) {
-      return retryAll(group, `Africa's Talking answered ${status} with an unreadable body`);
+      return retryAll(group, `Africa's Talking answered ${status} with an unreadable body`, 'request');
     }
     return mapRecipients(group, recipients);
   }
@@ -180,8 +189,8 @@ function groupBySameText(messages: OutboundSms[], size: number) {
   return requests;
 }
 
-function retryAll(group: OutboundSms[], reason: string): SubmitOutcome[] {
-  return group.map((sms) => ({ recipientKey: sms.recipientKey, outcome: 'retry', reason }));
+function retryAll(group: OutboundSms[], reason: string, scope: RetryScope): SubmitOutcome[] {
+  return group.map((sms) => ({ recipientKey: sms.recipientKey, outcome: 'retry', reason, scope }));
 }
 
 const URL_PROBLEMS = {
@@ -241,6 +250,10 @@ function mapRecipients(group: OutboundSms[], recipients: AtRecipient[]): SubmitO
         providerMessageId: messageId && messageId !== 'None' ? messageId : `unknown:${sms.recipientKey}`,
         providerStatus: status,
       };
+    }
+    // The account's balance or standing, not the recipient: the company's sends wait for it.
+    if (ACCOUNT_CODES.has(code)) {
+      return { recipientKey: sms.recipientKey, outcome: 'retry', reason: status, scope: 'account' };
     }
     if (isPermanentCode(code)) {
       return { recipientKey: sms.recipientKey, outcome: 'rejected', reason: status, providerStatus: status };

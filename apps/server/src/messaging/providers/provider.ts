@@ -24,8 +24,18 @@ export type SubmitOutcome =
   | { recipientKey: string; outcome: 'accepted'; providerMessageId: string; providerStatus?: string }
   /** Refused for good (invalid number, blacklisted, ...): the recipient fails with this reason. */
   | { recipientKey: string; outcome: 'rejected'; reason: string; providerStatus?: string }
-  /** Not handed over (timeout, 5xx, throttled): offer it again later with backoff. */
-  | { recipientKey: string; outcome: 'retry'; reason: string };
+  /** Not handed over: offer it again later, after the batch's backoff. */
+  | { recipientKey: string; outcome: 'retry'; reason: string; scope?: RetryScope };
+
+/**
+ * Whose trouble a retry is. `recipient` (the default): the provider answered for this recipient,
+ * and it counts as one of its SEND_MAX_ATTEMPTS. `request`: flow control, a whole request's 5xx, a
+ * time-out or a lost connection: not the recipient's doing, not counted. `account`: the provider
+ * refuses or cannot be reached for the whole account (not bound, bind refused, HTTP 401/403,
+ * unreachable, InsufficientBalance, RiskHold): not counted, and the company's sends are held
+ * until the provider answers again (hand-over.ts).
+ */
+export type RetryScope = 'recipient' | 'request' | 'account';
 
 /** A delivery report, as any provider's receipt maps onto our statuses. */
 export type DeliveryUpdate = {

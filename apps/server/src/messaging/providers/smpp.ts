@@ -2,7 +2,7 @@ import { SMPP_SOURCE_ADDRESS_DEFAULTS, senderRefusal } from '@sms/contracts/admi
 import type { Pdu, Session } from 'smpp';
 import smpp from 'smpp';
 import { createPublicAddressPolicy, type PublicAddressPolicy } from '../../lib/public-address.ts';
-import type { DeliveryUpdate, OutboundSms, SmsProvider, SubmitOutcome } from './provider.ts';
+import type { DeliveryUpdate, OutboundSms, RetryScope, SmsProvider, SubmitOutcome } from './provider.ts';
 import { describeStatus, openSmppLink, type SmppLink } from './smpp-link.ts';
 import { type SmppPart, splitIntoParts } from './smpp-parts.ts';
 import { isDeliveryReceipt, parseSmppReceipt } from './smpp-receipt.ts';
@@ -56,7 +56,7 @@ type Batch = { held: string | null };
 type PartResult =
   | { kind: 'accepted'; messageId: string }
   | { kind: 'rejected'; reason: string }
-  | { kind: 'retry'; reason: string; flowControl?: boolean };
+  | { kind: 'retry'; reason: string; scope: RetryScope };
 
 /**
  * SMPP 3.4 over npm `smpp`. Binds at once (receipts may arrive at any time) and stays bound,
@@ -87,7 +87,7 @@ export function createSmppProvider(
   };
   const onDown = (reason: string) => {
     for (const finish of [...inFlight])
-      finish({ kind: 'retry', reason: `lost the SMSC connection: ${reason}` });
+      finish({ kind: 'retry', reason: `lost the SMSC connection: ${reason}`, scope: 'request' });
   };
   const linkOptions = {
     host: config.host,
@@ -124,13 +124,19 @@ export function createSmppProvider(
         if (!inFlight.delete(finish)) return;
         clearTimeout(timer);
         // Before the slot is freed, so the next recipient already sees the batch held back.
-        if (result.kind === 'retry' && result.flowControl) batch.held ??= `held back: ${result.reason}`;
+        if (result.kind === 'retry' && result.scope === 'request')
+          batch.held ??= `held back: ${result.reason}`;
         window.release();
         resolve(result);
       };
       inFlight.add(finish);
       const timer = setTimeout(
-        () => finish({ kind: 'retry', reason: `no submit_sm_resp within ${submitTimeoutMs} ms` }),
+        () =>
+          finish({
+            kind: 'retry',
+            reason: `no submit_sm_resp within ${submitTimeoutMs} ms`,
+            scope: 'request',
+          }),
         submitTimeoutMs,
       );
       const source = addressOf(sms.from, config);
@@ -148,7 +154,7 @@ export function createSmppProvider(
         },
         (response: Pdu) => finish(readSubmitResponse(response)),
       );
-      if (!sent) finish({ kind: 'retry', reason: 'the SMSC connection is not writable' });
+      if (!sent) finish({ kind: 'retry', reason: 'the SMSC connection is not writable', scope: 'request' });
     });
   }
 
@@ -157,7 +163,13 @@ export function createSmppProvider(
     const senderProblem = senderRefusal(sms.from);
     if (senderProblem)
       return { recipientKey: sms.recipientKey, outcome: 'rejected', reason: senderProblem } as const;
-    if (batch.held) return { recipientKey: sms.recipientKey, outcome: 'retry', reason: batch.held } as const;
+    if (batch.held)
+      return {
+        recipientKey: sms.recipientKey,
+        outcome: 'retry',
+        reason: batch.held,
+        scope: 'request',
+      } as const;
     reference = (reference + 1) & 0xff;
     const parts = splitIntoParts(sms.text, sms.encoding, reference);
     const pending: Promise<PartResult>[] = [];
@@ -165,7 +177,12 @@ export function createSmppProvider(
       await window.acquire();
       if (batch.held && pending.length === 0) {
         window.release();
-        return { recipientKey: sms.recipientKey, outcome: 'retry', reason: batch.held } as const;
+        return {
+          recipientKey: sms.recipientKey,
+          outcome: 'retry',
+          reason: batch.held,
+          scope: 'request',
+        } as const;
       }
       pending.push(submitPart(session, sms, part, batch));
     }
@@ -180,7 +197,12 @@ export function createSmppProvider(
       const session = await links.transmit.whenBound(bindTimeoutMs);
       if (!session) {
         const reason = `not bound to the SMSC: ${links.transmit.lastError() ?? 'still connecting'}`;
-        return messages.map((sms) => ({ recipientKey: sms.recipientKey, outcome: 'retry', reason }));
+        return messages.map((sms) => ({
+          recipientKey: sms.recipientKey,
+          outcome: 'retry',
+          reason,
+          scope: 'account',
+        }));
       }
       const batch: Batch = { held: null };
       return Promise.all(messages.map((sms) => sendOne(session, sms, batch)));
@@ -198,7 +220,8 @@ function readSubmitResponse(response: Pdu): PartResult {
   const status = response.command_status;
   if (status === 0) return { kind: 'accepted', messageId: (response.message_id ?? '').trim() };
   const reason = `the SMSC refused submit_sm: ${describeStatus(status)}`;
-  if (TRANSIENT_STATUSES.has(status)) return { kind: 'retry', reason, flowControl: FLOW_CONTROL.has(status) };
+  if (TRANSIENT_STATUSES.has(status))
+    return { kind: 'retry', reason, scope: FLOW_CONTROL.has(status) ? 'request' : 'recipient' };
   return { kind: 'rejected', reason: describeStatus(status) };
 }
 
@@ -208,7 +231,8 @@ function outcomeOf(recipientKey: string, results: PartResult[]): SubmitOutcome {
   if (rejected)
     return { recipientKey, outcome: 'rejected', reason: rejected.reason, providerStatus: rejected.reason };
   const retry = results.find((result) => result.kind === 'retry');
-  if (retry) return { recipientKey, outcome: 'retry', reason: retry.reason };
+  if (retry?.kind === 'retry')
+    return { recipientKey, outcome: 'retry', reason: retry.reason, scope: retry.scope };
   const first = results[0] as { messageId: string };
   // Accepted without an id: never offered again, and no receipt can match it.
   return {

@@ -2,15 +2,20 @@ import type { SmsProvider } from './provider.ts';
 
 /**
  * Stands in for a provider whose settings are incomplete (no Africa's Talking key, no SMPP host):
- * every recipient waits ('retry') with a reason the operator can act on, so nothing is lost and
- * nothing is sent with half a configuration.
+ * the company's sends are held ('retry' for the account) with a reason the operator can act on, so
+ * nothing is lost and nothing is sent with half a configuration.
  */
 export function createUnconfiguredProvider(kind: SmsProvider['kind'], reason: string): SmsProvider {
   return {
     kind,
     maxBatchSize: 1000,
     async sendBatch(messages) {
-      return messages.map((sms) => ({ recipientKey: sms.recipientKey, outcome: 'retry', reason }));
+      return messages.map((sms) => ({
+        recipientKey: sms.recipientKey,
+        outcome: 'retry',
+        reason,
+        scope: 'account',
+      }));
     },
     async close() {},
   };

@@ -43,6 +43,17 @@ const companyColumns = (db: Executor) =>
         )
         .whereRef('p.company_id', '=', 'c.id')
         .as('provider_rows'),
+      // A row only while the company's provider fails for the whole account (hand-over.ts).
+      eb
+        .selectFrom('company_provider_health as h')
+        .select('h.failing_since')
+        .whereRef('h.company_id', '=', 'c.id')
+        .as('provider_failing_since'),
+      eb
+        .selectFrom('company_provider_health as h')
+        .select('h.reason')
+        .whereRef('h.company_id', '=', 'c.id')
+        .as('provider_failure'),
     ]);
 
 export type CompanyWithCounts = NonNullable<Awaited<ReturnType<typeof findCompanyById>>>;

@@ -31,6 +31,9 @@ export function presentCompany(row: repo.CompanyWithCounts, encryptionKey: Buffe
     plan: row.plan as TCompanyPlan,
     status: row.status as TCompanyStatus,
     ...presentProvider(row.sms_provider, row.provider_rows ?? [], encryptionKey),
+    providerFailure: row.provider_failing_since
+      ? { since: row.provider_failing_since.toISOString(), reason: row.provider_failure ?? '' }
+      : null,
     packageName: row.package_name,
     packageExpiresAt: row.package_expires_at?.toISOString() ?? null,
     billingStatus: row.billing_status,

@@ -7,12 +7,13 @@ import {
   type TListMessagesData,
   type TMessageChip,
 } from '@sms/contracts/messages/list-messages';
-import type {
-  TDeliveryReport,
-  TJobStatus,
-  TMessage,
-  TMessageDirection,
-  TMessageStatus,
+import {
+  MESSAGE_MESSAGES,
+  type TDeliveryReport,
+  type TJobStatus,
+  type TMessage,
+  type TMessageDirection,
+  type TMessageStatus,
 } from '@sms/contracts/messages/message';
 import { summariseDeliveries } from '@sms/contracts/messages/message-details';
 import type { JobWithMetadata } from 'pg-boss';
@@ -245,11 +246,12 @@ function describeJob(
         finishedOn: isoOrNull(send.handed_over_at ?? send.updated_at),
       };
     case 'held':
-      // Its company is not active: the send waits for it (held-sends.ts).
+      // Its company is not active, or its provider is unavailable: the send waits (hand-over.ts).
       return {
         ...base,
         status: 'delayed',
         progress: handedOverPercent,
+        failedReason: send.failed_reason ?? MESSAGE_MESSAGES.heldCompanyNotActive,
       };
     case 'failed':
       return {

@@ -15,7 +15,7 @@ import { PaginationBar } from '../../../components/pagination-bar.tsx';
 import { SearchField, SearchFilterBar } from '../../../components/search-filter-bar.tsx';
 import { useToast } from '../../../components/toast/toast-provider.tsx';
 import { ApiError, getServerMessage } from '../../../lib/api-client.ts';
-import { formatDate } from '../../../lib/format-date.ts';
+import { formatDate, formatDateTime } from '../../../lib/format-date.ts';
 import { useSearchParamAction } from '../../../lib/use-search-param-action.ts';
 import { CallbackUrlsModal } from '../../callbacks/components/callback-urls-modal.tsx';
 import { useActivateCompany } from '../api/activate-company.ts';
@@ -185,6 +185,16 @@ export function CompaniesTab() {
                     </td>
                     <td className="px-2.5 py-3">
                       <StatusBadge status={company.status} />
+                      {company.providerFailure ? (
+                        <p
+                          className="mt-1 max-w-56 text-xs text-red-700"
+                          data-testid="provider-failing"
+                          title={company.providerFailure.reason}
+                        >
+                          Provider failing since {formatDateTime(company.providerFailure.since)}:{' '}
+                          {company.providerFailure.reason}
+                        </p>
+                      ) : null}
                     </td>
                     <td className="px-2.5 py-3 text-right tabular-nums">
                       {company.userCount.toLocaleString()}

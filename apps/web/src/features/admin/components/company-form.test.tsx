@@ -258,4 +258,5 @@ const savedCompany = {
   subscriberCount: 0,
   lastActive: null,
   createdAt: '2026-01-01T00:00:00Z',
+  providerFailure: null,
 } satisfies TCompany;

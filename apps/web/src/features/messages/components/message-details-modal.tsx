@@ -161,6 +161,16 @@ export function MessageDetailsModal({ messageId, canCancel, onClose }: TMessageD
             <p>{jobStatus.failedReason}</p>
           </div>
         ) : null}
+        {message.status === 'processing' && jobStatus?.status === 'delayed' && jobStatus.failedReason ? (
+          <div
+            role="status"
+            className="rounded-lg border border-amber-200 bg-amber-50 px-4 py-3 text-sm text-amber-900"
+            data-testid="held-reason"
+          >
+            <p className="font-medium">Held: nothing more is sent until this clears</p>
+            <p>{jobStatus.failedReason}</p>
+          </div>
+        ) : null}
         {message.cancelled ? (
           // A status: the page's toast is hidden from screen readers while this modal is open.
           <p

@@ -1,0 +1,20 @@
+-- An outage holds a company's sends instead of burning their attempts (issue 36): while the
+-- company's provider refuses or cannot be reached for the whole account, hand-over batches probe
+-- it at most once per interval and otherwise wait; the Admin Panel shows since when and why.
+-- A row exists only while the provider is failing.
+create table company_provider_health (
+  company_id bigint primary key references companies (id) on delete cascade,
+  failing_since timestamptz not null default now(),
+  reason text not null,
+  next_probe_at timestamptz not null,
+  updated_at timestamptz not null default now()
+);
+
+alter table company_provider_health enable row level security, force row level security;
+create policy tenant_isolation on company_provider_health
+  using ((select app_platform_scope()) or company_id = (select app_company_id()))
+  with check ((select app_platform_scope()) or company_id = (select app_company_id()));
+grant select, insert, update, delete on company_provider_health to sms_app;
+
+comment on column message_sends.failed_reason is
+  'Why the send is held (state held) or why it ended failed (state failed)';
