@@ -11,9 +11,10 @@ const EMBEDDED_DATABASE = 'sms_console';
 const OWNER_POOL_SIZE = 2;
 
 /**
- * Two handles on one database. `db`/`pool` are the application's: every connection logs in as
- * sms_app (DATABASE_APP_URL), so row-level security holds for it. `owner` is DATABASE_URL's user,
- * the schema's owner: migrations and the demo seed run there, nothing on a request path does.
+ * Two handles on one database. `db`/`jobDb`/`pool` are the application's: every connection logs in
+ * as sms_app (DATABASE_APP_URL), so row-level security holds for it. `owner` is DATABASE_URL's user,
+ * the schema's owner: migrations (no statement timeout) and the demo seed run there, nothing on a
+ * request path does.
  */
 export type OpenedDatabase = DatabaseHandle & {
   owner: DatabaseHandle;
@@ -48,7 +49,11 @@ export async function openDatabase(config: Config, log: (line: string) => void):
     return fail((error as Error).message);
   }
   // Opened after the migrations, which create the role it logs in as.
-  const app = connectDatabase(appUrl, config.databasePoolSize, { readLanes: config.databaseReadLanes });
+  const app = connectDatabase(appUrl, config.databasePoolSize, {
+    statementTimeouts: config.statementTimeouts,
+    readUrl: config.databaseReadUrl,
+    listenUrl: config.databaseListenUrl,
+  });
   try {
     await assertRowSecurityHolds(app);
   } catch (error) {

@@ -20,6 +20,8 @@ export type TestContext = {
   app: App;
   deps: AppDeps;
   db: AppDeps['db'];
+  /** The engine's and jobs' handle on the same pool (their longer statement timeout). */
+  jobDb: AppDeps['db'];
   pool: DatabaseHandle['pool'];
   ownerDb: AppDeps['db'];
   ownerPool: DatabaseHandle['pool'];
@@ -52,11 +54,11 @@ export async function createTestContext(env: Record<string, string> = {}): Promi
     ...env,
   });
   const owner = connectDatabase(url, 5);
-  const handle = connectDatabase(config.databaseAppUrl!, 5, { readLanes: config.databaseReadLanes });
+  const handle = connectDatabase(config.databaseAppUrl!, 5, { statementTimeouts: config.statementTimeouts });
   await assertRowSecurityHolds(handle);
   // The queue starts on first use; the worker side only where a test starts it (messaging tests).
   const messaging = createMessaging({
-    db: handle.db,
+    db: handle.jobDb,
     pool: handle.pool,
     config,
     encryptionKey: Buffer.from(TEST_ENCRYPTION_KEY, 'hex'),
@@ -77,6 +79,7 @@ export async function createTestContext(env: Record<string, string> = {}): Promi
     app,
     deps,
     db: handle.db,
+    jobDb: handle.jobDb,
     pool: handle.pool,
     ownerDb: owner.db,
     ownerPool: owner.pool,

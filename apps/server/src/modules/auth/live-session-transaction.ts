@@ -1,7 +1,7 @@
 import { AUTH_MESSAGES } from '@sms/contracts/auth/login';
 import { effectiveRole } from '@sms/contracts/auth/roles';
 import type { Transaction } from 'kysely';
-import { type Database, withPreparedStatements } from '../../db/database.ts';
+import type { Database } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
 import { AppError } from '../../errors.ts';
 import type { Actor } from '../../request-context.ts';
@@ -21,9 +21,9 @@ function refusalOf(found: SessionUser | undefined, actor: Actor) {
 
 /**
  * A read that goes on after its request's sign-in check (a streamed export's later batches): each
- * such transaction looks the sign-in up again as it begins (app_begin_session: BEGIN, the lookup and
- * the binding in one message, so no extra round trip) and does its work only while the same user
- * is still admitted in the same scope. Signed out, deactivated or suspended, a company no longer
+ * such transaction looks the sign-in up again as it begins (app_begin_session: the lookup and the
+ * binding in one statement) and does its work only while the same user is still admitted in the
+ * same scope. Signed out, deactivated or suspended, a company no longer
  * active, a changed role or company: it throws, having read nothing.
  */
 export function inLiveSessionTransaction<T>(
@@ -31,23 +31,21 @@ export function inLiveSessionTransaction<T>(
   actor: Actor,
   work: (trx: Transaction<DB>) => Promise<T>,
 ) {
-  return withPreparedStatements(() =>
-    db.connection().execute(async (connection) => {
-      const trx = connection as unknown as Transaction<DB>;
-      let result: T;
-      try {
-        const refusal = refusalOf(
-          await beginSessionTransaction(trx, actor.userId, actor.sessionId, true),
-          actor,
-        );
-        if (refusal) throw refusal;
-        result = await work(trx);
-      } catch (error) {
-        await endSessionTransaction(trx, 'rollback').catch(() => {});
-        throw error;
-      }
-      await endSessionTransaction(trx, 'commit');
-      return result;
-    }),
-  );
+  return db.connection().execute(async (connection) => {
+    const trx = connection as unknown as Transaction<DB>;
+    let result: T;
+    try {
+      const refusal = refusalOf(
+        await beginSessionTransaction(trx, actor.userId, actor.sessionId, true),
+        actor,
+      );
+      if (refusal) throw refusal;
+      result = await work(trx);
+    } catch (error) {
+      await endSessionTransaction(trx, 'rollback').catch(() => {});
+      throw error;
+    }
+    await endSessionTransaction(trx, 'commit');
+    return result;
+  });
 }

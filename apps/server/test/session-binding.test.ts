@@ -1,9 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { AUTH_MESSAGES } from '@sms/contracts/auth/login';
 import { sql } from 'kysely';
-import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RequestTransaction } from '../src/db/request-transaction.ts';
 import { beginSessionTransaction } from '../src/modules/auth/auth.repository.ts';
 import { bearer, createCompany, createUser, signIn } from './support/factories.ts';
 import { createService } from './support/services-factories.ts';
@@ -14,32 +12,6 @@ beforeAll(async () => {
   ctx = await createTestContext();
 });
 afterAll(() => ctx.close());
-
-/** Every statement the app's connections are sent while `work` runs, and how often one was checked out. */
-async function recordStatements(work: () => Promise<unknown>) {
-  const statements: string[] = [];
-  let checkouts = 0;
-  const patched = new Set<pg.PoolClient>();
-  const onAcquire = (client: pg.PoolClient) => {
-    checkouts += 1;
-    if (patched.has(client)) return;
-    patched.add(client);
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-    (client as unknown as { query: unknown }).query = (...args: unknown[]) => {
-      const [first] = args;
-      statements.push(typeof first === 'string' ? first : String((first as { text?: string }).text));
-      return query(...args);
-    };
-  };
-  ctx.pool.on('acquire', onAcquire);
-  try {
-    await work();
-  } finally {
-    ctx.pool.off('acquire', onAcquire);
-    for (const client of patched) delete (client as unknown as { query?: unknown }).query;
-  }
-  return { statements, checkouts };
-}
 
 /** Connections of the app's pool still checked out, once the answers' 'close' events have run. */
 async function connectionsInUse() {
@@ -61,40 +33,7 @@ async function companyAdmin(overrides: { companyStatus?: string } = {}) {
   return { company, service, user, token: accessToken };
 }
 
-describe('a signed-in read runs in one transaction', () => {
-  it('BEGIN, the session lookup and the binding as one message, the guard and the route inside, then COMMIT', async () => {
-    const { service, token } = await companyAdmin();
-    const { statements, checkouts } = await recordStatements(async () => {
-      const response = await ctx.app.inject({
-        method: 'GET',
-        url: `/api/v1/services/${service.id}`,
-        headers: bearer(token),
-      });
-      expect(response.statusCode).toBe(200);
-      expect(response.json().data.service.id).toBe(service.id);
-      await connectionsInUse();
-    });
-    expect(checkouts).toBe(1);
-    expect(statements[0]).toMatch(/^begin; select \* from app_begin_session\(\d+, '[0-9a-f-]{36}', true\)$/);
-    expect(statements.at(-1)).toBe('commit');
-    // The guard's visibility check and the route's reads ran in between, in the same transaction.
-    expect(statements.length).toBeGreaterThanOrEqual(4);
-    expect(statements.slice(1).filter((text) => /^begin/i.test(text))).toEqual([]);
-  });
-
-  it('a write still looks the user up first and opens its own transaction', async () => {
-    const { service, token } = await companyAdmin();
-    const { statements } = await recordStatements(() =>
-      ctx.app.inject({
-        method: 'PUT',
-        url: `/api/v1/services/${service.id}`,
-        headers: bearer(token),
-        payload: { name: 'Renamed by the test' },
-      }),
-    );
-    expect(statements[0]).toMatch(/^select \* from app_session_user/);
-  });
-
+describe('a signed-in request', () => {
   it('gives every connection back, whatever the answer', async () => {
     const { service, token } = await companyAdmin();
     const viewer = await createUser(ctx.ownerDb, { role: 'viewer', companyId: service.company_id });
@@ -186,53 +125,5 @@ describe('the lookup binds only an admitted user', () => {
     const gone = await lookUp(ended.user.id, endedSession);
     expect(gone.user).toBeUndefined();
     expect(gone.bound).toEqual(nothing);
-  });
-});
-
-describe('RequestTransaction', () => {
-  const begin = (connection: Parameters<Parameters<typeof RequestTransaction.open>[1]>[0]) =>
-    sql.raw("begin; select set_config('app.platform', 'on', true)").execute(connection);
-
-  it('keeps its connection until work under way has finished, then lets no more work in', async () => {
-    const { transaction } = await RequestTransaction.open(ctx.db, begin);
-    const owner = {};
-    transaction.owner = owner;
-    let finishWork = () => {};
-    const gate = new Promise<void>((resolve) => {
-      finishWork = resolve;
-    });
-    const work = transaction.run(async (trx) => {
-      await gate;
-      return sql<{ n: number }>`select 1 as n`.execute(trx);
-    });
-    transaction.end();
-    expect(transaction.isOpenFor(owner)).toBe(false);
-    expect(await connectionsInUse()).toBe(1);
-    finishWork();
-    expect((await work).rows).toEqual([{ n: 1 }]);
-    await expect.poll(connectionsInUse).toBe(0);
-  });
-
-  it('is left for good when work in it fails, and rolled back at the end', async () => {
-    const { transaction } = await RequestTransaction.open(ctx.db, begin);
-    const owner = {};
-    transaction.owner = owner;
-    expect(transaction.isOpenFor({})).toBe(false);
-    await expect(
-      transaction.run(async (trx) => {
-        await trx.insertInto('platform_secrets').values({ name: 'request-probe', value: 'x' }).execute();
-        throw new Error('boom');
-      }),
-    ).rejects.toThrow('boom');
-    expect(transaction.isOpenFor(owner)).toBe(false);
-    transaction.end();
-    // end() rolls back and releases without waiting: the connection comes back once it is done.
-    await expect.poll(connectionsInUse).toBe(0);
-    const row = await ctx.ownerDb
-      .selectFrom('platform_secrets')
-      .select('name')
-      .where('name', '=', 'request-probe')
-      .executeTakeFirst();
-    expect(row).toBeUndefined();
   });
 });
