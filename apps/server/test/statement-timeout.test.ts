@@ -31,12 +31,18 @@ it("cuts a request's slow statement at the request timeout and answers 503 with 
   const released = new Promise<void>((resolve) => {
     release = resolve;
   });
+  let locked!: () => void;
+  const lockTaken = new Promise<void>((resolve) => {
+    locked = resolve;
+  });
   const holder = ctx.ownerDb.connection().execute(async (connection) => {
     await sql`begin; lock table services in access exclusive mode`.execute(connection);
+    locked();
     await released;
     await sql`rollback`.execute(connection);
   });
   try {
+    await lockTaken;
     let answer: Awaited<ReturnType<typeof list>> | undefined;
     const request = list().then((response) => {
       answer = response;
