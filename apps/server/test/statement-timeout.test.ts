@@ -65,7 +65,7 @@ it("cuts a request's slow statement at the request timeout and answers 503 with 
   expect((await list()).statusCode).toBe(200);
 });
 
-it('gives the engine and jobs their own, longer timeout, and statements outside a transaction none', async () => {
+it("gives the engine and jobs their own, longer timeout, and the owner's work and statements outside a transaction none", async () => {
   const timeout = sql<{ timeout: string }>`select current_setting('statement_timeout') as timeout`;
   const bound = (db: Database) =>
     inTenantTransaction(db, platformScope, (trx) =>
@@ -73,6 +73,8 @@ it('gives the engine and jobs their own, longer timeout, and statements outside 
     );
   expect(await bound(ctx.db)).toBe(`${REQUEST_TIMEOUT_MS}ms`);
   expect(await bound(ctx.jobDb)).toBe('1min');
+  // The owner's (migrations, the demo seed): none.
+  expect(await bound(ctx.ownerDb)).toBe('0');
   // Transaction-local: the connection carries nothing into the next piece of work.
   expect((await timeout.execute(ctx.db)).rows[0]?.timeout).toBe('0');
 });

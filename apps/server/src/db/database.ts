@@ -30,6 +30,8 @@ export const APP_ROLE = 'sms_app';
 export type StatementTimeouts = { requestMs: number; jobMs: number };
 
 export const DEFAULT_STATEMENT_TIMEOUTS: StatementTimeouts = { requestMs: 5_000, jobMs: 60_000 };
+/** The owner's: migrations and the demo seed run without a statement timeout. */
+export const NO_STATEMENT_TIMEOUTS: StatementTimeouts = { requestMs: 0, jobMs: 0 };
 
 export type ConnectOptions = {
   connectionTimeoutMillis?: number;
@@ -49,10 +51,14 @@ type DatabaseSettings = {
 
 const settingsByDatabase = new WeakMap<object, DatabaseSettings>();
 
+/**
+ * Work on a Kysely instance connectDatabase did not open (the demo seed, on the owner's pool) has
+ * no statement timeout, like the migrations.
+ */
 export function settingsOf(db: object): DatabaseSettings {
   return (
     settingsByDatabase.get(db) ?? {
-      statementTimeoutMs: DEFAULT_STATEMENT_TIMEOUTS.requestMs,
+      statementTimeoutMs: 0,
       replica: undefined,
       pool: undefined,
     }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Config } from '../config.ts';
 import { StartupError } from '../lib/startup-error.ts';
 import { appRoleUrl, assertRowSecurityHolds, letAppRoleLogIn } from './app-role.ts';
-import { APP_ROLE, connectDatabase, type DatabaseHandle } from './database.ts';
+import { APP_ROLE, connectDatabase, type DatabaseHandle, NO_STATEMENT_TIMEOUTS } from './database.ts';
 import { type EmbeddedServer, startEmbeddedPostgres } from './embedded.ts';
 import { runMigrations } from './migrate.ts';
 
@@ -28,7 +28,7 @@ export type OpenedDatabase = DatabaseHandle & {
  */
 export async function openDatabase(config: Config, log: (line: string) => void): Promise<OpenedDatabase> {
   const { url, appUrl, embedded } = await locateDatabase(config, log);
-  const owner = connectDatabase(url, OWNER_POOL_SIZE);
+  const owner = connectDatabase(url, OWNER_POOL_SIZE, { statementTimeouts: NO_STATEMENT_TIMEOUTS });
   const fail = async (message: string): Promise<never> => {
     await owner.close();
     await embedded?.stop();

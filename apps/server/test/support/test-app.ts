@@ -4,7 +4,7 @@ import { type App, buildApp } from '../../src/app.ts';
 import type { AppDeps } from '../../src/app-deps.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { appRoleUrl, assertRowSecurityHolds } from '../../src/db/app-role.ts';
-import { connectDatabase, type DatabaseHandle } from '../../src/db/database.ts';
+import { connectDatabase, type DatabaseHandle, NO_STATEMENT_TIMEOUTS } from '../../src/db/database.ts';
 import { createMessaging } from '../../src/messaging/messaging.ts';
 import { databaseUrl, withAdmin } from './database-url.ts';
 
@@ -53,7 +53,7 @@ export async function createTestContext(env: Record<string, string> = {}): Promi
     PROVIDER_ALLOWED_PRIVATE_HOSTS: '127.0.0.1',
     ...env,
   });
-  const owner = connectDatabase(url, 5);
+  const owner = connectDatabase(url, 5, { statementTimeouts: NO_STATEMENT_TIMEOUTS });
   const handle = connectDatabase(config.databaseAppUrl!, 5, { statementTimeouts: config.statementTimeouts });
   await assertRowSecurityHolds(handle);
   // The queue starts on first use; the worker side only where a test starts it (messaging tests).
