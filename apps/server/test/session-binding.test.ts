@@ -1,4 +1,3 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import { AUTH_MESSAGES } from '@sms/contracts/auth/login';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,11 +12,8 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.close());
 
-/** Connections of the app's pool still checked out, once the answers' 'close' events have run. */
-async function connectionsInUse() {
-  await delay(20);
-  return ctx.pool.totalCount - ctx.pool.idleCount;
-}
+/** Connections of the app's pool still checked out. */
+const connectionsInUse = () => ctx.pool.totalCount - ctx.pool.idleCount;
 
 async function companyAdmin(overrides: { companyStatus?: string } = {}) {
   const company = await createCompany(ctx.ownerDb);
@@ -50,7 +46,7 @@ describe('a signed-in request', () => {
     ]);
     expect(answers.map((answer) => answer.statusCode)).toEqual([200, 404, 400, 403, 401, 400, 200]);
     expect(answers[4]?.json().message).toBe(AUTH_MESSAGES.companySuspended);
-    expect(await connectionsInUse()).toBe(0);
+    await expect.poll(connectionsInUse, { timeout: 5000 }).toBe(0);
   });
 });
 
