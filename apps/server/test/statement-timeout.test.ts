@@ -5,6 +5,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Database } from '../src/db/database.ts';
 import { TIMED_OUT_RETRY_AFTER_SECONDS } from '../src/db/database-unavailable.ts';
 import { inTenantTransaction, platformScope } from '../src/db/tenant-scope.ts';
+import { inLiveSessionTransaction } from '../src/modules/auth/live-session-transaction.ts';
+import { resolveActor } from '../src/plugins/authenticate.ts';
 import { bearer, createTenantWithStaff } from './support/factories.ts';
 import { createTestContext, type TestContext } from './support/test-app.ts';
 
@@ -77,4 +79,22 @@ it("gives the engine and jobs their own, longer timeout, and the owner's work an
   expect(await bound(ctx.ownerDb)).toBe('0');
   // Transaction-local: the connection carries nothing into the next piece of work.
   expect((await timeout.execute(ctx.db)).rows[0]?.timeout).toBe('0');
+});
+
+it("gives a streamed export's later transactions the request's binding and timeout", async () => {
+  const tenant = await createTenantWithStaff(ctx.app, ctx.ownerDb);
+  const actor = await resolveActor(ctx.deps, tenant.staff.company_admin.token);
+  const bound = await inLiveSessionTransaction(ctx.db, actor, (trx) =>
+    sql<{ timeout: string; company: string; user: string }>`
+      select current_setting('statement_timeout') as timeout,
+             current_setting('app.company_id', true) as company,
+             current_setting('app.user_id', true) as user`
+      .execute(trx)
+      .then((result) => result.rows[0]),
+  );
+  expect(bound).toEqual({
+    timeout: `${REQUEST_TIMEOUT_MS}ms`,
+    company: String(actor.companyId),
+    user: String(actor.userId),
+  });
 });

@@ -53,25 +53,6 @@ export async function findUserInLiveSession(db: Executor, userId: number, sessio
 
 export type SessionUser = NonNullable<Awaited<ReturnType<typeof findUserInLiveSession>>>;
 
-/**
- * BEGIN, then the session lookup that binds the transaction. app_begin_session (migration 0025)
- * binds it to the scope of the user it finds, and only for a user the console admits
- * (accessRefusal's rule): no row, or a refused user, binds nothing, so row-level security shows
- * the transaction nothing. The caller refuses the request when no row or a refusal comes back.
- */
-export async function beginSessionTransaction(
-  connection: Executor,
-  userId: number,
-  sessionId: string,
-  customPlans: boolean,
-): Promise<SessionUser | undefined> {
-  if (!UUID.test(sessionId)) return undefined;
-  await sql`begin`.execute(connection);
-  const { rows } = await sql<SessionUser>`
-    select * from app_begin_session(${userId}, ${sessionId}::uuid, ${customPlans})`.execute(connection);
-  return rows[0];
-}
-
 export async function recordSuccessfulLogin(db: Executor, userId: number, companyId: number | null) {
   await db.updateTable('users').set({ last_login_at: new Date() }).where('id', '=', userId).execute();
   if (companyId !== null) {
