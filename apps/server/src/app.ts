@@ -3,17 +3,22 @@ import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify from 'fastify';
-import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import {
+  jsonSchemaTransform,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
 import type { ApiInstance } from './api-instance.ts';
 import type { AppDeps } from './app-deps.ts';
 import { redactingLoggerOptions } from './lib/log-redaction.ts';
 import { registerConsole } from './plugins/console.ts';
 import { errorHandler } from './plugins/error-handler.ts';
 import { clientErrorHandler, frameworkErrors, MAX_PARAM_LENGTH } from './plugins/framework-errors.ts';
+import { registerLoadShedding } from './plugins/load-shedding.ts';
 import { registerRateLimits } from './plugins/rate-limits.ts';
 import { MULTIPART_LIMITS, registerRequestGuards } from './plugins/request-guards.ts';
 import { registerResponseHeaders } from './plugins/response-headers.ts';
-import { responseSerializerCompiler } from './plugins/response-serializer.ts';
 import { registerSecurityHeaders } from './plugins/security-headers.ts';
 import { registerRoutes } from './routes.ts';
 
@@ -25,8 +30,6 @@ export const API_PREFIX = '/api/v1';
 export type BuildOptions = {
   logger?: boolean | object;
   serveConsole?: boolean;
-  /** Every answer also checked by zod against its schema (plugins/response-serializer.ts); default: outside production. */
-  checkAnswers?: boolean;
 };
 
 export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promise<App> {
@@ -45,16 +48,16 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     clientErrorHandler,
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(
-    responseSerializerCompiler({ checked: options.checkAnswers ?? process.env.NODE_ENV !== 'production' }),
-  );
+  // Every answer is checked against its zod schema, and written with only the fields it names.
+  app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(errorHandler);
   registerRequestGuards(app);
   registerResponseHeaders(app, { hsts: config.hsts });
 
   // External plugins first, then the API, then the console (fastify/demo's order).
+  await registerLoadShedding(app, deps.db, { maxEventLoopDelayMs: config.maxEventLoopDelayMs });
   const clientRateLimit = registerRateLimits(app, config.rateLimits);
-  registerSecurityHeaders(app);
+  await registerSecurityHeaders(app);
   await app.register(formbody);
   await app.register(multipart, { limits: MULTIPART_LIMITS });
   await app.register(swagger, {

@@ -30,8 +30,11 @@ const ZEnvironment = z.object({
   DATABASE_APP_URL: z.string().min(1).optional(),
   DATA_DIR: z.string().default('.data'),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
-  // Shared pipelined connections for the console's reads (db/read-lanes.ts); 0 sends them through the pool.
-  DATABASE_READ_LANES: z.coerce.number().int().min(0).max(64).default(1),
+  DATABASE_READ_URL: z.string().min(1).optional(),
+  DATABASE_LISTEN_URL: z.string().min(1).optional(),
+  REQUEST_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(1).default(5000),
+  JOB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(1).default(60_000),
+  MAX_EVENT_LOOP_DELAY_MS: z.coerce.number().int().min(0).default(1000),
   JWT_SECRET: z.string().min(32, 'JWT_SECRET must be at least 32 characters').optional(),
   ACCESS_TOKEN_TTL: ZDuration.prefault('15m'),
   REFRESH_TOKEN_TTL: ZDuration.prefault('30d'),
@@ -152,8 +155,14 @@ export type Config = {
   databaseAppUrl: string | undefined;
   dataDir: string;
   databasePoolSize: number;
-  /** Connections the console's reads share (about the database server's cores); 0: the pool. */
-  databaseReadLanes: number;
+  /** A read replica (as sms_app): signed-in GET requests read there; unset, everything uses the primary. */
+  databaseReadUrl: string | undefined;
+  /** Where LISTEN connects (a direct connection when DATABASE_APP_URL goes through PgBouncer in transaction mode). */
+  databaseListenUrl: string | undefined;
+  /** statement_timeout of a request's transactions, and of the engine's and jobs' (none for migrations). */
+  statementTimeouts: { requestMs: number; jobMs: number };
+  /** Event-loop delay past which new requests are answered 503 (@fastify/under-pressure); 0: not checked. */
+  maxEventLoopDelayMs: number;
   jwtSecret: string | undefined;
   accessTokenTtlSeconds: number;
   refreshTokenTtlSeconds: number;
@@ -196,7 +205,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseAppUrl: e.DATABASE_APP_URL,
     dataDir: path.resolve(ROOT, e.DATA_DIR),
     databasePoolSize: e.DATABASE_POOL_SIZE,
-    databaseReadLanes: e.DATABASE_READ_LANES,
+    databaseReadUrl: e.DATABASE_READ_URL,
+    databaseListenUrl: e.DATABASE_LISTEN_URL,
+    statementTimeouts: { requestMs: e.REQUEST_STATEMENT_TIMEOUT_MS, jobMs: e.JOB_STATEMENT_TIMEOUT_MS },
+    maxEventLoopDelayMs: e.MAX_EVENT_LOOP_DELAY_MS,
     jwtSecret: e.JWT_SECRET,
     accessTokenTtlSeconds: e.ACCESS_TOKEN_TTL,
     refreshTokenTtlSeconds: e.REFRESH_TOKEN_TTL,

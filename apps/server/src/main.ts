@@ -84,7 +84,8 @@ async function main() {
     (level === 'info' ? process.stdout : process.stderr).write(`messaging ${level}: ${message}${detail}\n`);
   };
   messaging = createMessaging({
-    db: database.db,
+    // The engine's and jobs' transactions get the longer statement timeout.
+    db: database.jobDb,
     pool: database.pool,
     config,
     encryptionKey: keys.encryption,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { inActorTransaction } from '../src/db/actor-transaction.ts';
+import { connectDatabase } from '../src/db/database.ts';
 import { inTenantTransaction } from '../src/db/tenant-scope.ts';
 import type { RequestContext } from '../src/request-context.ts';
 import { createTestContext, type TestContext } from './support/test-app.ts';
@@ -54,7 +55,7 @@ it('rolls back the work when it fails', async () => {
 
 it('binds ids only: a scope whose company is not an id is refused before anything runs', async () => {
   const forged = { kind: 'company', companyId: Number.NaN } as const;
-  await expect(inTenantTransaction(ctx.db, forged, readSettings)).rejects.toThrow('Not an id');
+  await expect(inTenantTransaction(ctx.db, forged, readSettings)).rejects.toThrow('Not a whole number');
 });
 
 it('looks up the session user across tenants inside app_session_user only', async () => {
@@ -66,4 +67,25 @@ it('looks up the session user across tenants inside app_session_user only', asyn
       .then((result) => result.rows[0]);
   });
   expect(inside).toEqual({ platform: '', company: '42' });
+});
+
+it('sends a read request to the read replica (DATABASE_READ_URL) in a read-only transaction, a write to the primary', async () => {
+  const replicaUrl = new URL(ctx.config.databaseAppUrl!);
+  replicaUrl.searchParams.set('application_name', 'replica-probe');
+  const handle = connectDatabase(ctx.config.databaseAppUrl!, 2, { readUrl: replicaUrl.toString() });
+  const where = (trx: Parameters<Parameters<typeof inActorTransaction>[2]>[0]) =>
+    sql<{ app: string; readOnly: string }>`select current_setting('application_name') as app,
+                                                  current_setting('transaction_read_only') as "readOnly"`
+      .execute(trx)
+      .then((result) => result.rows[0]);
+  try {
+    expect(await inActorTransaction(handle.db, requestAs('viewer', 42), where)).toEqual({
+      app: 'replica-probe',
+      readOnly: 'on',
+    });
+    const write = { ...requestAs('viewer', 42), readOnly: false };
+    expect(await inActorTransaction(handle.db, write, where)).toEqual({ app: '', readOnly: 'off' });
+  } finally {
+    await handle.close();
+  }
 });

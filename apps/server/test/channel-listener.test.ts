@@ -52,6 +52,26 @@ describe('listenOnChannel', () => {
     expect(await terminateListener(channel)).toBe(0);
   });
 
+  it("LISTENs on the pool's listenConnectionString (DATABASE_LISTEN_URL) rather than its own URL", async () => {
+    const channel = `test_direct_${process.pid}_${Date.now().toString(36)}`;
+    // The pool's own URL goes nowhere, as a transaction pooler would for a LISTEN.
+    const pooler = new URL(adminUrl);
+    pooler.port = '1';
+    const received: string[] = [];
+    const listener = await listenOnChannel(
+      { connectionString: pooler.toString(), listenConnectionString: adminUrl },
+      channel,
+      { onNotification: (payload) => received.push(payload) },
+    );
+    try {
+      expect(listener.listening).toBe(true);
+      await notify(channel, 'direct');
+      await expect.poll(() => received, { timeout: 5000 }).toEqual(['direct']);
+    } finally {
+      await listener.close();
+    }
+  });
+
   it('keeps trying a server it cannot reach, and resolves without waiting for it', async () => {
     const unreachable = new URL(adminUrl);
     unreachable.port = '1';

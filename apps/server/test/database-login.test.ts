@@ -82,9 +82,7 @@ describe("the application's login", () => {
         owns: false,
       },
     ]);
-    await expect(
-      assertRowSecurityHolds({ db: ctx.db, pool: ctx.pool, close: async () => {} }),
-    ).resolves.toBeUndefined();
+    await expect(assertRowSecurityHolds({ pool: ctx.pool })).resolves.toBeUndefined();
   });
 
   it('cannot step around row-level security by changing its role', async () => {

@@ -29,7 +29,7 @@ beforeAll(async () => {
   ctx = await createTestContext();
   const url = new URL(ctx.config.databaseAppUrl!);
   url.port = String(await closedPort());
-  const handle = connectDatabase(url.toString(), 2, { readLanes: ctx.config.databaseReadLanes });
+  const handle = connectDatabase(url.toString(), 2);
   const messaging = createMessaging({
     db: handle.db,
     pool: handle.pool,

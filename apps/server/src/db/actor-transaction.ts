@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { RequestContext } from '../request-context.ts';
-import { type Database, withPreparedStatements } from './database.ts';
+import { type Database, settingsOf } from './database.ts';
 import type { DB } from './schema.ts';
 import { companyScope, inTenantTransaction, platformScope, type TenantScope } from './tenant-scope.ts';
 
@@ -18,22 +18,16 @@ export function scopeOfRequest(ctx: RequestContext): TenantScope {
 
 /**
  * The one way request work reaches the database: one transaction bound to the actor's scope and
- * user. A read's statements are prepared on the connection (the console repeats the same ones) and
- * planned for each call's values. A write keeps unnamed statements and the default plan mode:
- * PostgreSQL checks each inserted row's foreign keys with a cached plan, which forced custom plans
- * re-plan for every row (200,000 rows with one foreign key took 6.5-7.8 s instead of 2.0-2.3 s, and
- * a 1,000,000-row subscriber import 163 s instead of 83 s).
- * A read request's work runs in the transaction its sign-in check opened (db/request-transaction.ts)
- * while that is open; otherwise in a transaction of its own.
+ * user. A read request (GET) goes to the read replica when DATABASE_READ_URL names one, in a
+ * read-only transaction; everything else to the primary.
  */
 export function inActorTransaction<T>(
   db: Database,
   ctx: RequestContext,
   work: (trx: Transaction<DB>) => Promise<T>,
 ) {
-  const held = ctx.transaction;
-  // A read's own transaction, opened and bound to this actor by the sign-in check: no BEGIN, no COMMIT here.
-  if (ctx.readOnly && held?.isOpenFor(ctx.actor)) return withPreparedStatements(() => held.run(work));
-  const transaction = () => inTenantTransaction(db, scopeOfRequest(ctx), work, ctx.actor.userId);
-  return ctx.readOnly ? withPreparedStatements(transaction) : transaction();
+  const replica = ctx.readOnly ? settingsOf(db).replica : undefined;
+  return inTenantTransaction(replica ?? db, scopeOfRequest(ctx), work, ctx.actor.userId, {
+    readOnly: replica !== undefined,
+  });
 }

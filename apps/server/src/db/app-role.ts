@@ -1,6 +1,6 @@
 import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { APP_ROLE, type DatabaseHandle } from './database.ts';
+import { APP_ROLE } from './database.ts';
 
 /**
  * The URL the application's connections log in with: the owner's server and database, as
@@ -76,7 +76,7 @@ type RoleRights = { name: string; superuser: boolean; bypass: boolean; createrol
  * login must be none of these, nor be able to SET ROLE to one: else a `reset role` or a
  * `set role` would step around every policy.
  */
-export async function assertRowSecurityHolds(handle: DatabaseHandle) {
+export async function assertRowSecurityHolds(handle: { pool: pg.Pool }) {
   let roles: RoleRights[];
   try {
     // Every role the login can act as (itself included): pg_has_role's MEMBER covers SET ROLE.

@@ -1,4 +1,11 @@
+import net from 'node:net';
 import pg from 'pg';
+
+/**
+ * A pool's settings may name where LISTEN connects instead (db/database.ts, DATABASE_LISTEN_URL):
+ * behind PgBouncer in transaction mode a LISTEN needs a session of its own, so a direct connection.
+ */
+export type ListenConfig = { listenConnectionString?: string | undefined };
 
 export type ChannelListener = {
   /** Whether the LISTEN is in place right now (false while the connection is being opened again). */
@@ -39,7 +46,7 @@ const HEARTBEAT: Heartbeat = { everyMs: 30_000, timeoutMs: 10_000 };
  * Resolves after the first attempt, whether it succeeded or is being retried.
  */
 export async function listenOnChannel(
-  connection: pg.ClientConfig,
+  connection: pg.ClientConfig & ListenConfig,
   channel: string,
   handlers: ChannelHandlers,
   heartbeat: Heartbeat = HEARTBEAT,
@@ -50,6 +57,10 @@ export async function listenOnChannel(
   let retry: NodeJS.Timeout | undefined;
   let beat: NodeJS.Timeout | undefined;
   let failures = 0;
+  const { listenConnectionString, ...settings } = connection;
+  const target = { ...settings, connectionString: listenConnectionString ?? settings.connectionString };
+  // The client's socket, made here (pg's `stream` option) so that a lost link can be cut at once.
+  const sockets = new WeakMap<pg.Client, net.Socket>();
 
   const lose = (lost: pg.Client, error: Error) => {
     if (closed || client !== lost) return;
@@ -59,7 +70,7 @@ export async function listenOnChannel(
     lost.removeAllListeners('notification');
     lost.end().catch(() => {});
     // A silent link would hold end()'s goodbye, and the socket, until TCP gives up.
-    (lost as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+    sockets.get(lost)?.destroy();
     const retryInMs = Math.min(LAST_RETRY_MS, FIRST_RETRY_MS * 2 ** failures);
     failures++;
     handlers.onLost?.(error, retryInMs);
@@ -71,7 +82,17 @@ export async function listenOnChannel(
 
   const open = async () => {
     if (closed) return;
-    const next = new pg.Client({ ...connection, keepAlive: true });
+    let socket: net.Socket | undefined;
+    const next = new pg.Client({
+      ...target,
+      keepAlive: true,
+      stream: () => {
+        socket = new net.Socket();
+        return socket;
+      },
+    });
+    // pg makes the socket in its constructor.
+    if (socket) sockets.set(next, socket);
     client = next;
     // An error on an idle client is emitted, not thrown: without a listener it would end the process.
     next.on('error', (error) => lose(next, error));

@@ -47,3 +47,34 @@ export function databaseUnavailable(cause: unknown) {
   error.cause = cause;
   return error;
 }
+
+/** Seconds a client is asked to wait when the database was too slow or too busy for its request. */
+export const BUSY_RETRY_AFTER_SECONDS = 1;
+export const TIMED_OUT_RETRY_AFTER_SECONDS = 5;
+
+// pg-pool's two ways of giving up within connectionTimeoutMillis (its errors carry no code): every
+// connection stayed checked out, or a new one did not finish opening. PostgreSQL's own refusal of
+// one more connection is the same condition one step further.
+const POOL_WAIT_EXPIRED =
+  /^(timeout exceeded when trying to connect|Connection terminated due to connection timeout)$/;
+const TOO_MANY_CONNECTIONS = '53300';
+/** query_canceled: the statement ran past statement_timeout (db/tenant-scope.ts sets it). */
+const STATEMENT_TIMED_OUT = '57014';
+
+/**
+ * The 503 for a request the database was too busy for: no connection came free in time, or its
+ * statement ran past the statement timeout. Load, not a fault: a generic message and Retry-After.
+ */
+export function databaseBusyError(error: unknown): AppError | undefined {
+  const { message, code } = (error ?? {}) as { message?: unknown; code?: unknown };
+  let seconds: number;
+  if (code === TOO_MANY_CONNECTIONS || (typeof message === 'string' && POOL_WAIT_EXPIRED.test(message)))
+    seconds = BUSY_RETRY_AFTER_SECONDS;
+  else if (code === STATEMENT_TIMED_OUT) seconds = TIMED_OUT_RETRY_AFTER_SECONDS;
+  else return undefined;
+  const busy = new AppError('unavailable', REQUEST_LIMIT_MESSAGES.serverBusy(seconds), {
+    headers: { 'retry-after': String(seconds) },
+  });
+  busy.cause = error;
+  return busy;
+}

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Config } from '../config.ts';
 import { StartupError } from '../lib/startup-error.ts';
 import { appRoleUrl, assertRowSecurityHolds, letAppRoleLogIn } from './app-role.ts';
-import { APP_ROLE, connectDatabase, type DatabaseHandle } from './database.ts';
+import { APP_ROLE, connectDatabase, type DatabaseHandle, NO_STATEMENT_TIMEOUTS } from './database.ts';
 import { type EmbeddedServer, startEmbeddedPostgres } from './embedded.ts';
 import { runMigrations } from './migrate.ts';
 
@@ -11,9 +11,10 @@ const EMBEDDED_DATABASE = 'sms_console';
 const OWNER_POOL_SIZE = 2;
 
 /**
- * Two handles on one database. `db`/`pool` are the application's: every connection logs in as
- * sms_app (DATABASE_APP_URL), so row-level security holds for it. `owner` is DATABASE_URL's user,
- * the schema's owner: migrations and the demo seed run there, nothing on a request path does.
+ * Two handles on one database. `db`/`jobDb`/`pool` are the application's: every connection logs in
+ * as sms_app (DATABASE_APP_URL), so row-level security holds for it. `owner` is DATABASE_URL's user,
+ * the schema's owner: migrations (no statement timeout) and the demo seed run there, nothing on a
+ * request path does.
  */
 export type OpenedDatabase = DatabaseHandle & {
   owner: DatabaseHandle;
@@ -27,7 +28,7 @@ export type OpenedDatabase = DatabaseHandle & {
  */
 export async function openDatabase(config: Config, log: (line: string) => void): Promise<OpenedDatabase> {
   const { url, appUrl, embedded } = await locateDatabase(config, log);
-  const owner = connectDatabase(url, OWNER_POOL_SIZE);
+  const owner = connectDatabase(url, OWNER_POOL_SIZE, { statementTimeouts: NO_STATEMENT_TIMEOUTS });
   const fail = async (message: string): Promise<never> => {
     await owner.close();
     await embedded?.stop();
@@ -48,7 +49,11 @@ export async function openDatabase(config: Config, log: (line: string) => void):
     return fail((error as Error).message);
   }
   // Opened after the migrations, which create the role it logs in as.
-  const app = connectDatabase(appUrl, config.databasePoolSize, { readLanes: config.databaseReadLanes });
+  const app = connectDatabase(appUrl, config.databasePoolSize, {
+    statementTimeouts: config.statementTimeouts,
+    readUrl: config.databaseReadUrl,
+    listenUrl: config.databaseListenUrl,
+  });
   try {
     await assertRowSecurityHolds(app);
   } catch (error) {

@@ -1,5 +1,5 @@
 import { sql, type Transaction } from 'kysely';
-import { type Database, preparesStatements } from './database.ts';
+import { type Database, DEFAULT_STATEMENT_TIMEOUTS, settingsOf } from './database.ts';
 import type { DB } from './schema.ts';
 
 /**
@@ -14,21 +14,24 @@ export const platformScope: TenantScope = { kind: 'platform' };
 export const companyScope = (companyId: number): TenantScope => ({ kind: 'company', companyId });
 
 /**
- * Runs work in one transaction bound to a scope (and, when known, the acting user). The settings
- * are transaction-local, so a pooled connection carries nothing into the next piece of work.
+ * Runs work in one transaction bound to a scope (and, when known, the acting user), with the
+ * statement timeout of the handle it runs on (db/database.ts: requests' or jobs').
  *
- * BEGIN and the binding go to the server as one message (two statements, simple protocol): one
- * round trip instead of two, on every request. Their values are ids (integers), checked before
- * they are written into the statement.
+ * BEGIN and the binding go to the server as one message (simple protocol): one round trip, not
+ * two. Everything is transaction-local, so a connection carries nothing into the next piece of
+ * work, which is also what PgBouncer's transaction mode requires.
  */
-export function inTenantTransaction<T>(
+export async function inTenantTransaction<T>(
   db: Database,
   scope: TenantScope,
   work: (trx: Transaction<DB>) => Promise<T>,
   userId: number | null = null,
+  options: { readOnly?: boolean } = {},
 ) {
+  const binding = bindingText(scope, userId, settingsOf(db).statementTimeoutMs);
+  const begin = options.readOnly ? 'begin transaction read only' : 'begin';
   return db.connection().execute(async (connection) => {
-    await sql.raw(beginBoundText(scope, userId, preparesStatements())).execute(connection);
+    await sql.raw(`${begin}; ${binding}`).execute(connection);
     let result: T;
     try {
       // One connection inside BEGIN ... COMMIT is what a Kysely transaction is; repositories take either.
@@ -45,36 +48,29 @@ export function inTenantTransaction<T>(
   });
 }
 
-/**
- * Prepared statements are planned for the values of each call, never once for all: a plan made
- * for an average company (plan_cache_mode's generic plan) walked a small company's rows as if it
- * were the big one, or the other way round (the chip counts took 40 ms instead of 3.6 on the
- * bench data). Transaction-local like the binding.
- */
-const CUSTOM_PLANS = ", set_config('plan_cache_mode', 'force_custom_plan', true)";
-
-/**
- * BEGIN and the binding as one message, the values written in (ids only, so nothing to escape).
- * `customPlans`: a read's planning rule (above).
- */
-export function beginBoundText(scope: TenantScope, userId: number | null, customPlans: boolean) {
-  const companyId = scope.kind === 'company' ? idText(scope.companyId) : '';
-  const platform = scope.kind === 'platform' ? 'on' : '';
-  const user = userId === null ? '' : idText(userId);
-  const plans = customPlans ? CUSTOM_PLANS : '';
-  return `begin; select set_config('app.company_id', '${companyId}', true), set_config('app.platform', '${platform}', true), set_config('app.user_id', '${user}', true)${plans}`;
+/** Binds a scope inside a transaction the caller already holds (a request's: its statement timeout). */
+export async function bindScope(
+  trx: Transaction<DB>,
+  scope: TenantScope,
+  userId: number | null = null,
+  statementTimeoutMs = DEFAULT_STATEMENT_TIMEOUTS.requestMs,
+) {
+  await sql.raw(bindingText(scope, userId, statementTimeoutMs)).execute(trx);
 }
 
-function idText(id: number) {
-  if (!Number.isSafeInteger(id) || id < 0) throw new Error(`Not an id: ${id}`);
-  return String(id);
+/**
+ * The one binding: the scope, the user and the statement timeout, each set_config(..., true), so
+ * they end with the transaction. The values are written in (ids and a millisecond count, checked
+ * to be whole numbers), so BEGIN can travel in the same message.
+ */
+function bindingText(scope: TenantScope, userId: number | null, statementTimeoutMs: number) {
+  const companyId = scope.kind === 'company' ? wholeNumber(scope.companyId) : '';
+  const platform = scope.kind === 'platform' ? 'on' : '';
+  const user = userId === null ? '' : wholeNumber(userId);
+  return `select set_config('app.company_id', '${companyId}', true), set_config('app.platform', '${platform}', true), set_config('app.user_id', '${user}', true), set_config('statement_timeout', '${wholeNumber(statementTimeoutMs)}', true)`;
 }
 
-/** Binds a scope inside a transaction the caller already holds. */
-export async function bindScope(trx: Transaction<DB>, scope: TenantScope, userId: number | null = null) {
-  const companyId = scope.kind === 'company' ? String(scope.companyId) : '';
-  const platform = scope.kind === 'platform' ? 'on' : '';
-  await sql`select set_config('app.company_id', ${companyId}, true),
-                   set_config('app.platform', ${platform}, true),
-                   set_config('app.user_id', ${userId === null ? '' : String(userId)}, true)`.execute(trx);
+function wholeNumber(value: number) {
+  if (!Number.isSafeInteger(value) || value < 0) throw new Error(`Not a whole number: ${value}`);
+  return String(value);
 }

@@ -3,7 +3,7 @@ import { REQUEST_LIMIT_MESSAGES } from '@sms/contracts/common/request-limits';
 import { IMPORT_MAX_BYTES } from '@sms/contracts/subscribers/import-subscribers';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
-import { databaseUnavailable, isDatabaseUnreachable } from '../db/database-unavailable.ts';
+import { databaseBusyError, databaseUnavailable, isDatabaseUnreachable } from '../db/database-unavailable.ts';
 import { AppError } from '../errors.ts';
 
 /** @fastify/multipart's count limits (parts, files, fields): too many pieces, not too many bytes. */
@@ -75,6 +75,9 @@ export function errorHandler(
   }
   // A database restarting or failing over is the server's state, not a fault of this request.
   if (isDatabaseUnreachable(error)) return errorHandler(databaseUnavailable(error), request, reply);
+  // So is one too busy for it (no connection free in time, or past the statement timeout).
+  const busy = databaseBusyError(error);
+  if (busy) return errorHandler(busy, request, reply);
   // Anything else is our fault: log it whole, tell the client nothing about it.
   request.log.error({ err: error }, 'unhandled error');
   return reply.code(500).send(errorEnvelope('Internal server error', 'internal'));

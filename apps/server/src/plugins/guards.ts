@@ -12,7 +12,7 @@ import { inActorTransaction } from '../db/actor-transaction.ts';
 import { AppError, notFound } from '../errors.ts';
 import { isRowVisible } from '../modules/auth/session.repository.ts';
 import { tenantOf } from '../request-context.ts';
-import { authenticate, contextOf, endReadTransaction } from './authenticate.ts';
+import { authenticate, contextOf } from './authenticate.ts';
 import { isRateLimitHook } from './rate-limits.ts';
 
 /** Tenant-owned tables a route's `:id` can name, and what a missing one is called in its 404. */
@@ -182,8 +182,6 @@ export function installRouteAccess(api: FastifyInstance) {
         route.attachValidation = true;
         route.preHandler = [visibleBefore400, ...toList(route.preHandler)];
       }
-      // A read's sign-in check opened its transaction: it ends as soon as the answer is ready.
-      route.onSend = [...toList(route.onSend), endReadTransaction];
     }
     route.config = { ...route.config, access };
     const responses = (route.schema?.response ?? {}) as Record<string, unknown>;

@@ -172,7 +172,7 @@ export async function countTotals(db: Database, messageId: number) {
 export async function openProcess(ctx: TestContext) {
   const handle = connectDatabase(ctx.config.databaseAppUrl!, 5);
   const messaging = createMessaging({
-    db: handle.db,
+    db: handle.jobDb,
     pool: handle.pool,
     config: ctx.config,
     encryptionKey: ENCRYPTION_KEY,

@@ -4,7 +4,7 @@ import { type App, buildApp } from '../../src/app.ts';
 import type { AppDeps } from '../../src/app-deps.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { appRoleUrl, assertRowSecurityHolds } from '../../src/db/app-role.ts';
-import { connectDatabase, type DatabaseHandle } from '../../src/db/database.ts';
+import { connectDatabase, type DatabaseHandle, NO_STATEMENT_TIMEOUTS } from '../../src/db/database.ts';
 import { createMessaging } from '../../src/messaging/messaging.ts';
 import { databaseUrl, withAdmin } from './database-url.ts';
 
@@ -20,6 +20,8 @@ export type TestContext = {
   app: App;
   deps: AppDeps;
   db: AppDeps['db'];
+  /** The engine's and jobs' handle on the same pool (their longer statement timeout). */
+  jobDb: AppDeps['db'];
   pool: DatabaseHandle['pool'];
   ownerDb: AppDeps['db'];
   ownerPool: DatabaseHandle['pool'];
@@ -51,12 +53,12 @@ export async function createTestContext(env: Record<string, string> = {}): Promi
     PROVIDER_ALLOWED_PRIVATE_HOSTS: '127.0.0.1',
     ...env,
   });
-  const owner = connectDatabase(url, 5);
-  const handle = connectDatabase(config.databaseAppUrl!, 5, { readLanes: config.databaseReadLanes });
+  const owner = connectDatabase(url, 5, { statementTimeouts: NO_STATEMENT_TIMEOUTS });
+  const handle = connectDatabase(config.databaseAppUrl!, 5, { statementTimeouts: config.statementTimeouts });
   await assertRowSecurityHolds(handle);
   // The queue starts on first use; the worker side only where a test starts it (messaging tests).
   const messaging = createMessaging({
-    db: handle.db,
+    db: handle.jobDb,
     pool: handle.pool,
     config,
     encryptionKey: Buffer.from(TEST_ENCRYPTION_KEY, 'hex'),
@@ -77,6 +79,7 @@ export async function createTestContext(env: Record<string, string> = {}): Promi
     app,
     deps,
     db: handle.db,
+    jobDb: handle.jobDb,
     pool: handle.pool,
     ownerDb: owner.db,
     ownerPool: owner.pool,

@@ -53,35 +53,6 @@ export async function findUserInLiveSession(db: Executor, userId: number, sessio
 
 export type SessionUser = NonNullable<Awaited<ReturnType<typeof findUserInLiveSession>>>;
 
-/**
- * BEGIN, the session lookup and the transaction's binding in one message (simple protocol, so one
- * round trip; the values are an integer and a checked UUID, written in). app_begin_session
- * (migration 0025) binds the transaction to the scope of the user it finds, and only for a user the
- * console admits (accessRefusal's rule): no row, or a refused user, binds nothing, so row-level
- * security shows the transaction nothing. `customPlans`: a read's planning rule (db/tenant-scope.ts).
- * The caller refuses the request when no row or a refusal comes back.
- */
-export async function beginSessionTransaction(
-  connection: Executor,
-  userId: number,
-  sessionId: string,
-  customPlans: boolean,
-): Promise<SessionUser | undefined> {
-  const begin = sessionBeginText(userId, sessionId, customPlans);
-  if (begin === undefined) return undefined;
-  const { rows } = await sql.raw<SessionUser>(begin).execute(connection);
-  return rows[0];
-}
-
-/**
- * The message that begins a transaction bound to the session's user (app_begin_session): the
- * values are written in, so only an integer and a well-formed UUID; undefined for anything else.
- */
-export function sessionBeginText(userId: number, sessionId: string, customPlans: boolean) {
-  if (!UUID.test(sessionId) || !Number.isSafeInteger(userId) || userId < 0) return undefined;
-  return `begin; select * from app_begin_session(${userId}, '${sessionId}', ${customPlans})`;
-}
-
 export async function recordSuccessfulLogin(db: Executor, userId: number, companyId: number | null) {
   await db.updateTable('users').set({ last_login_at: new Date() }).where('id', '=', userId).execute();
   if (companyId !== null) {

@@ -1,13 +1,14 @@
 import { AUTH_MESSAGES } from '@sms/contracts/auth/login';
 import { effectiveRole } from '@sms/contracts/auth/roles';
 import type { Transaction } from 'kysely';
-import { type Database, withPreparedStatements } from '../../db/database.ts';
+import { scopeOfUser } from '../../db/actor-transaction.ts';
+import type { Database } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
+import { inTenantTransaction } from '../../db/tenant-scope.ts';
 import { AppError } from '../../errors.ts';
 import type { Actor } from '../../request-context.ts';
-import { beginSessionTransaction, type SessionUser } from './auth.repository.ts';
+import { findUserInLiveSession, type SessionUser } from './auth.repository.ts';
 import { accessRefusal } from './auth.service.ts';
-import { endSessionTransaction } from './session.repository.ts';
 
 /** The refusal of work for `actor` by what its sign-in is now: ended, the user or company refused, or the user changed. */
 function refusalOf(found: SessionUser | undefined, actor: Actor) {
@@ -21,33 +22,24 @@ function refusalOf(found: SessionUser | undefined, actor: Actor) {
 
 /**
  * A read that goes on after its request's sign-in check (a streamed export's later batches): each
- * such transaction looks the sign-in up again as it begins (app_begin_session: BEGIN, the lookup and
- * the binding in one message, so no extra round trip) and does its work only while the same user
- * is still admitted in the same scope. Signed out, deactivated or suspended, a company no longer
- * active, a changed role or company: it throws, having read nothing.
+ * such transaction, bound to the actor's scope like any request's, looks the sign-in up again first
+ * and does its work only while the same user is still admitted in the same scope. Signed out,
+ * deactivated or suspended, a company no longer active, a changed role or company: it throws,
+ * having read nothing.
  */
 export function inLiveSessionTransaction<T>(
   db: Database,
   actor: Actor,
   work: (trx: Transaction<DB>) => Promise<T>,
 ) {
-  return withPreparedStatements(() =>
-    db.connection().execute(async (connection) => {
-      const trx = connection as unknown as Transaction<DB>;
-      let result: T;
-      try {
-        const refusal = refusalOf(
-          await beginSessionTransaction(trx, actor.userId, actor.sessionId, true),
-          actor,
-        );
-        if (refusal) throw refusal;
-        result = await work(trx);
-      } catch (error) {
-        await endSessionTransaction(trx, 'rollback').catch(() => {});
-        throw error;
-      }
-      await endSessionTransaction(trx, 'commit');
-      return result;
-    }),
+  return inTenantTransaction(
+    db,
+    scopeOfUser(actor),
+    async (trx) => {
+      const refusal = refusalOf(await findUserInLiveSession(trx, actor.userId, actor.sessionId), actor);
+      if (refusal) throw refusal;
+      return work(trx);
+    },
+    actor.userId,
   );
 }

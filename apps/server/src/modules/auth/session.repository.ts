@@ -1,19 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 
-/** Ends a transaction that beginSessionTransaction began on its connection (its own BEGIN, not Kysely's). */
-export async function endSessionTransaction(connection: Executor, end: 'commit' | 'rollback') {
-  await sql.raw(end).execute(connection);
-}
-
-/**
- * A statement that reads nothing: it carries a leaded read's sign-in lookup (db/leaded-read.ts)
- * when the route itself read nothing.
- */
-export async function readNothing(db: Executor) {
-  await db.selectNoFrom((eb) => eb.lit(1).as('confirmed')).execute();
-}
-
 /**
  * Whether the row `id` of a tenant-owned table is visible to the transaction's scope (row-level
  * security decides): app_row_visible (migration 0031), its plan kept for the connection.
