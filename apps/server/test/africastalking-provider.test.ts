@@ -128,9 +128,10 @@ describe("Africa's Talking adapter", () => {
   it('holds every recipient back on refused credentials (401), with a reason the operator can act on', async () => {
     const outcomes = await provider({ apiKey: 'wrong-key' }).sendBatch([sms(1), sms(2)]);
     expect(fake.requests).toHaveLength(1);
+    // The account's trouble, not the recipients': the company's sends are held (hand-over.ts).
     expect(outcomes).toEqual([
-      expect.objectContaining({ recipientKey: 'dr-1', outcome: 'retry' }),
-      expect.objectContaining({ recipientKey: 'dr-2', outcome: 'retry' }),
+      expect.objectContaining({ recipientKey: 'dr-1', outcome: 'retry', scope: 'account' }),
+      expect.objectContaining({ recipientKey: 'dr-2', outcome: 'retry', scope: 'account' }),
     ]);
     const reason = outcomes[0]!.outcome === 'retry' ? outcomes[0]!.reason : '';
     expect(reason).toBe(
@@ -145,6 +146,7 @@ describe("Africa's Talking adapter", () => {
         recipientKey: 'dr-1',
         outcome: 'retry',
         reason: "Africa's Talking answered HTTP 500 Internal Server Error",
+        scope: 'request',
       },
     ]);
 
@@ -156,6 +158,7 @@ describe("Africa's Talking adapter", () => {
         recipientKey: 'dr-1',
         outcome: 'retry',
         reason: "Africa's Talking answered HTTP 201 Created with an unreadable body",
+        scope: 'request',
       },
     ]);
 
@@ -169,6 +172,7 @@ describe("Africa's Talking adapter", () => {
         recipientKey: 'dr-1',
         outcome: 'retry',
         reason: "Africa's Talking could not be reached (ECONNREFUSED)",
+        scope: 'account',
       },
     ]);
   });
@@ -182,8 +186,18 @@ describe("Africa's Talking adapter", () => {
     // Had it waited for the late answer, the outcomes would read accepted, not "did not answer".
     const outcomes = await provider({ timeoutMs: 200 }).sendBatch([sms(1), sms(2)]);
     expect(outcomes).toEqual([
-      { recipientKey: 'dr-1', outcome: 'retry', reason: "Africa's Talking did not answer within 200 ms" },
-      { recipientKey: 'dr-2', outcome: 'retry', reason: "Africa's Talking did not answer within 200 ms" },
+      {
+        recipientKey: 'dr-1',
+        outcome: 'retry',
+        reason: "Africa's Talking did not answer within 200 ms",
+        scope: 'request',
+      },
+      {
+        recipientKey: 'dr-2',
+        outcome: 'retry',
+        reason: "Africa's Talking did not answer within 200 ms",
+        scope: 'request',
+      },
     ]);
     for (const cancel of pending) cancel();
   });
@@ -193,17 +207,18 @@ describe("what Africa's Talking's answers may put in front of the company", () =
   const secret = 'AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG';
 
   it('reduces a failed answer to its status and standard words, never the body or the reason phrase', async () => {
-    for (const [code, expected] of [
-      [502, "Africa's Talking answered HTTP 502 Bad Gateway"],
-      [404, "Africa's Talking answered HTTP 404 Not Found"],
+    for (const [code, expected, scope] of [
+      [502, "Africa's Talking answered HTTP 502 Bad Gateway", 'request'],
+      [404, "Africa's Talking answered HTTP 404 Not Found", 'request'],
       [
         403,
         "Africa's Talking refused the credentials (HTTP 403 Forbidden): check the company's API key and API username",
+        'account',
       ],
     ] as const) {
       fake.setOverride((res) => res.writeHead(code, secret, { 'Content-Type': 'text/plain' }).end(secret));
       const [outcome] = await provider().sendBatch([sms(1)]);
-      expect(outcome).toEqual({ recipientKey: 'dr-1', outcome: 'retry', reason: expected });
+      expect(outcome).toEqual({ recipientKey: 'dr-1', outcome: 'retry', reason: expected, scope });
     }
   });
 
@@ -231,6 +246,7 @@ describe("what Africa's Talking's answers may put in front of the company", () =
           recipientKey: 'dr-1',
           outcome: 'retry',
           reason: "Africa's Talking answered HTTP 302 Found, a redirect, which is not followed",
+          scope: 'account',
         },
       ]);
       expect(fake.requests).toHaveLength(1);
@@ -268,7 +284,7 @@ describe("Africa's Talking base URL at connection time", () => {
     const outcomes = await createAfricasTalkingProvider({ baseUrl: baseUrl(), ...credentials }).sendBatch([
       sms(1),
     ]);
-    expect(outcomes).toEqual([{ recipientKey: 'dr-1', outcome: 'retry', reason }]);
+    expect(outcomes).toEqual([{ recipientKey: 'dr-1', outcome: 'retry', reason, scope: 'account' }]);
     expect(fake.requests).toHaveLength(0);
   });
 
@@ -288,7 +304,9 @@ describe("Africa's Talking base URL at connection time", () => {
   it('refuses a name when any address it resolves to is private, checked as it connects', async () => {
     for (const addresses of [['127.0.0.1'], ['93.184.216.34', '127.0.0.1'], ['2606:2800::1', 'fd00::1']]) {
       const outcomes = await byName(createPublicAddressPolicy([], resolving(addresses))).sendBatch([sms(1)]);
-      expect(outcomes).toEqual([{ recipientKey: 'dr-1', outcome: 'retry', reason: refused }]);
+      expect(outcomes).toEqual([
+        { recipientKey: 'dr-1', outcome: 'retry', reason: refused, scope: 'account' },
+      ]);
     }
     expect(fake.requests).toHaveLength(0);
   });

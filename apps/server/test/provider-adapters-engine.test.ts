@@ -73,10 +73,10 @@ async function sendTo(
 const firstAttempts = (messageId: number, count: number) =>
   waitFor(
     () => recipientsOf(ctx.ownerDb, messageId),
-    // Offered and its outcome recorded (a claim counts the attempt before the provider answers).
+    // Offered and its outcome recorded: final, or pending with the provider's reason (an outage or
+    // flow control gives its attempt back, so the attempts may read 0).
     (rows) =>
-      rows.length === count &&
-      rows.every((row) => row.attempts >= 1 && (row.status !== 'pending' || row.error_message !== null)),
+      rows.length === count && rows.every((row) => row.status !== 'pending' || row.error_message !== null),
     { what: 'a first attempt' },
   );
 

@@ -185,17 +185,20 @@ describe('SMPP adapter', () => {
       recipientKey: 'dr-2',
       outcome: 'retry',
       reason: 'the SMSC refused submit_sm: ESME_RTHROTTLED (0x58)',
+      scope: 'request',
     });
     expect(outcomes.slice(2)).toEqual([
       {
         recipientKey: 'dr-3',
         outcome: 'retry',
         reason: 'held back: the SMSC refused submit_sm: ESME_RTHROTTLED (0x58)',
+        scope: 'request',
       },
       {
         recipientKey: 'dr-4',
         outcome: 'retry',
         reason: 'held back: the SMSC refused submit_sm: ESME_RTHROTTLED (0x58)',
+        scope: 'request',
       },
     ]);
     expect(smsc.submits).toHaveLength(2);
@@ -227,6 +230,7 @@ describe('SMPP adapter', () => {
       recipientKey: 'dr-1',
       outcome: 'retry',
       reason: 'no submit_sm_resp within 300 ms',
+      scope: 'request',
     });
     expect(outcomes[1]).toMatchObject({ outcome: 'accepted' });
   });
@@ -249,6 +253,7 @@ describe('SMPP adapter', () => {
         recipientKey: 'dr-1',
         outcome: 'retry',
         reason: 'not bound to the SMSC: the SMSC refused the bind: ESME_RINVPASWD (0x0E)',
+        scope: 'account',
       },
     ]);
     expect(smsc.submits).toHaveLength(0);
@@ -261,6 +266,7 @@ describe('SMPP adapter', () => {
         recipientKey: 'dr-1',
         outcome: 'retry',
         reason: 'not bound to the SMSC: connection error: ECONNREFUSED',
+        scope: 'account',
       },
     ]);
   });
@@ -345,7 +351,7 @@ describe('SMPP host at connection time', () => {
     const outcomes = await open({ host: host(), allowedPrivateHosts: [], bindTimeoutMs: 300 }).sendBatch([
       sms(1),
     ]);
-    expect(outcomes).toEqual([{ recipientKey: 'dr-1', outcome: 'retry', reason: refused }]);
+    expect(outcomes).toEqual([{ recipientKey: 'dr-1', outcome: 'retry', reason: refused, scope: 'account' }]);
     expect(smsc.binds).toHaveLength(0);
   });
 
@@ -363,7 +369,7 @@ describe('SMPP host at connection time', () => {
       { host: 'smsc.rebound.test', bindTimeoutMs: 300 },
       createPublicAddressPolicy([], resolvesToLoopback),
     ).sendBatch([sms(1)]);
-    expect(outcomes).toEqual([{ recipientKey: 'dr-1', outcome: 'retry', reason: refused }]);
+    expect(outcomes).toEqual([{ recipientKey: 'dr-1', outcome: 'retry', reason: refused, scope: 'account' }]);
     expect(smsc.binds).toHaveLength(0);
 
     const onlyLoopback: Resolve = async () => [{ address: '127.0.0.1', family: 4 }];
