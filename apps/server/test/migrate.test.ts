@@ -38,13 +38,13 @@ describe('runMigrations', () => {
     try {
       await runMigrations(pool);
       // As if the file had been edited since: its recorded hash is another one.
-      await pool.query(`drop trigger services_claim_keyword_insert on services`);
+      await pool.query(`drop trigger services_inserted on services`);
       await pool.query(
-        `update schema_functions set sha256 = 'edited' where name = '12-service-keyword-claims.sql'`,
+        `update schema_functions set sha256 = 'edited' where name = '13-service-triggers.sql'`,
       );
-      expect(await runMigrations(pool)).toEqual(['functions/12-service-keyword-claims.sql']);
+      expect(await runMigrations(pool)).toEqual(['functions/13-service-triggers.sql']);
       const { rowCount } = await pool.query(
-        `select 1 from pg_trigger where tgname = 'services_claim_keyword_insert'`,
+        `select 1 from pg_trigger where tgname = 'services_inserted'`,
       );
       expect(rowCount).toBe(1);
     } finally {

@@ -1,45 +1,32 @@
+-- The tenant wall: who sees which row. The application binds each transaction to a scope
+-- (db/tenant-scope.ts): a company (app.company_id) or the platform (app.platform = 'on': system
+-- admins, sign-in before the company is known, the engine's dispatch across companies, migrations).
+-- Unbound work sees nothing (fail closed); the platform scope is the explicit way across tenants,
+-- never the absence of a binding.
+--
+-- The policies compare each row with (select app_platform_scope()) and (select app_company_id()):
+-- scalar subqueries, computed once per statement (an InitPlan), not once per row read and written
+-- (a per-row call doubled the cost of writing a million recipients).
+--
+-- app_platform_scope is written "<> ''" rather than "= 'on'" on purpose: bindScope sets 'on' or ''
+-- (unset reads as null), so both mean the same, but the planner cannot read the setting when it
+-- plans and guesses an unknown "=" true for 0.5% of rows and an unknown "<>" for 99.5%. With "="
+-- every estimate on a policed table shrank 200-fold and set-based statements (imports, fan-out)
+-- turned into nested loops over thousands of rows.
 create or replace function app_platform_scope()
  returns boolean
  language sql
- stable PARALLEL SAFE
+ stable parallel safe
 as $function$
   select coalesce(current_setting('app.platform', true) <> '', false)
 $function$;
 
--- Row-level security evaluated once per statement, not once per row. Policies called
--- app_tenant_visible(company_id): an inlined expression of two current_setting() calls that
--- PostgreSQL evaluated for every row read and every row written (WITH CHECK). That doubled the
--- cost of writing a million recipients. Scalar subqueries are computed once per statement (an
--- InitPlan), so each policy now compares with the statement's own binding. Same meaning. New
--- tenant tables write their policy the same way:
---   using ((select app_platform_scope()) or company_id = (select app_company_id())) with check (...)
 create or replace function app_company_id()
  returns bigint
  language sql
- stable PARALLEL SAFE
+ stable parallel safe
 as $function$
   select nullif(current_setting('app.company_id', true), '')::bigint
-$function$;
-
--- True when the bound scope may see a row of this company: the platform scope sees every row,
--- a company scope its own. Unbound work sees nothing (fail closed). The platform part is the
--- explicit way across tenants (system admins, sign-in before the company is known, the engine's
--- dispatch across companies, migrations), never the absence of a binding.
---
--- Written "app.platform <> ''" rather than "= 'on'" on purpose. bindScope sets it to 'on' or ''
--- (unset reads as null), so both mean the same; but the planner cannot read the setting when it
--- plans and guesses an unknown "=" true for 0.5% of rows and an unknown "<>" for 99.5%. With
--- "<>" this qual leaves row estimates as they are and the repositories' explicit company filter
--- carries them; with "=" every estimate on a policed table shrank 200-fold and set-based
--- statements (imports, fan-out) turned into nested loops over thousands of rows.
--- Both functions are plain SQL expressions, so the planner inlines them into each query.
-create or replace function app_tenant_visible(row_company_id bigint)
- returns boolean
- language sql
- stable PARALLEL SAFE
-as $function$
-  select current_setting('app.platform', true) <> ''
-      or row_company_id = nullif(current_setting('app.company_id', true), '')::bigint
 $function$;
 
 -- True when the transaction's binding may read this company's rows: the platform scope, or the
@@ -47,7 +34,7 @@ $function$;
 create or replace function app_may_read_company(p_company_id bigint)
  returns boolean
  language sql
- stable PARALLEL SAFE
+ stable parallel safe
 as $function$
   select coalesce(app_platform_scope() or p_company_id = app_company_id(), false)
 $function$;

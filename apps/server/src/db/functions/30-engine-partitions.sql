@@ -74,7 +74,7 @@ revoke execute on function ensure_delivery_report_partition(at timestamp with ti
 
 -- Drops any company's recipients: the engine's maintenance, in the platform scope only.
 create or replace function drop_delivery_report_partitions_before(cutoff timestamp with time zone)
- returns SETOF text
+ returns setof text
  language plpgsql
  security definer
  set search_path to 'public', 'pg_temp'
