@@ -43,10 +43,19 @@ describe('runMigrations', () => {
         `update schema_functions set sha256 = 'edited' where name = '13-service-triggers.sql'`,
       );
       expect(await runMigrations(pool)).toEqual(['functions/13-service-triggers.sql']);
-      const { rowCount } = await pool.query(
-        `select 1 from pg_trigger where tgname = 'services_inserted'`,
-      );
+      const { rowCount } = await pool.query(`select 1 from pg_trigger where tgname = 'services_inserted'`);
       expect(rowCount).toBe(1);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('applies every function file again over its own definitions (each file is idempotent)', async () => {
+    const pool = await emptyDatabase();
+    try {
+      const first = (await runMigrations(pool)).filter((name) => name.startsWith('functions/'));
+      await pool.query('delete from schema_functions');
+      expect(await runMigrations(pool)).toEqual(first);
     } finally {
       await pool.end();
     }
