@@ -203,9 +203,6 @@ export type MessageSendsTable = {
   message_id: number;
   state: ColumnType<SendState, SendState | undefined, SendState>;
   fanout_cursor: Counter;
-  /** A fan-out in slices (0026): each slice's last subscriber id, and how far it got. */
-  fanout_slice_ends: number[] | null;
-  fanout_slice_cursors: number[] | null;
   recipients_at: NullableTimestamp;
   recipients: Counter;
   reserved_units: Counter;
