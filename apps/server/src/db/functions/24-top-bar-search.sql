@@ -1,8 +1,8 @@
 -- The top bar's first pass over services and messages (search.repository.ts).
 --
 -- Why these console reads are PL/pgSQL functions and not queries in their module's repository:
--- console reads force custom plans (db/tenant-scope.ts), so a repository's statement is planned for
--- its values on every call, and for these reads planning cost more than running (see each function).
+-- a repository's statement is planned for its values on every call (it is sent unnamed), and for
+-- these reads planning cost more than running (see each function).
 -- A PL/pgSQL function's statements are planned once per connection (force_generic_plan) in shapes
 -- whose plan suits any company. Moving one back was measured (bench --quick, 2 December): the
 -- message details' PostgreSQL CPU a request went from 0.41 to 1.67 ms, the dashboard's from 0.45
