@@ -1,42 +1,99 @@
+import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import type pg from 'pg';
 
 const MIGRATIONS_DIR = new URL('./migrations/', import.meta.url);
+const FUNCTIONS_DIR = new URL('./functions/', import.meta.url);
 // Any constant works; it only has to be the same for every process that migrates this database.
 const MIGRATION_LOCK_KEY = 7_201_554_913;
 
-/** Applies pending migrations in file-name order, each in its own transaction; safe to run concurrently. */
+/**
+ * Brings the database to the current schema; safe to run concurrently (one process at a time, by an
+ * advisory lock). First the pending migrations (tables, indexes, grants), each once, in file-name
+ * order; then every file of db/functions/ whose text changed since it was last applied (functions,
+ * triggers, policies: each file holds its objects' current definitions and re-applies them
+ * idempotently). Unchanged files are skipped so that a start does not lock the busy tables their
+ * triggers and policies are on. Returns what it applied.
+ */
 export async function runMigrations(pool: pg.Pool): Promise<string[]> {
   const client = await pool.connect();
   try {
     await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     await client.query(`create table if not exists schema_migrations (
       name text primary key, applied_at timestamptz not null default now())`);
+    await client.query(`create table if not exists schema_functions (
+      name text primary key, sha256 text not null, applied_at timestamptz not null default now())`);
+    const migrations = await sqlFiles(MIGRATIONS_DIR);
     const done = new Set(
       (await client.query('select name from schema_migrations')).rows.map((row) => row.name),
     );
-    const files = (await readdir(MIGRATIONS_DIR)).filter((file) => file.endsWith('.sql')).sort();
+    refuseAnOlderHistory(done, migrations);
     const applied: string[] = [];
-    for (const file of files) {
+    for (const file of migrations) {
       if (done.has(file)) continue;
-      const sql = await readFile(new URL(file, MIGRATIONS_DIR), 'utf8');
-      await client.query('begin');
-      try {
-        // A migration that moves data sees every company's rows even when the owner is not a
-        // superuser (FORCE ROW LEVEL SECURITY holds the owner to the policies too).
-        await client.query(`select set_config('app.platform', 'on', true)`);
-        await client.query(sql);
+      await inTransaction(client, `migration ${file}`, async () => {
+        await client.query(await readFile(new URL(file, MIGRATIONS_DIR), 'utf8'));
         await client.query('insert into schema_migrations (name) values ($1)', [file]);
-        await client.query('commit');
-      } catch (error) {
-        await client.query('rollback');
-        throw new Error(`migration ${file} failed: ${(error as Error).message}`);
-      }
+      });
       applied.push(file);
+    }
+    const appliedHashes = new Map<string, string>(
+      (await client.query('select name, sha256 from schema_functions')).rows.map((row) => [
+        row.name,
+        row.sha256,
+      ]),
+    );
+    for (const file of await sqlFiles(FUNCTIONS_DIR)) {
+      const sql = await readFile(new URL(file, FUNCTIONS_DIR), 'utf8');
+      const sha256 = createHash('sha256').update(sql).digest('hex');
+      if (appliedHashes.get(file) === sha256) continue;
+      await inTransaction(client, `functions/${file}`, async () => {
+        await client.query(sql);
+        await client.query(
+          `insert into schema_functions (name, sha256) values ($1, $2)
+           on conflict (name) do update set sha256 = excluded.sha256, applied_at = now()`,
+          [file, sha256],
+        );
+      });
+      applied.push(`functions/${file}`);
     }
     return applied;
   } finally {
     await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => {});
     client.release();
   }
+}
+
+async function sqlFiles(dir: URL) {
+  return (await readdir(dir)).filter((file) => file.endsWith('.sql')).sort();
+}
+
+async function inTransaction(client: pg.PoolClient, what: string, work: () => Promise<void>) {
+  await client.query('begin');
+  try {
+    // A migration that moves data sees every company's rows even when the owner is not a
+    // superuser (FORCE ROW LEVEL SECURITY holds the owner to the policies too).
+    await client.query(`select set_config('app.platform', 'on', true)`);
+    await work();
+    await client.query('commit');
+  } catch (error) {
+    await client.query('rollback');
+    throw new Error(`${what} failed: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * The 47 migrations made before the baseline (0001-baseline.sql) were squashed into it before any
+ * installation existed. A database they made (a developer's data folder) is not upgraded: it has
+ * migrations this code does not know, and applying the baseline over it would fail halfway.
+ */
+function refuseAnOlderHistory(done: Set<string>, migrations: string[]) {
+  const unknown = [...done].filter((name) => !migrations.includes(name));
+  if (unknown.length === 0) return;
+  throw new Error(
+    `This database was migrated by an older schema history (${unknown.slice(0, 3).join(', ')}${unknown.length > 3 ? ', ...' : ''}), ` +
+      'which was replaced by one baseline (0001-baseline.sql) before the first installation. ' +
+      'Start from an empty database: delete the data folder (DATA_DIR) of the embedded PostgreSQL, ' +
+      'or drop and recreate the database of DATABASE_URL.',
+  );
 }

@@ -1,7 +1,13 @@
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
 
-/** Kysely's view of the tables in db/migrations. Keep in step with every migration. */
+/**
+ * Kysely's view of the tables in db/migrations, as node-postgres returns them (db/database.ts's
+ * parsers: bigint as number). test/schema-drift.test.ts fails when it drifts from the migrated database.
+ */
+/** A timestamp the database fills in when an insert leaves it out (a default). */
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+/** A timestamp every insert gives. */
+type GivenTimestamp = ColumnType<Date, Date | string, Date | string>;
 type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 type Id = Generated<number>;
 type Counter = ColumnType<number, number | undefined, number>;
@@ -57,7 +63,7 @@ export type RefreshTokensTable = {
   user_id: number;
   family_id: string;
   token_hash: Buffer;
-  expires_at: Timestamp;
+  expires_at: GivenTimestamp;
   used_at: NullableTimestamp;
   revoked_at: NullableTimestamp;
   ip_address: string | null;
@@ -70,7 +76,7 @@ export type RefreshTokensTable = {
 export type LoginThrottleTable = {
   throttle_key: string;
   failures: number;
-  window_started_at: Timestamp;
+  window_started_at: GivenTimestamp;
   blocked_until: NullableTimestamp;
 };
 
@@ -104,6 +110,8 @@ export type SubscribersTable = {
   id: Id;
   company_id: number;
   msisdn: string;
+  /** The number backwards (generated), for a search by its last digits on an index. */
+  msisdn_reversed: ColumnType<string | null, never, never>;
   status: Generated<string>;
   created_at: Timestamp;
   updated_at: Timestamp;
@@ -269,7 +277,7 @@ type ActivityCounts = {
 
 export type CompanyHourlyActivityTable = ActivityCounts & {
   company_id: number;
-  hour: Timestamp;
+  hour: GivenTimestamp;
   active_subscribers_delta: Counter;
   services_delta: Counter;
   active_services_delta: Counter;
@@ -287,7 +295,7 @@ export type CompanyDailyActivityTable = ActivityCounts & {
 export type MessageSearchWordsTable = {
   company_id: number;
   word: string;
-  created_at: Timestamp;
+  created_at: GivenTimestamp;
   message_id: number;
 };
 
@@ -298,7 +306,7 @@ export type CompanyMonthlyActivityTable = ActivityCounts & {
 
 export type CompanySendWindowsTable = {
   company_id: number;
-  window_start: Timestamp;
+  window_start: GivenTimestamp;
   used: Counter;
   last_grant: Counter;
 };
@@ -319,7 +327,7 @@ export type UnmatchedDeliveryReportsTable = {
   status: TDeliveryStatusColumn;
   provider_status: string | null;
   error_message: string | null;
-  reported_at: Timestamp;
+  reported_at: GivenTimestamp;
   received_at: Timestamp;
 };
 

@@ -1,3 +1,26 @@
+-- The hour a message's recipients count in (migration 0009), read by the counters' rollup trigger on
+-- every batch: as a SQL function with three subqueries it was planned on every call (PostgreSQL
+-- before 18 does not cache a SQL function's plans), about a quarter of a delivery-report batch's
+-- time in the database. Same answer, in the same order of preference, with plans cached per session.
+create or replace function message_send_hour(p_company_id bigint, p_message_id bigint)
+ returns timestamp with time zone
+ language plpgsql
+ stable
+as $function$
+declare
+  hour timestamptz;
+begin
+  select s.recipients_at into hour from message_sends s where s.company_id = p_company_id and s.message_id = p_message_id;
+  if hour is null then
+    select r.created_at into hour from delivery_reports r
+     where r.company_id = p_company_id and r.message_id = p_message_id limit 1;
+  end if;
+  if hour is null then
+    select m.created_at into hour from messages m where m.company_id = p_company_id and m.id = p_message_id;
+  end if;
+  return hour;
+end $function$;
+
 -- The rollups' upserts (migration 0009's record_activity) run in every fan-out, hand-over and
 -- delivery-report batch, through the statement triggers. record_activity was a SQL-language
 -- function, and PostgreSQL (before 18) plans the statements of such a function on every call:
@@ -6,7 +29,10 @@
 -- Same statements, same order (hour, day, month: two statements never wait on each other's rows
 -- in opposite orders). They stay three static statements, not one built per bucket with EXECUTE,
 -- because a dynamic statement is planned on every call as well.
-create or replace function record_activity(deltas activity_delta[]) returns void language plpgsql as $$
+create or replace function record_activity(deltas activity_delta[])
+ returns void
+ language plpgsql
+as $function$
 begin
   insert into company_hourly_activity as a
            (company_id, hour, pending, submitted, sent, delivered, failed, rejected, expired, received,
@@ -88,4 +114,44 @@ begin
       expired = a.expired + excluded.expired,
       received = a.received + excluded.received,
       new_subscribers = a.new_subscribers + excluded.new_subscribers;
-end $$;
+end $function$;
+
+-- The counters' rollup trigger returns at once when its statement changed no counter row. An
+-- INSERT ... ON CONFLICT DO UPDATE fires both statement triggers, insert and update, and every
+-- delivery-report batch upserts a counter row that exists: its insert trigger ran the three rollup
+-- upserts over an empty transition table each time. Otherwise as migration 0009 wrote it.
+create or replace function delivery_counts_activity()
+ returns trigger
+ language plpgsql
+as $function$
+begin
+  if not exists (select 1 from new_rows) then
+    return null;
+  end if;
+  if tg_op = 'INSERT' then
+    perform record_activity(array(
+      select row(d.company_id, message_send_hour(d.company_id, d.message_id), d.pending, d.submitted, d.sent,
+                 d.delivered, d.failed, d.rejected, d.expired, 0, 0, 0, 0, 0)::activity_delta
+        from (select company_id, message_id, sum(pending) as pending, sum(submitted) as submitted, sum(sent) as sent,
+                     sum(delivered) as delivered, sum(failed) as failed, sum(rejected) as rejected, sum(expired) as expired
+                from new_rows group by company_id, message_id) d));
+  else
+    perform record_activity(array(
+      select row(d.company_id, message_send_hour(d.company_id, d.message_id), d.pending, d.submitted, d.sent,
+                 d.delivered, d.failed, d.rejected, d.expired, 0, 0, 0, 0, 0)::activity_delta
+        from (select company_id, message_id, sum(pending) as pending, sum(submitted) as submitted, sum(sent) as sent,
+                     sum(delivered) as delivered, sum(failed) as failed, sum(rejected) as rejected, sum(expired) as expired
+                from (select company_id, message_id, pending, submitted, sent, delivered, failed, rejected, expired
+                        from new_rows
+                      union all
+                      select company_id, message_id, -pending, -submitted, -sent, -delivered, -failed, -rejected, -expired
+                        from old_rows) x
+               group by company_id, message_id) d));
+  end if;
+  return null;
+end $function$;
+
+drop trigger if exists delivery_counts_activity_insert on message_delivery_counts;
+create trigger delivery_counts_activity_insert after insert on message_delivery_counts referencing new table as new_rows for each statement execute function delivery_counts_activity();
+drop trigger if exists delivery_counts_activity_update on message_delivery_counts;
+create trigger delivery_counts_activity_update after update on message_delivery_counts referencing old table as old_rows new table as new_rows for each statement execute function delivery_counts_activity();

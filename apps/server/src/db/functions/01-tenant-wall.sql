@@ -1,0 +1,136 @@
+-- The tenant wall: who sees which row. The application binds each transaction to a scope
+-- (db/tenant-scope.ts): a company (app.company_id) or the platform (app.platform = 'on': system
+-- admins, sign-in before the company is known, the engine's dispatch across companies, migrations).
+-- Unbound work sees nothing (fail closed); the platform scope is the explicit way across tenants,
+-- never the absence of a binding.
+--
+-- The policies compare each row with (select app_platform_scope()) and (select app_company_id()):
+-- scalar subqueries, computed once per statement (an InitPlan), not once per row read and written
+-- (a per-row call doubled the cost of writing a million recipients).
+--
+-- app_platform_scope is written "<> ''" rather than "= 'on'" on purpose: bindScope sets 'on' or ''
+-- (unset reads as null), so both mean the same, but the planner cannot read the setting when it
+-- plans and guesses an unknown "=" true for 0.5% of rows and an unknown "<>" for 99.5%. With "="
+-- every estimate on a policed table shrank 200-fold and set-based statements (imports, fan-out)
+-- turned into nested loops over thousands of rows.
+create or replace function app_platform_scope()
+ returns boolean
+ language sql
+ stable parallel safe
+as $function$
+  select coalesce(current_setting('app.platform', true) <> '', false)
+$function$;
+
+create or replace function app_company_id()
+ returns bigint
+ language sql
+ stable parallel safe
+as $function$
+  select nullif(current_setting('app.company_id', true), '')::bigint
+$function$;
+
+-- True when the transaction's binding may read this company's rows: the platform scope, or the
+-- company it is bound to. Unbound, or bound to another company: false (never null).
+create or replace function app_may_read_company(p_company_id bigint)
+ returns boolean
+ language sql
+ stable parallel safe
+as $function$
+  select coalesce(app_platform_scope() or p_company_id = app_company_id(), false)
+$function$;
+
+-- The route guard's visibility check (plugins/guards.ts, requireVisibleId) planned once per
+-- connection (ADR 0012, "the read floor at night").
+--
+-- A route whose `:id` names a row (a message's details, a service, a company, a user) first checks
+-- that the actor's scope sees that row, else 404. Console reads force custom plans
+-- (db/tenant-scope.ts), so that lookup by key was planned on every call: about 0.3 ms of
+-- PostgreSQL for a message's details at tenth size, more than the lookup itself. Each statement
+-- below is a lookup by its table's key, whose plan is the same for any company, so it is planned
+-- once per connection (force_generic_plan; PL/pgSQL keeps the plan).
+--
+-- SECURITY INVOKER: row-level security applies to each lookup, as to the statement it replaces.
+-- p_company_id: the actor's company (null for a system admin): the company-keyed tables are then
+-- looked up by (company_id, id), their primary key.
+create or replace function app_row_visible(p_table text, p_id bigint, p_company_id bigint)
+ returns boolean
+ language plpgsql
+ stable
+ set plan_cache_mode to 'force_generic_plan'
+as $function$
+begin
+  if p_table = 'messages' then
+    if p_company_id is null then
+      return exists (select 1 from messages where id = p_id);
+    end if;
+    return exists (select 1 from messages where company_id = p_company_id and id = p_id);
+  elsif p_table = 'services' then
+    if p_company_id is null then
+      return exists (select 1 from services where id = p_id);
+    end if;
+    return exists (select 1 from services where company_id = p_company_id and id = p_id);
+  elsif p_table = 'companies' then
+    return exists (select 1 from companies where id = p_id);
+  elsif p_table = 'users' then
+    return exists (select 1 from users where id = p_id);
+  end if;
+  raise exception 'app_row_visible: no such table %', p_table;
+end
+$function$;
+revoke execute on function app_row_visible(p_table text, p_id bigint, p_company_id bigint) from public;
+
+-- The policies. A tenant table's rows are seen and written by the platform scope or by the company
+-- the transaction is bound to (db/tenant-scope.ts). Each policy compares with the statement's own
+-- binding through scalar subqueries (computed once per statement, an InitPlan), not once per row.
+-- Month partitions of delivery_reports and recipient_gateway_ids get theirs when the engine creates
+-- them (create_tenant_month_partition).
+do $$
+declare
+  tenant_table text;
+begin
+  foreach tenant_table in array array[
+    'users', 'company_callback_tokens', 'services', 'subscribers', 'subscriptions', 'messages',
+    'company_subscriber_counts', 'delivery_reports', 'message_sends', 'message_delivery_counts',
+    'company_monthly_usage', 'company_send_windows', 'idempotency_keys', 'unmatched_delivery_reports',
+    'company_provider_settings', 'company_hourly_activity', 'company_monthly_activity',
+    'company_daily_activity', 'message_search_words', 'message_search_text', 'message_status_counts',
+    'recipient_gateway_ids', 'delivery_report_inbox', 'message_search_vocabulary'
+  ] loop
+    execute format('drop policy if exists tenant_isolation on %I', tenant_table);
+    execute format(
+      'create policy tenant_isolation on %I
+         using ((select app_platform_scope()) or company_id = (select app_company_id()))
+         with check ((select app_platform_scope()) or company_id = (select app_company_id()))',
+      tenant_table);
+  end loop;
+end $$;
+
+-- A company scope reads and updates its own company; only the platform creates or deletes one.
+drop policy if exists company_create on companies;
+create policy company_create on companies for insert
+  with check ((select app_platform_scope()));
+drop policy if exists company_delete on companies;
+create policy company_delete on companies for delete
+  using ((select app_platform_scope()));
+drop policy if exists company_read on companies;
+create policy company_read on companies for select
+  using ((select app_platform_scope()) or id = (select app_company_id()));
+drop policy if exists company_update on companies;
+create policy company_update on companies for update
+  using ((select app_platform_scope()) or id = (select app_company_id()))
+  with check ((select app_platform_scope()) or id = (select app_company_id()));
+
+-- The audit trail is append-only for a company; only the platform may change or delete entries.
+drop policy if exists audit_append on audit_logs;
+create policy audit_append on audit_logs for insert
+  with check ((select app_platform_scope()) or company_id = (select app_company_id()));
+drop policy if exists audit_read on audit_logs;
+create policy audit_read on audit_logs for select
+  using ((select app_platform_scope()) or company_id = (select app_company_id()));
+drop policy if exists audit_platform_update on audit_logs;
+create policy audit_platform_update on audit_logs for update
+  using ((select app_platform_scope()))
+  with check ((select app_platform_scope()));
+drop policy if exists audit_platform_delete on audit_logs;
+create policy audit_platform_delete on audit_logs for delete
+  using ((select app_platform_scope()));
