@@ -64,7 +64,20 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     openapi: {
       info: { title: 'SMS Console API', version: '1.0.0', description: 'The API behind the SMS console.' },
       components: {
-        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+          // A company's API key (modules/api-keys), sent the same way; each route says which scopes open it.
+          apiKey: {
+            type: 'http',
+            scheme: 'bearer',
+            bearerFormat: 'smsk_live_<prefix>_<secret>',
+            description:
+              'An API key a company admin creates in the console (API Keys). Send it as ' +
+              '`Authorization: Bearer smsk_live_...`. Scopes: messages:send (send messages), ' +
+              'messages:read (read messages and reports), subscribers:manage (manage subscribers); ' +
+              'a route its scopes do not open answers 403. Each key has its own rate limit.',
+          },
+        },
       },
       security: [{ bearerAuth: [] }],
     },

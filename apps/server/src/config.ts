@@ -56,6 +56,7 @@ const ZEnvironment = z.object({
   RATE_LIMIT_VALIDATE_PER_MINUTE: z.coerce.number().int().min(1).default(30),
   RATE_LIMIT_CALLBACKS_PER_SECOND: z.coerce.number().int().min(1).default(5000),
   RATE_LIMIT_CALLBACK_BAD_TOKENS_PER_MINUTE: z.coerce.number().int().min(1).default(60),
+  RATE_LIMIT_API_KEY_PER_MINUTE: z.coerce.number().int().min(1).default(600),
   TRUST_PROXY: ZFlag.default(false),
   HSTS: ZFlag.optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -143,6 +144,8 @@ export type RateLimits = {
   callbacksPerSecond: number;
   /** Provider-callback requests with a wrong URL (token or company) per client address. */
   callbackBadTokensPerMinute: number;
+  /** Requests per API key, whatever address they come from (modules/api-keys/api-key-actor.ts). */
+  apiKeyPerMinute: number;
 };
 
 export type Config = {
@@ -229,6 +232,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       validatePerMinute: e.RATE_LIMIT_VALIDATE_PER_MINUTE,
       callbacksPerSecond: e.RATE_LIMIT_CALLBACKS_PER_SECOND,
       callbackBadTokensPerMinute: e.RATE_LIMIT_CALLBACK_BAD_TOKENS_PER_MINUTE,
+      apiKeyPerMinute: e.RATE_LIMIT_API_KEY_PER_MINUTE,
     },
     trustProxy: e.TRUST_PROXY,
     hsts: e.HSTS,

@@ -1,3 +1,4 @@
+import type { TApiKeyScope } from '@sms/contracts/api-keys/api-key';
 import type { TRole } from '@sms/contracts/auth/roles';
 
 /** Who is acting, taken from the verified token and the current user row, never from the request body. */
@@ -8,6 +9,11 @@ export type Actor = {
   name: string;
   email: string;
   sessionId: string;
+  /**
+   * Set when the request came with an API key (modules/api-keys): the actor is then the company's
+   * admin who created it, named after the key, and only routes one of its scopes opens admit it.
+   */
+  apiKey?: { id: number; name: string; scopes: readonly TApiKeyScope[] };
 };
 
 /** `readOnly`: the request only reads (GET, HEAD), so it may go to the read replica (db/actor-transaction.ts). */

@@ -2,6 +2,7 @@ import type { ApiInstance } from './api-instance.ts';
 import type { AppDeps } from './app-deps.ts';
 import { companiesRoutes } from './modules/admin/companies.routes.ts';
 import { usersRoutes } from './modules/admin/users.routes.ts';
+import { apiKeysRoutes } from './modules/api-keys/api-keys.routes.ts';
 import { auditRoutes } from './modules/audit/audit.routes.ts';
 import { authRoutes } from './modules/auth/auth.routes.ts';
 import { callbacksRoutes } from './modules/callbacks/callbacks.routes.ts';
@@ -27,6 +28,7 @@ export async function registerRoutes(api: ApiInstance, deps: AppDeps) {
   usersRoutes(api, deps);
   auditRoutes(api, deps);
   callbacksRoutes(api, deps);
+  apiKeysRoutes(api, deps);
   servicesRoutes(api, deps);
   subscribersRoutes(api, deps);
   messageLogsRoutes(api, deps);

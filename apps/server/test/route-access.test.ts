@@ -34,6 +34,8 @@ const SPEC_RULES: [RegExp, 'public' | readonly TRole[] | ((method: string) => re
   // company_admin manages webhook URLs: their own (my-company) or, like platform staff, by id.
   [/^\/callbacks\/my-company(\/|$)/, ['company_admin']],
   [/^\/callbacks\/company\/:id(\/|$)/, ['system_admin', 'company_admin']],
+  // A company admin's own company's API keys (issue 38): the console's, no key can call them.
+  [/^\/api-keys(\/|$)/, ['company_admin']],
   [/^\/(subscriptions\/|services\/:id\/(subscribe|unsubscribe|subscribers))/, ROUTE_ROLES.subscribers],
   // Content managers view services only.
   [/^\/services(\/|$)/, (method) => (method === 'GET' ? ROUTE_ROLES.services : EDITORS)],
@@ -56,6 +58,15 @@ const fixtureOf: Record<IdTable, (companyId: number) => Promise<number>> = {
   services: async (companyId) => (await createService(ctx.ownerDb, companyId)).id,
   companies: async (companyId) => companyId,
   users: async (companyId) => (await createUser(ctx.ownerDb, { role: 'viewer', companyId })).id,
+  api_keys: async (companyId) => {
+    const creator = await createUser(ctx.ownerDb, { role: 'company_admin', companyId });
+    const { rows } = await sql<{ id: number }>`
+      insert into api_keys (company_id, name, prefix, key_hash, scopes, created_by)
+      values (${companyId}, ${`Key ${creator.id}`}, ${`smsk_live_${creator.id}`}, ${Buffer.from([creator.id])},
+              '{messages:read}', ${creator.id})
+      returning id`.execute(ctx.ownerDb);
+    return rows[0]!.id;
+  },
   // A draft to one of the company's services, as POST /messages leaves it.
   messages: async (companyId) => {
     const service = await createService(ctx.ownerDb, companyId);

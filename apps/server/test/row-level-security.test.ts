@@ -72,6 +72,9 @@ async function seedTenantRows(companyId: number) {
         values (${companyId}, '{wall-gateway-id}', '{delivered}', '{Success}', '{NULL}', array[now()])`,
     // Provider settings per company (migration 0007).
     sql`insert into company_provider_settings (company_id, kind) values (${companyId}, 'simulator')`,
+    // API keys (migration 0054).
+    sql`insert into api_keys (company_id, name, prefix, key_hash, scopes, created_by)
+        values (${companyId}, 'Wall key', ${`smsk_live_w${companyId}`}, ${Buffer.from([1])}, '{messages:read}', ${user.id})`,
   ])
     await statement.execute(db);
 }

@@ -1,8 +1,10 @@
 import { AUTH_MESSAGES } from '@sms/contracts/auth/login';
 import { effectiveRole } from '@sms/contracts/auth/roles';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../app-deps.ts';
 import { AppError } from '../errors.ts';
+import { resolveApiKeyActor } from '../modules/api-keys/api-key-actor.ts';
+import { looksLikeApiKey } from '../modules/api-keys/api-key-secret.ts';
 import { verifyAccessToken } from '../modules/auth/access-token.ts';
 import { findUserInLiveSession, type SessionUser } from '../modules/auth/auth.repository.ts';
 import { accessRefusal } from '../modules/auth/auth.service.ts';
@@ -49,11 +51,16 @@ function admittedActor(user: SessionUser | undefined, sessionId: string): Actor 
 
 const isRead = (request: FastifyRequest) => request.method === 'GET' || request.method === 'HEAD';
 
-/** preHandler: 401 unless a valid bearer token is present; sets request.actor. */
+/** preHandler: 401 unless a valid bearer token (an access token or an API key) is present; sets request.actor. */
 export function authenticate(deps: AppDeps) {
-  return async (request: FastifyRequest) => {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
     const token = bearerTokenOf(request);
     if (!token) throw new AppError('unauthorized', AUTH_MESSAGES.missingToken);
+    // A company's API key: looked up on each request, its work bound to its company (modules/api-keys).
+    if (looksLikeApiKey(token)) {
+      request.actor = await resolveApiKeyActor(deps, token, reply);
+      return;
+    }
     request.actor = await resolveActor(deps, token);
   };
 }

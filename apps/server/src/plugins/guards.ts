@@ -1,3 +1,4 @@
+import { API_KEY_MESSAGES, API_KEY_SCOPE_LABELS, type TApiKeyScope } from '@sms/contracts/api-keys/api-key';
 import { AUTH_MESSAGES } from '@sms/contracts/auth/login';
 import { ALL_ROLES, isRoleAllowed, type TRole } from '@sms/contracts/auth/roles';
 import type {
@@ -16,9 +17,15 @@ import { authenticate, contextOf } from './authenticate.ts';
 import { isRateLimitHook } from './rate-limits.ts';
 
 /** Tenant-owned tables a route's `:id` can name, and what a missing one is called in its 404. */
-const ID_TABLES = { services: 'Service', companies: 'Company', users: 'User', messages: 'Message' } as const;
+const ID_TABLES = {
+  services: 'Service',
+  companies: 'Company',
+  users: 'User',
+  messages: 'Message',
+  api_keys: 'API key',
+} as const;
 export type IdTable = keyof typeof ID_TABLES;
-const COMPANY_KEYED = new Set<IdTable>(['services', 'messages']);
+const COMPANY_KEYED = new Set<IdTable>(['services', 'messages', 'api_keys']);
 
 /**
  * Who may call a route, declared where the route is defined and enforced from that same
@@ -35,6 +42,8 @@ export type RouteAccess =
       roles: readonly TRole[];
       refusals: Partial<Record<TRole, string>>;
       idOf: IdTable | null;
+      /** The API key scopes that open the route (any one of them); none: console only, keys get 403. */
+      apiKeyScopes: readonly TApiKeyScope[];
     };
 
 declare module 'fastify' {
@@ -66,6 +75,8 @@ export function guard(
     /** The handler's own read answers 404 for an `:id` out of scope: the guard looks it up only before a 400. */
     idFoundByHandler?: boolean;
     refusals?: Partial<Record<TRole, string>>;
+    /** API key scopes that open the route too (modules/api-keys); without, keys are refused. */
+    apiKeyScopes?: readonly TApiKeyScope[];
   } = {},
 ): Guard {
   const access: RouteAccess = {
@@ -73,8 +84,13 @@ export function guard(
     roles: typeof roles === 'string' ? [roles] : roles,
     refusals: options.refusals ?? {},
     idOf: options.idOf ?? null,
+    apiKeyScopes: options.apiKeyScopes ?? [],
   };
-  const checks: Check[] = [authenticate(deps), requireRoles(access.roles, access.refusals)];
+  const checks: Check[] = [
+    authenticate(deps),
+    requireApiKeyScope(access.apiKeyScopes),
+    requireRoles(access.roles, access.refusals),
+  ];
   const visibleId = options.idOf ? requireVisibleId(deps, options.idOf) : undefined;
   if (visibleId && !options.idFoundByHandler) checks.push(visibleId);
   const beforeBadRequest =
@@ -114,6 +130,24 @@ export function requireRoles(
     if (!role || !isRoleAllowed(role, allowed))
       return done(new AppError('forbidden', (role && refusals[role]) || AUTH_MESSAGES.forbidden));
     done();
+  };
+}
+
+/**
+ * 403 for a request made with an API key unless the key holds one of the route's scopes (a route
+ * with none is the console's own: sign-in, users, companies, the keys themselves). Callback-style.
+ */
+function requireApiKeyScope(scopes: readonly TApiKeyScope[]) {
+  return (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
+    const key = request.actor?.apiKey;
+    if (!key || scopes.some((scope) => key.scopes.includes(scope))) return done();
+    const needed = scopes[0];
+    done(
+      new AppError(
+        'forbidden',
+        needed ? API_KEY_MESSAGES.scopeMissing(API_KEY_SCOPE_LABELS[needed]) : API_KEY_MESSAGES.consoleOnly,
+      ),
+    );
   };
 }
 
@@ -184,10 +218,23 @@ export function installRouteAccess(api: FastifyInstance) {
       }
     }
     route.config = { ...route.config, access };
+    if (access?.kind === 'signed-in' && access.apiKeyScopes.length > 0)
+      documentApiKeyAccess(route, access.apiKeyScopes);
     const responses = (route.schema?.response ?? {}) as Record<string, unknown>;
     for (const method of toList(route.method))
       table.push({ method: String(method), url: route.url, access, responses });
   });
+}
+
+/** OpenAPI: the route accepts an API key too (the apiKey scheme, app.ts), and which scopes open it. */
+function documentApiKeyAccess(route: RouteOptions, scopes: readonly TApiKeyScope[]) {
+  const schema = (route.schema ?? {}) as { description?: string; security?: unknown };
+  const names = scopes.map((scope) => `${scope} (${API_KEY_SCOPE_LABELS[scope]})`).join(' or ');
+  route.schema = {
+    ...schema,
+    security: [{ bearerAuth: [] }, { apiKey: [] }],
+    description: `${schema.description ?? ''} API keys: scope ${names}.`.trim(),
+  };
 }
 
 function toList<T>(value: T | T[] | undefined): T[] {

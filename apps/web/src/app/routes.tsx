@@ -78,6 +78,12 @@ export function createRoutes(): RouteObject[] {
                   () => import('../features/reports/pages/reports-page.tsx'),
                 ),
                 lazyPage(
+                  '/settings/api-keys',
+                  ['company_admin'],
+                  () => import('../features/api-keys/pages/api-keys-page.tsx'),
+                  'Only company administrators manage API keys.',
+                ),
+                lazyPage(
                   '/admin',
                   ROUTE_ROLES.admin,
                   () => import('../features/admin/pages/admin-page.tsx'),

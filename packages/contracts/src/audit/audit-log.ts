@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Spec section 4 names these; IMPORT and REGENERATE cover actions the spec does not list. */
+/** Spec section 4 names these; IMPORT, REGENERATE and REVOKE cover actions the spec does not list. */
 export const AUDIT_ACTIONS = [
   'CREATE',
   'UPDATE',
@@ -12,10 +12,11 @@ export const AUDIT_ACTIONS = [
   'SUSPEND',
   'IMPORT',
   'REGENERATE',
+  'REVOKE',
 ] as const;
 export type TAuditAction = (typeof AUDIT_ACTIONS)[number];
 
-export const AUDIT_ENTITIES = ['SERVICE', 'COMPANY', 'SUBSCRIBER', 'USER', 'MESSAGE'] as const;
+export const AUDIT_ENTITIES = ['SERVICE', 'COMPANY', 'SUBSCRIBER', 'USER', 'MESSAGE', 'API_KEY'] as const;
 export type TAuditEntity = (typeof AUDIT_ENTITIES)[number];
 
 export const AUDIT_LOG_LIMIT = 50;

@@ -19,9 +19,14 @@ const tags = ['messages'];
 
 /** The Message Logs' reads (spec section 7); viewers are refused (section 6). */
 export function messageLogsRoutes(app: ApiInstance, deps: AppDeps) {
-  const readers = guard(deps, ROUTE_ROLES.messages);
+  const apiKeyScopes = ['messages:read'] as const;
+  const readers = guard(deps, ROUTE_ROLES.messages, { apiKeyScopes });
   // Each read finds its message in its own statement (404 when out of scope): no lookup before it.
-  const oneMessage = guard(deps, ROUTE_ROLES.messages, { idOf: 'messages', idFoundByHandler: true });
+  const oneMessage = guard(deps, ROUTE_ROLES.messages, {
+    idOf: 'messages',
+    idFoundByHandler: true,
+    apiKeyScopes,
+  });
 
   app.get(
     '/messages',

@@ -43,9 +43,10 @@ const sendStoredAnswer = (reply: FastifyReply, answer: StoredAnswer) =>
  */
 export function sendMessageRoutes(app: ApiInstance, deps: AppDeps) {
   const refusals = { content_manager: MESSAGE_MESSAGES.contentManagerSend };
-  const senders = guard(deps, MESSAGE_SENDERS, { refusals });
-  const oneMessage = guard(deps, MESSAGE_SENDERS, { idOf: 'messages', refusals });
-  const previewers = guard(deps, ROUTE_ROLES.messages);
+  const apiKeyScopes = ['messages:send'] as const;
+  const senders = guard(deps, MESSAGE_SENDERS, { refusals, apiKeyScopes });
+  const oneMessage = guard(deps, MESSAGE_SENDERS, { idOf: 'messages', refusals, apiKeyScopes });
+  const previewers = guard(deps, ROUTE_ROLES.messages, { apiKeyScopes });
 
   /** POST /messages/bulk/send and POST /messages: the same route, but that a draft is not queued. */
   const createMessageRoute = (

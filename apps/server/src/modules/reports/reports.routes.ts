@@ -10,7 +10,7 @@ export function reportsRoutes(app: ApiInstance, deps: AppDeps) {
   app.get(
     '/reports',
     {
-      preHandler: guard(deps, ROUTE_ROLES.reports),
+      preHandler: guard(deps, ROUTE_ROLES.reports, { apiKeyScopes: ['messages:read'] }),
       schema: {
         tags: ['reports'],
         description:

@@ -1,3 +1,4 @@
+import { API_KEY_SCOPES } from '@sms/contracts/api-keys/api-key';
 import { ROUTE_ROLES } from '@sms/contracts/auth/roles';
 import { ZIdParam } from '@sms/contracts/common/envelope';
 import { ZCreateServiceRequest, ZCreateServiceResponse } from '@sms/contracts/services/create-service';
@@ -22,7 +23,8 @@ const SERVICE_EDITORS = ['system_admin', 'company_admin'] as const;
 
 export function servicesRoutes(app: ApiInstance, deps: AppDeps) {
   // Viewers are refused; content managers read, and get the spec's own words when they try to write.
-  const readers = guard(deps, ROUTE_ROLES.services);
+  // Every API key reads services: sending and subscribing name them.
+  const readers = guard(deps, ROUTE_ROLES.services, { apiKeyScopes: API_KEY_SCOPES });
 
   app.get(
     '/services',
@@ -62,7 +64,7 @@ export function servicesRoutes(app: ApiInstance, deps: AppDeps) {
   app.get(
     '/services/:id',
     {
-      preHandler: guard(deps, ROUTE_ROLES.services, { idOf: 'services' }),
+      preHandler: guard(deps, ROUTE_ROLES.services, { idOf: 'services', apiKeyScopes: API_KEY_SCOPES }),
       schema: { tags, params: ZIdParam, response: { 200: ZGetServiceResponse } },
     },
     async (request) => ({

@@ -60,8 +60,9 @@ async function readImportedCsv(request: FastifyRequest): Promise<ImportSource> {
 }
 
 export function subscribersRoutes(app: ApiInstance, deps: AppDeps) {
-  const managers = guard(deps, ROUTE_ROLES.subscribers);
-  const ofService = guard(deps, ROUTE_ROLES.subscribers, { idOf: 'services' });
+  const apiKeyScopes = ['subscribers:manage'] as const;
+  const managers = guard(deps, ROUTE_ROLES.subscribers, { apiKeyScopes });
+  const ofService = guard(deps, ROUTE_ROLES.subscribers, { idOf: 'services', apiKeyScopes });
   if (!app.hasContentTypeParser('text/csv')) {
     // The body stays a stream (read by the import as it arrives); a declared size over the cap is refused unread.
     app.addContentTypeParser('text/csv', (request, payload, done) => {

@@ -29,7 +29,14 @@ export function QuickActions({ role }: { role: TRole }) {
             {link.label}
           </Link>
         ))}
-        {role === 'company_admin' ? <ManageWebhooksButton /> : null}
+        {role === 'company_admin' ? (
+          <>
+            <ManageWebhooksButton />
+            <Link to="/settings/api-keys" className={buttonStyles('secondary')}>
+              API Keys
+            </Link>
+          </>
+        ) : null}
       </div>
     </section>
   );
