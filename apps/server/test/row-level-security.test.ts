@@ -75,6 +75,9 @@ async function seedTenantRows(companyId: number) {
     // API keys (migration 0054).
     sql`insert into api_keys (company_id, name, prefix, key_hash, scopes, created_by)
         values (${companyId}, 'Wall key', ${`smsk_live_w${companyId}`}, ${Buffer.from([1])}, '{messages:read}', ${user.id})`,
+    // A provider failing for the whole account (hand-over.ts).
+    sql`insert into company_provider_health (company_id, reason, next_probe_at)
+        values (${companyId}, 'not bound to the SMSC', now())`,
   ])
     await statement.execute(db);
 }

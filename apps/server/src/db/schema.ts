@@ -194,12 +194,26 @@ export type DeliveryReportsTable = {
   error_message: string | null;
 };
 
+/** A company's keys for the REST API (migration 0054): only the key's hash and prefix are kept. */
+export type ApiKeysTable = {
+  company_id: number;
+  id: Id;
+  name: string;
+  prefix: string;
+  key_hash: Buffer;
+  scopes: string[];
+  created_by: number;
+  created_at: Timestamp;
+  last_used_at: NullableTimestamp;
+  revoked_at: NullableTimestamp;
+};
+
 /** While a company's provider fails for the whole account (migration 0055). */
 export type CompanyProviderHealthTable = {
   company_id: number;
   failing_since: Timestamp;
   reason: string;
-  next_probe_at: Timestamp;
+  next_probe_at: GivenTimestamp;
   updated_at: Timestamp;
 };
 
@@ -363,6 +377,7 @@ export type DB = {
   delivery_reports: DeliveryReportsTable;
   message_sends: MessageSendsTable;
   company_provider_health: CompanyProviderHealthTable;
+  api_keys: ApiKeysTable;
   message_delivery_counts: MessageDeliveryCountsTable;
   message_delivery_totals: MessageDeliveryTotalsView;
   company_monthly_usage: CompanyMonthlyUsageTable;

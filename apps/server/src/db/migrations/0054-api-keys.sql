@@ -26,36 +26,5 @@ create index api_keys_created_by_idx on api_keys (created_by);
 create unique index api_keys_live_name_idx on api_keys (company_id, lower(name)) where revoked_at is null;
 
 alter table api_keys enable row level security, force row level security;
-create policy tenant_isolation on api_keys
-  using ((select app_platform_scope()) or company_id = (select app_company_id()))
-  with check ((select app_platform_scope()) or company_id = (select app_company_id()));
 
--- A route's `:id` guard (plugins/guards.ts) looks keys up too: 0031's function with an api_keys branch.
-create or replace function app_row_visible(p_table text, p_id bigint, p_company_id bigint) returns boolean
-  language plpgsql stable
-  set plan_cache_mode = force_generic_plan
-as $$
-begin
-  if p_table = 'messages' then
-    if p_company_id is null then
-      return exists (select 1 from messages where id = p_id);
-    end if;
-    return exists (select 1 from messages where company_id = p_company_id and id = p_id);
-  elsif p_table = 'services' then
-    if p_company_id is null then
-      return exists (select 1 from services where id = p_id);
-    end if;
-    return exists (select 1 from services where company_id = p_company_id and id = p_id);
-  elsif p_table = 'api_keys' then
-    if p_company_id is null then
-      return exists (select 1 from api_keys where id = p_id);
-    end if;
-    return exists (select 1 from api_keys where company_id = p_company_id and id = p_id);
-  elsif p_table = 'companies' then
-    return exists (select 1 from companies where id = p_id);
-  elsif p_table = 'users' then
-    return exists (select 1 from users where id = p_id);
-  end if;
-  raise exception 'app_row_visible: no such table %', p_table;
-end
-$$;
+-- Its policy and the `:id` guard's branch (app_row_visible) live in db/functions/01-tenant-wall.sql.

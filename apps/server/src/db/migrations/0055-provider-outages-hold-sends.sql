@@ -10,10 +10,8 @@ create table company_provider_health (
   updated_at timestamptz not null default now()
 );
 
+-- Its policy lives with every tenant table's, in db/functions/01-tenant-wall.sql.
 alter table company_provider_health enable row level security, force row level security;
-create policy tenant_isolation on company_provider_health
-  using ((select app_platform_scope()) or company_id = (select app_company_id()))
-  with check ((select app_platform_scope()) or company_id = (select app_company_id()));
 grant select, insert, update, delete on company_provider_health to sms_app;
 
 comment on column message_sends.failed_reason is
