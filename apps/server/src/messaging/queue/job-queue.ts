@@ -168,6 +168,16 @@ export function createJobQueue(pool: pg.Pool, options: JobQueueOptions): JobQueu
     return started;
   };
   const working = new Set<string>();
+  /**
+   * A pg-boss worker waits out its poll after every job unless it was notified meanwhile. Where one
+   * job was, more are likely (a send's batches are enqueued together): the workers of this work()
+   * that hold a job fetch again as soon as they are done instead. Idle ones keep to their poll and
+   * the NOTIFY of new jobs.
+   */
+  const keepFetching = (workId: string | undefined) => {
+    for (const worker of boss.getWipData())
+      if (worker.workId === workId && worker.count > 0) boss.notifyWorker(worker.id);
+  };
   const running = new Set<AbortController>();
   // pg-boss refuses options present but undefined: only those given are set.
   const insertOf = <P>(job: JobDefinition<P>, entry: { payload: P } & EnqueueOptions) => ({
@@ -213,7 +223,9 @@ export function createJobQueue(pool: pg.Pool, options: JobQueueOptions): JobQueu
     async work(job, { concurrency, perGroup, pollingIntervalSeconds = 0.5 }, handler) {
       await ready();
       working.add(job.name);
-      await boss.work(
+      // Set once work() answers; a job finished before that has no siblings to tell yet.
+      let workId: string | undefined;
+      workId = await boss.work(
         job.name,
         {
           localConcurrency: concurrency,
@@ -239,6 +251,7 @@ export function createJobQueue(pool: pg.Pool, options: JobQueueOptions): JobQueu
           } finally {
             running.delete(stop);
             entry.signal?.removeEventListener('abort', onAbort);
+            keepFetching(workId);
           }
         },
       );
