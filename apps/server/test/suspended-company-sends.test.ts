@@ -129,7 +129,10 @@ describe('a suspended company’s sends', () => {
     expect(await held(message.id)).toBe('held');
     expect(await handedOver(message.id)).toBe(0);
     expect((await messageRow(ctx.ownerDb, message.id))?.status).toBe('processing');
-    expect(await jobStatusOf(message.id)).toMatchObject({ status: 'delayed', failedReason: null });
+    expect(await jobStatusOf(message.id)).toMatchObject({
+      status: 'delayed',
+      failedReason: MESSAGE_MESSAGES.heldCompanyNotActive,
+    });
 
     await saveStatus(tenant, 'active');
     expect(await delivered(message.id)).toBe('delivered');

@@ -78,6 +78,8 @@ export async function handOverBatch(
       else if (claim.providerFailing) await providerAnswered(trx, job.companyId);
     });
     if (outage) throw new HandOverLater('The provider is unavailable; the send is held');
+    // Fewer than the rate allowed: nothing more of the range can be claimed in this run.
+    if (claim.lastOfRange) break;
   }
   await finishBatch(db, settings, job, plan);
 }
@@ -123,15 +125,13 @@ async function finishBatch(db: Database, settings: HandOverSettings, job: BatchJ
                  and status = 'pending') as left,
              ${expiredSql(job, settings)} as expired`.execute(trx);
     const { left, expired } = rows[0];
-    if (left > 0 && expired) {
+    if (left > 0 && expired)
       await failPending(trx, job, plan, MESSAGE_MESSAGES.notHandedOverInTime(settings.sendValidityHours));
-      return 0;
-    }
-    return left;
+    // After this batch's records were committed: of two batches finishing together, the one that
+    // settles second sees both.
+    await settleSends(trx, job.companyId, [job.messageId]);
+    return expired ? 0 : left;
   });
-  await inTenantTransaction(db, companyScope(job.companyId), (trx) =>
-    settleSends(trx, job.companyId, [job.messageId]),
-  );
   if (left > 0) throw new HandOverLater(`${left} recipients of the batch are left to hand over`);
 }
 
@@ -153,7 +153,7 @@ async function failPending(trx: Executor, job: BatchJob, plan: SendPlan, reason:
 }
 
 type Claim =
-  | { kind: 'rows'; rows: Claimed[]; providerFailing: boolean }
+  | { kind: 'rows'; rows: Claimed[]; providerFailing: boolean; lastOfRange: boolean }
   | { kind: 'throttled'; waitMs: number }
   /** The send no longer hands anything over (cancelled, failed, done): this run ends. */
   | { kind: 'over' };
@@ -238,7 +238,7 @@ async function claimRecipients(
                          for update skip locked)
       returning d.id::text as id, d.recipient_phone, d.service_id, d.attempts`.execute(trx);
     rows.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
-    return { kind: 'rows', rows, providerFailing: state.providerFailing };
+    return { kind: 'rows', rows, providerFailing: state.providerFailing, lastOfRange: rows.length < granted };
   });
 }
 
