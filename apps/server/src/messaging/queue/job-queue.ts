@@ -99,6 +99,8 @@ export type EnqueueOptions = {
   group?: string;
   /** Higher first. */
   priority?: number;
+  /** Of a stately job (JobDefinition.queue.policy), what its one waiting and one running are counted by. */
+  singletonKey?: string;
 };
 
 export type WorkOptions = {
@@ -176,6 +178,7 @@ export function createJobQueue(pool: pg.Pool, options: JobQueueOptions): JobQueu
     ...(entry.startAfter ? { startAfter: entry.startAfter } : {}),
     ...(entry.priority !== undefined ? { priority: entry.priority } : {}),
     ...(entry.group ? { group: { id: entry.group } } : {}),
+    ...(entry.singletonKey ? { singletonKey: entry.singletonKey } : {}),
     // Per job as well: a queue created before the cap keeps its own (pg-boss cannot update it).
     ...(job.queue.retryDelayMax !== undefined
       ? { retryBackoff: job.queue.retryBackoff, retryDelayMax: job.queue.retryDelayMax }
