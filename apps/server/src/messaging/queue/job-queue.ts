@@ -73,7 +73,9 @@ async function installJobQueueAlone(ownerPool: pg.Pool) {
   await boss.start();
   try {
     for (const job of JOB_DEFINITIONS) {
-      if (await boss.getQueue(job.name)) await boss.updateQueue(job.name, job.queue);
+      // A queue's policy is set when it is created; pg-boss refuses it in an update, even unchanged.
+      const { policy: _policy, ...updatable } = job.queue;
+      if (await boss.getQueue(job.name)) await boss.updateQueue(job.name, updatable);
       else await boss.createQueue(job.name, job.queue);
     }
   } finally {
