@@ -108,7 +108,8 @@ export const DLR_APPLY_JOB: JobDefinition<z.infer<typeof companyRef>> = {
     retryDelayMax: 10,
     expireInSeconds: 120,
     heartbeatSeconds: 10,
-    deleteAfterSeconds: 3600,
+    // Many small jobs (one per company every 50 ms at most per process): kept briefly.
+    deleteAfterSeconds: 600,
     notify: true,
     policy: 'stately',
   },
@@ -128,7 +129,8 @@ export const DLR_UNMATCHED_JOB: JobDefinition<z.infer<typeof companyRef>> = {
     retryBackoff: true,
     retryDelayMax: 60,
     expireInSeconds: 300,
-    deleteAfterSeconds: 3600,
+    // One every 2 s per company while it keeps reports: kept briefly.
+    deleteAfterSeconds: 600,
     policy: 'stately',
   },
 };
