@@ -1,24 +1,23 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectDatabase } from '../src/db/database.ts';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { companyScope, inTenantTransaction } from '../src/db/tenant-scope.ts';
 import { sha256 } from '../src/lib/crypto.ts';
 import {
   applyInboxBatch,
   applyWaitingReports,
-  createDeliveryReportApplier,
+  createInboxJobs,
 } from '../src/messaging/delivery-report-applier.ts';
 import { createDeliveryReportIntake } from '../src/messaging/delivery-report-intake.ts';
 import { acceptDeliveryReports, REPORT_WINDOW } from '../src/messaging/delivery-reports.ts';
 import type { DeliveryUpdate } from '../src/messaging/providers/provider.ts';
 import { inboxReports } from './support/delivery-report-inbox.ts';
 import { createCompany } from './support/factories.ts';
-import { insertHandedOverMessage, waitFor } from './support/messaging-factories.ts';
+import { insertHandedOverMessage, openProcess, waitFor } from './support/messaging-factories.ts';
 import { createTestContext, type TestContext } from './support/test-app.ts';
 
 /**
  * The delivery-report inbox (migration 0032): the callback stores reports (accept_delivery_reports,
- * its URL token checked inside), the worker's applier applies them in large batches and deletes
+ * its URL token checked inside), a worker's dlr-apply job applies them in large batches and deletes
  * them in the same transaction (apply_delivery_report_inbox).
  */
 let ctx: TestContext;
@@ -317,29 +316,51 @@ describe('applying the inbox', () => {
     expect(await totalsOf(messageId)).toMatchObject({ submitted: 0, delivered: 1 });
     expect(await messageStatus(messageId)).toBe('delivered');
   });
+});
 
-  it('two workers’ appliers on their own pools, woken together, apply every report once', async () => {
+describe('applied by queue jobs', () => {
+  let workers: Awaited<ReturnType<typeof openProcess>>[] = [];
+  const startWorkers = async (count: number) => {
+    for (let i = 0; i < count; i++) {
+      const worker = await openProcess(ctx);
+      workers.push(worker);
+      await worker.startWorker();
+    }
+  };
+  afterEach(async () => {
+    await Promise.all(workers.map((worker) => worker.close()));
+    workers = [];
+  });
+
+  it('applies reports posted to a process without a worker, by a worker process, soon after', async () => {
+    await startWorkers(1);
+    const gids = gidsOf('API', 30);
+    const messageId = await insertHandedOverMessage(ctx.ownerDb, mine.id, gids, { send: true });
+    // The test context's messaging runs no worker, as an API process: its intake enqueues the job.
+    await Promise.all(
+      gids.map((gid) => ctx.deps.messaging.deliveryReports.submit(mine.id, report(gid), mine.dlr)),
+    );
+    // The worker started before the reports: only their job (not its start-up upkeep) applies them in time.
+    await waitFor(
+      () => totalsOf(messageId),
+      (totals) => totals.delivered === 30,
+      { timeoutMs: 10_000, what: 'the reports applied by the worker' },
+    );
+    expect(await messageStatus(messageId)).toBe('delivered');
+    expect(await inboxReports(ctx.ownerDb, mine.id)).toBe(0);
+  });
+
+  it('two workers apply every report once: the counters equal a direct count', async () => {
+    await startWorkers(2);
     const gids = gidsOf('TWO', 600);
     const messageId = await insertHandedOverMessage(ctx.ownerDb, mine.id, gids, { send: true });
-    const pools = [0, 1].map(() => connectDatabase(ctx.config.databaseAppUrl!, 3));
-    const appliers = pools.map((handle) =>
-      createDeliveryReportApplier({
-        db: handle.db,
-        listenConnection: handle.pool.options,
-        log: () => {},
-        maxRows: 3,
-        gatherMs: 0,
-      }),
-    );
+    const inboxJobs = createInboxJobs(ctx.db, ctx.deps.messaging.queue, () => {}, { spacingMs: 0 });
     const intake = createDeliveryReportIntake(ctx.db, {
       maxBatch: 25,
       concurrency: 3,
-      onAccepted: (companyId) => {
-        for (const applier of appliers) applier.wake(companyId);
-      },
+      onAccepted: (companyId) => inboxJobs.accepted(companyId),
     });
     try {
-      for (const applier of appliers) await applier.start();
       // Each report twice (a repeat), in small intake batches.
       await Promise.all(
         [...gids, ...gids].map((gid, i) =>
@@ -349,13 +370,9 @@ describe('applying the inbox', () => {
       await waitFor(
         () => inboxReports(ctx.ownerDb, mine.id),
         (left) => left === 0,
-        { what: 'inbox drained' },
+        { what: 'every report applied' },
       );
-      await Promise.all(appliers.map((applier) => applier.stop()));
-      const [a, b] = appliers.map((applier) => applier.stats());
-      expect(a.reports + b.reports).toBe(1200);
       const totals = await totalsOf(messageId);
-      expect(totals.submitted).toBe(0);
       expect(totals.delivered + totals.failed).toBe(600);
       const { rows } = await sql<{ status: string; n: number }>`
         select status, count(*)::int as n from delivery_reports where message_id = ${messageId} group by status`.execute(
@@ -369,35 +386,43 @@ describe('applying the inbox', () => {
       expect(await messageStatus(messageId)).toBe('delivered');
     } finally {
       await intake.close();
-      await Promise.all(appliers.map((applier) => applier.stop()));
-      await Promise.all(pools.map((handle) => handle.close()));
+      await inboxJobs.flush();
     }
   });
 
-  it('is woken by NOTIFY from a process without an applier', async () => {
-    const gids = gidsOf('NOTE', 3);
-    const messageId = await insertHandedOverMessage(ctx.ownerDb, mine.id, gids, { send: true });
-    const handle = connectDatabase(ctx.config.databaseAppUrl!, 2);
-    // Polls only once a minute: only the notification can wake it in time.
-    const applier = createDeliveryReportApplier({
-      db: handle.db,
-      listenConnection: handle.pool.options,
-      log: () => {},
-      pollMs: 60_000,
-    });
-    try {
-      await applier.start();
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      // The test context's messaging has no worker: its intake notifies.
-      for (const gid of gids) await ctx.deps.messaging.deliveryReports.submit(mine.id, report(gid), mine.dlr);
-      await waitFor(
-        () => totalsOf(messageId),
-        (totals) => totals.delivered === 3,
-        { timeoutMs: 5000, what: 'applied after NOTIFY' },
+  it('applies early reports once their hand-over is committed, however many unknown ids were kept before them', async () => {
+    // Ids no recipient will ever carry, kept first (the oldest unmatched rows).
+    for (let part = 0; part < 3; part++)
+      await accept(
+        mine,
+        gidsOf(`NEVER-${part}`, 500).map((gid) => report(gid)),
       );
-    } finally {
-      await applier.stop();
-      await handle.close();
-    }
+    await applyWaitingReports(ctx.db);
+    // Then 3,000 reports that came before their own hand-over's commit.
+    const early = gidsOf('EARLY', 3000);
+    for (let part = 0; part < 3; part++)
+      await accept(
+        mine,
+        early.slice(part * 1000, (part + 1) * 1000).map((gid) => report(gid)),
+      );
+    await applyWaitingReports(ctx.db);
+    const kept = await sql<{ n: number }>`
+      select count(*)::int as n from unmatched_delivery_reports where company_id = ${mine.id}`.execute(
+      ctx.ownerDb,
+    );
+    expect(kept.rows[0].n).toBeGreaterThanOrEqual(4500);
+    // The hand-over commits; a worker's jobs (its start-up upkeep's dlr-unmatched) apply them.
+    const messageId = await insertHandedOverMessage(ctx.ownerDb, mine.id, early, { send: true });
+    await startWorkers(1);
+    await waitFor(
+      () => totalsOf(messageId),
+      (totals) => totals.delivered === 3000,
+      { timeoutMs: 15_000, what: 'all 3,000 early reports applied' },
+    );
+    expect(await messageStatus(messageId)).toBe('delivered');
+    const left = await sql<{ n: number }>`
+      select count(*)::int as n from unmatched_delivery_reports
+       where company_id = ${mine.id} and gateway_message_id like 'EARLY-%'`.execute(ctx.ownerDb);
+    expect(left.rows[0].n).toBe(0);
   });
 });

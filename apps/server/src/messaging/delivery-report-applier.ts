@@ -1,12 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import type pg from 'pg';
-import { type ChannelListener, listenOnChannel } from '../db/channel-listener.ts';
 import type { Database } from '../db/database.ts';
 import { companyScope, inTenantTransaction, platformScope } from '../db/tenant-scope.ts';
 import { REPORT_WINDOW } from './delivery-reports.ts';
-
-/** The channel on which processes without an applier of their own say a company's inbox has reports. */
-export const INBOX_CHANNEL = 'delivery_report_inbox';
+import type { JobQueue } from './queue/job-queue.ts';
+import { DLR_APPLY_JOB } from './queue/jobs.ts';
 
 /**
  * Inbox rows (one per intake batch, tens of reports each) an applying transaction takes at most:
@@ -21,14 +19,22 @@ export const INBOX_ROWS_PER_BATCH = 200;
  */
 export const INBOX_REPORTS_PER_BATCH = 10_000;
 
-/** Measured in the sixth pass (docs/decisions/0014-delivery-report-intake.md). */
-const DEFAULT_GATHER_MS = 50;
+/**
+ * How long reports gather between two applying passes of a job while they keep coming: the next
+ * batch then holds what arrived meanwhile instead of one intake batch, and the fixed costs of an
+ * applying transaction (the rollup rows, settle_sends, the commit) are shared by all of them.
+ * Measured in the sixth pass (docs/decisions/0014-delivery-report-intake.md).
+ */
+const GATHER_MS = 50;
+
+/** A job applies for this long at most, then leaves the rest to the next one (its expiry stays far). */
+const JOB_RUN_MS = 10_000;
 
 /**
  * Applies up to `maxRows` of a company's inbox rows (and about `maxReports` reports) and deletes them, in one transaction bound to
  * the company (apply_delivery_report_inbox, migration 0032: the delivery-report rule, counters and
  * settle exact). Returns the reports applied, 0 when nothing was waiting, or 'busy' when another
- * applier holds the company (it will apply what is there).
+ * applier holds the company.
  */
 export async function applyInboxBatch(
   db: Database,
@@ -55,7 +61,7 @@ export async function companiesWithWaitingReports(db: Database) {
 }
 
 /**
- * Applies everything the inbox holds now, through the same function as the applier, and returns the
+ * Applies everything the inbox holds now, through the same function as the dlr-apply job, and returns the
  * reports applied. A company another applier holds is waited for until its rows are gone. Used at
  * shutdown and by tests (a report answered 200 is applied once this returns).
  */
@@ -78,184 +84,132 @@ export async function applyWaitingReports(db: Database, maxRows = INBOX_ROWS_PER
   }
 }
 
-export type DeliveryReportApplier = {
-  start(): Promise<void>;
-  /** Stops listening and waits for the batch in hand (what is left stays in the inbox, durable). */
-  stop(): Promise<void>;
-  /** A company's reports were accepted (in this process, or another's notification). */
-  wake(companyId: number): void;
-  /** Reports applied and the transactions that applied them. */
-  stats(): { reports: number; batches: number };
-};
-
-export type ApplierOptions = {
-  db: Database;
-  /** Connection settings for the LISTEN connection (the pool's own). */
-  listenConnection: pg.ClientConfig;
-  log: (level: 'info' | 'warn' | 'error', message: string, error?: unknown) => void;
-  maxRows?: number;
-  maxReports?: number;
-  /** How often an idle applier looks at the whole inbox (notifications lost, a crashed applier's rows). */
-  pollMs?: number;
-  /**
-   * How long reports gather between two applying passes while they keep coming: a company's batch
-   * then holds what arrived meanwhile instead of one intake batch, and the fixed costs of an
-   * applying transaction (the rollup rows, settle_sends, the commit) are shared by all of them.
-   */
-  gatherMs?: number;
-  /** How long an idle applier, once woken, waits for the next few intake batches (a sparse report is applied at once). */
-  wakeGatherMs?: number;
-};
-
-/**
- * The worker's delivery-report applier: woken by the intake of its own process or by NOTIFY on
- * INBOX_CHANNEL from API processes, it applies each company's inbox in large batches until it is
- * empty, then sleeps (looking again every pollMs). Any number of processes may run one: a company
- * is applied by one of them at a time (the others skip it), and an inbox row is deleted in the
- * transaction that applied it.
- */
-export function createDeliveryReportApplier(options: ApplierOptions): DeliveryReportApplier {
-  const { db, log } = options;
-  const maxRows = options.maxRows ?? INBOX_ROWS_PER_BATCH;
-  const maxReports = options.maxReports ?? INBOX_REPORTS_PER_BATCH;
-  const pollMs = options.pollMs ?? 1000;
-  const gatherMs = options.gatherMs ?? DEFAULT_GATHER_MS;
-  const wakeGatherMs = options.wakeGatherMs ?? 2;
-  const waiting = new Set<number>();
-  const counted = { reports: 0, batches: 0 };
-  let running = false;
-  let scanAll = true;
-  let loop: Promise<void> | undefined;
-  let listener: ChannelListener | undefined;
-  let sleeper: { timer: NodeJS.Timeout; resolve: (timedOut: boolean) => void } | undefined;
-
-  const endSleep = (timedOut: boolean) => {
-    if (!sleeper) return;
-    clearTimeout(sleeper.timer);
-    const { resolve } = sleeper;
-    sleeper = undefined;
-    resolve(timedOut);
-  };
-  const wakeUp = () => endSleep(false);
-  /** Resolves true after `ms`, or false as soon as the applier is woken. */
-  const sleep = (ms: number) =>
-    new Promise<boolean>((resolve) => {
-      sleeper = { timer: setTimeout(() => endSleep(true), ms), resolve };
-    });
-
-  const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-  const run = async () => {
-    let failures = 0;
-    while (running) {
-      try {
-        if (scanAll) {
-          scanAll = false;
-          for (const companyId of await companiesWithWaitingReports(db)) waiting.add(companyId);
-        }
-        if (waiting.size === 0) {
-          const timedOut = await sleep(pollMs);
-          if (timedOut) scanAll = true;
-          // Woken by the first accepted batch: let the next ones join it.
-          else if (wakeGatherMs > 0) await pause(wakeGatherMs);
-          continue;
-        }
-        const companies = [...waiting];
-        waiting.clear();
-        let busy = false;
-        for (const companyId of companies) {
-          if (!running) break;
-          const result = await applyInboxBatch(db, companyId, maxRows, maxReports);
-          // Held by another process's applier: look again soon, in case it took its rows before ours committed.
-          if (result === 'busy') busy = true;
-          else if (result > 0) {
-            counted.reports += result;
-            counted.batches++;
-            // More may have arrived meanwhile (or more than one batch was waiting): the next pass looks.
-            waiting.add(companyId);
-          }
-        }
-        if (busy) scanAll = true;
-        if (running && (busy || waiting.size > 0)) await pause(Math.max(gatherMs, busy ? 20 : 0));
-        failures = 0;
-      } catch (error) {
-        failures++;
-        log('error', 'delivery-report applier failed a step; retrying', error);
-        scanAll = true;
-        await pause(Math.min(5000, 100 * 2 ** failures));
-      }
-    }
-  };
-
-  const listen = () =>
-    listenOnChannel(options.listenConnection, INBOX_CHANNEL, {
-      onNotification: (payload) => {
-        for (const id of payload.split(',')) {
-          const companyId = Number(id);
-          if (Number.isSafeInteger(companyId) && companyId > 0) waiting.add(companyId);
-        }
-        wakeUp();
-      },
-      // Whatever was notified while nobody listened: the next pass looks at the whole inbox.
-      onListening: () => {
-        scanAll = true;
-        wakeUp();
-      },
-      onLost: (error, retryInMs) =>
-        log(
-          'warn',
-          `delivery-report applier has no LISTEN connection; polling, trying again in ${retryInMs} ms`,
-          error,
-        ),
-    });
-
-  return {
-    async start() {
-      if (running) return;
-      running = true;
-      scanAll = true;
-      listener = await listen();
-      loop = run();
-    },
-    async stop() {
-      if (!running) return;
-      running = false;
-      wakeUp();
-      await loop;
-      await listener?.close();
-      listener = undefined;
-    },
-    wake(companyId) {
-      waiting.add(companyId);
-      wakeUp();
-    },
-    stats: () => ({ ...counted }),
-  };
+/** The company's inbox is held by another applier: the job fails, and the queue runs it again shortly. */
+export class InboxBusy extends Error {
+  constructor(companyId: number) {
+    super(`the delivery-report inbox of company ${companyId} is being applied elsewhere`);
+  }
 }
 
 /**
- * How an API process without an applier of its own tells the workers: NOTIFY on INBOX_CHANNEL with
- * the companies' ids, at most one at a time and one every `everyMs` (each is a small transaction of
- * its own, outside the intake's: NOTIFY serialises the commits of the transactions that send one).
+ * The dlr-apply job: applies the company's inbox, batch after batch (GATHER_MS apart, so that
+ * reports still coming join the next one), until a pass finds it empty. Throws InboxBusy when
+ * another applier holds the company: the queue's retry then applies whatever that one left (the
+ * reports committed after its last pass). Stopped (the worker is stopping), it throws as well and
+ * another worker takes the rest. Returns the reports applied.
  */
-export function createInboxNotifier(db: Database, everyMs = 5) {
-  const pending = new Set<number>();
-  let busy = false;
-  const send = async () => {
-    busy = true;
-    try {
-      while (pending.size > 0) {
-        const payload = [...pending].join(',');
-        pending.clear();
-        await sql`select pg_notify(${INBOX_CHANNEL}, ${payload})`.execute(db).catch(() => {});
-        await new Promise((resolve) => setTimeout(resolve, everyMs));
-      }
-    } finally {
-      busy = false;
+export async function applyCompanyInbox(
+  db: Database,
+  queue: JobQueue,
+  companyId: number,
+  {
+    signal,
+    gatherMs = GATHER_MS,
+    runMs = JOB_RUN_MS,
+  }: { signal?: AbortSignal; gatherMs?: number; runMs?: number } = {},
+) {
+  const until = Date.now() + runMs;
+  let applied = 0;
+  for (;;) {
+    if (signal?.aborted) throw new Error('the worker is stopping; the queue runs the rest again');
+    const result = await applyInboxBatch(db, companyId);
+    if (result === 'busy') throw new InboxBusy(companyId);
+    if (result === 0) return applied;
+    applied += result;
+    if (Date.now() >= until) {
+      // Long enough: the rest goes to a job of its own (a no-op when one is already waiting).
+      await enqueueInboxJob(db, queue, companyId);
+      return applied;
     }
+    if (gatherMs > 0) await new Promise((resolve) => setTimeout(resolve, gatherMs));
+  }
+}
+
+/**
+ * Enqueues a dlr-apply job for the company, on the pool (its own transaction). The job is stately by
+ * the company: while one waits this does nothing (the waiting one will see what was committed
+ * before), while one runs it adds the one that waits.
+ */
+export async function enqueueInboxJob(db: Database, queue: JobQueue, companyId: number) {
+  await queue.enqueue(
+    db,
+    DLR_APPLY_JOB,
+    { companyId },
+    { key: `${companyId}:${randomUUID()}`, singletonKey: String(companyId), group: String(companyId) },
+  );
+}
+
+/** Upkeep: a job for every company whose inbox holds reports (a process died between its commit and its enqueue). */
+export async function enqueueJobsForWaitingReports(db: Database, queue: JobQueue) {
+  const companies = await companiesWithWaitingReports(db);
+  for (const companyId of companies) await enqueueInboxJob(db, queue, companyId);
+  return companies.length;
+}
+
+export type InboxJobs = {
+  /** A batch of the company's reports was committed to the inbox. */
+  accepted(companyId: number): void;
+  /** Enqueues what is still to enqueue now, and waits for it (shutdown). */
+  flush(): Promise<void>;
+};
+
+/**
+ * The intake's side of the dlr-apply job: after a batch of a company's reports is committed, a job
+ * is enqueued for the company. At most one enqueue per company is on its way in this process, and at
+ * most one every `spacingMs`: batches committed meanwhile are covered by the next one, which starts
+ * after them (every commit is followed by an enqueue begun after it). An enqueue that fails is only
+ * logged: the reports are in the inbox, and the engine's upkeep enqueues for them.
+ */
+export function createInboxJobs(
+  db: Database,
+  queue: JobQueue,
+  log: (level: 'warn', message: string, error?: unknown) => void,
+  { spacingMs = GATHER_MS }: { spacingMs?: number } = {},
+): InboxJobs {
+  const companies = new Map<number, { again: boolean; done: Promise<void> }>();
+  let hurry = false;
+  const waits = new Set<() => void>();
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const end = () => {
+        clearTimeout(timer);
+        waits.delete(end);
+        resolve();
+      };
+      const timer = setTimeout(end, ms);
+      waits.add(end);
+    });
+
+  const enqueueFor = async (companyId: number, entry: { again: boolean }) => {
+    for (;;) {
+      const started = Date.now();
+      await enqueueInboxJob(db, queue, companyId).catch((error) =>
+        log('warn', 'a delivery-report job was not enqueued; the upkeep enqueues it', error),
+      );
+      if (!entry.again) break;
+      entry.again = false;
+      const wait = spacingMs - (Date.now() - started);
+      if (wait > 0 && !hurry) await pause(wait);
+    }
+    companies.delete(companyId);
   };
-  return (companyId: number) => {
-    pending.add(companyId);
-    if (!busy) void send();
+
+  return {
+    accepted(companyId) {
+      const entry = companies.get(companyId);
+      if (entry) {
+        entry.again = true;
+        return;
+      }
+      const created = { again: false, done: Promise.resolve() };
+      companies.set(companyId, created);
+      created.done = enqueueFor(companyId, created);
+    },
+    async flush() {
+      hurry = true;
+      for (const end of [...waits]) end();
+      await Promise.all([...companies.values()].map((entry) => entry.done));
+      hurry = false;
+    },
   };
 }

@@ -33,7 +33,7 @@ export type IntakeOptions = {
    * (docs/decisions/0014-delivery-report-intake.md, sixth pass).
    */
   concurrency?: number;
-  /** Called after a batch of the company's reports was committed (the applier's wake-up). */
+  /** Called after a batch of the company's reports was committed (it enqueues their dlr-apply job). */
   onAccepted?: (companyId: number) => void;
 };
 

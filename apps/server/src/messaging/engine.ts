@@ -1,17 +1,29 @@
 import type { MessagingConfig } from '../config.ts';
 import type { Database } from '../db/database.ts';
+import { applyCompanyInbox, enqueueJobsForWaitingReports, InboxBusy } from './delivery-report-applier.ts';
 import { runFanOutStep } from './fan-out.ts';
 import { HandOverLater, handOverBatch } from './hand-over.ts';
 import {
   adoptSendsWithoutJobs,
   dropExpiredPartitions,
+  enqueueJobsForUnmatchedReports,
+  enqueueUnmatchedJob,
   ensurePartitions,
   expireIdempotencyKeys,
-  reapplyUnmatchedReports,
+  keepsUnmatchedReports,
+  runUnmatchedJob,
 } from './maintenance.ts';
 import type { ProviderRegistry } from './providers/registry.ts';
+import { postSimulatedReports } from './providers/simulator.ts';
 import type { JobQueue } from './queue/job-queue.ts';
-import { SEND_BATCH_JOB, SEND_FANOUT_JOB, SEND_START_JOB } from './queue/jobs.ts';
+import {
+  DLR_APPLY_JOB,
+  DLR_UNMATCHED_JOB,
+  SEND_BATCH_JOB,
+  SEND_FANOUT_JOB,
+  SEND_START_JOB,
+  SIMULATOR_REPORT_JOB,
+} from './queue/jobs.ts';
 import { startSend } from './send-jobs.ts';
 
 export type MessagingEngine = {
@@ -27,15 +39,14 @@ export type MessagingEngineOptions = {
   config: MessagingConfig;
   log: (level: 'info' | 'warn' | 'error', message: string, error?: unknown) => void;
   maintenanceIntervalMs?: number;
-  unmatchedSweepIntervalMs?: number;
 };
 
 /** How long a stopping worker's running batches may take before they are told to give up. */
 const STOP_TIMEOUT_MS = 10_000;
 
 /**
- * The worker side of messaging: the handlers of the send's three jobs (docs/engine.md), and the
- * periodic upkeep. Any number of worker processes share one database: the queue hands each job to
+ * The worker side of messaging: the handlers of the send's three jobs and of the delivery reports'
+ * (docs/engine.md), and the periodic upkeep. Any number of worker processes share one database: the queue hands each job to
  * one of them, and a company's jobs take at most `concurrencyPerCompany` of a worker's slots, so a
  * company whose provider hangs cannot hold up the others.
  */
@@ -62,6 +73,9 @@ export function createMessagingEngine(options: MessagingEngineOptions): Messagin
     await dropExpiredPartitions(db, config.retentionMonths);
     await expireIdempotencyKeys(db);
     if ((await adoptSendsWithoutJobs(db, queue)) > 0) log('info', 'gave queue jobs to sends that had none');
+    // Reports stored by a process that died before it enqueued their job.
+    await enqueueJobsForWaitingReports(db, queue);
+    await enqueueJobsForUnmatchedReports(db, queue);
   };
 
   return {
@@ -94,8 +108,25 @@ export function createMessagingEngine(options: MessagingEngineOptions): Messagin
           }
         },
       );
+      await queue.work(DLR_APPLY_JOB, { concurrency: 2, perGroup: 1 }, async ({ companyId }, job) => {
+        try {
+          await applyCompanyInbox(db, queue, companyId, { signal: job.signal });
+        } catch (error) {
+          if (!(error instanceof InboxBusy))
+            log('warn', 'applying delivery reports failed; the queue retries', error);
+          throw error;
+        }
+        // Reports whose hand-over commit was still on its way are kept: a job looks at them shortly.
+        if (await keepsUnmatchedReports(db, companyId)) await enqueueUnmatchedJob(db, queue, companyId, 1000);
+      });
+      await queue.work(DLR_UNMATCHED_JOB, { concurrency: 1 }, async ({ companyId }) => {
+        await runUnmatchedJob(db, queue, companyId);
+      });
+      await queue.work(SIMULATOR_REPORT_JOB, { concurrency: 4 }, async ({ companyId, reports }, job) => {
+        const { provider } = await providers.forCompany(companyId);
+        await postSimulatedReports(provider, reports, job.signal);
+      });
       every(options.maintenanceIntervalMs ?? 30_000, maintain);
-      every(options.unmatchedSweepIntervalMs ?? 2000, () => reapplyUnmatchedReports(db));
     },
     async stop() {
       if (!running) return;

@@ -1,10 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
 import { companyScope, inTenantTransaction, platformScope } from '../db/tenant-scope.ts';
-import { applyDeliveryUpdates } from './delivery-reports.ts';
-import type { DeliveryUpdate } from './providers/provider.ts';
+import { applyInboxBatch, enqueueInboxJob } from './delivery-report-applier.ts';
+import { REPORT_WINDOW } from './delivery-reports.ts';
 import type { JobQueue } from './queue/job-queue.ts';
-import { SEND_START_JOB } from './queue/jobs.ts';
+import { DLR_UNMATCHED_JOB, SEND_START_JOB } from './queue/jobs.ts';
 import { sendJobKey } from './send-jobs.ts';
 
 /** Unknown delivery reports are kept this long in case their hand-over commit was still on its way. */
@@ -37,61 +38,127 @@ export async function expireIdempotencyKeys(db: Database) {
   );
 }
 
+/** Unmatched reports a re-applying transaction takes at most. */
+const UNMATCHED_PER_BATCH = 5000;
+/** How soon a company's unmatched reports are looked at again while any are left. */
+const UNMATCHED_AGAIN_MS = 2000;
+
 /**
- * Re-applies delivery reports that arrived before their recipient's provider id was committed,
- * and forgets those that stayed unknown too long. Per company, one batch per run.
+ * Re-applies the company's delivery reports that arrived before their recipient's provider id was
+ * committed (kept in unmatched_delivery_reports). Those whose id a recipient now carries are moved
+ * into the delivery-report inbox, in one statement joined to recipient_gateway_ids however many
+ * unknown ids wait beside them, and applied from there like any reports (applyInboxBatch); those
+ * kept longer than UNMATCHED_TTL are forgotten. Returns the reports moved, whether the inbox was
+ * held by another applier (it is then the dlr-apply job's), and whether any are still kept.
  */
-export async function reapplyUnmatchedReports(db: Database, batchSize = 1000) {
+export async function reapplyUnmatchedReports(db: Database, companyId: number) {
+  let moved = 0;
+  for (;;) {
+    const taken = await inTenantTransaction(db, companyScope(companyId), async (trx) => {
+      const { rows } = await sql<{ moved: number }>`
+        with known as (
+          delete from unmatched_delivery_reports
+           where ctid = any(array(
+             select u.ctid
+               from unmatched_delivery_reports u
+              where u.company_id = ${companyId}
+                and u.received_at >= now() - ${UNMATCHED_TTL}::interval
+                -- Looked up per kept report (the index of provider ids), never a scan of the company's ids.
+                and exists (select 1 from recipient_gateway_ids g
+                             where g.company_id = ${companyId} and g.gateway_message_id = u.gateway_message_id
+                               and g.created_at >= now() - ${REPORT_WINDOW}::interval
+                               and g.created_at <= now() + interval '1 day'
+                             offset 0)
+              limit ${UNMATCHED_PER_BATCH}
+                for update of u skip locked))
+          returning gateway_message_id, status, provider_status, error_message, reported_at
+        ),
+        inboxed as (
+          insert into delivery_report_inbox
+                 (company_id, gateway_message_ids, statuses, provider_statuses, error_messages, reported_ats)
+          select ${companyId}, array_agg(k.gateway_message_id), array_agg(k.status),
+                 array_agg(coalesce(k.provider_status, k.status)), array_agg(k.error_message), array_agg(k.reported_at)
+            from known k
+          having count(*) > 0
+          returning cardinality(gateway_message_ids) as moved
+        )
+        select coalesce((select moved from inboxed), 0)::int as moved`.execute(trx);
+      return rows[0].moved;
+    });
+    moved += taken;
+    if (taken < UNMATCHED_PER_BATCH) break;
+  }
+  let busy = false;
+  if (moved > 0)
+    for (;;) {
+      const result = await applyInboxBatch(db, companyId);
+      if (result === 'busy') busy = true;
+      if (result === 'busy' || result === 0) break;
+    }
+  const left = await inTenantTransaction(db, companyScope(companyId), async (trx) => {
+    await sql`
+      delete from unmatched_delivery_reports
+       where company_id = ${companyId} and received_at < now() - ${UNMATCHED_TTL}::interval`.execute(trx);
+    const { rows } = await sql<{ left: boolean }>`
+      select exists (select 1 from unmatched_delivery_reports where company_id = ${companyId}) as left`.execute(
+      trx,
+    );
+    return rows[0].left;
+  });
+  return { moved, busy, left };
+}
+
+/**
+ * The dlr-unmatched job: re-applies the company's kept reports, and while any are left enqueues
+ * itself again UNMATCHED_AGAIN_MS later (stately by the company: one waits at most).
+ */
+export async function runUnmatchedJob(db: Database, queue: JobQueue, companyId: number) {
+  const { moved, busy, left } = await reapplyUnmatchedReports(db, companyId);
+  // Moved into the inbox while another applier held it: that one may have looked already.
+  if (busy) await enqueueInboxJob(db, queue, companyId);
+  if (left) await enqueueUnmatchedJob(db, queue, companyId, UNMATCHED_AGAIN_MS);
+  return moved;
+}
+
+export async function enqueueUnmatchedJob(db: Database, queue: JobQueue, companyId: number, afterMs: number) {
+  await queue.enqueue(
+    db,
+    DLR_UNMATCHED_JOB,
+    { companyId },
+    {
+      key: `${companyId}:${randomUUID()}`,
+      singletonKey: String(companyId),
+      startAfter: new Date(Date.now() + afterMs),
+    },
+  );
+}
+
+/** Whether the company keeps reports no recipient carried the id of (the dlr-apply job asks after applying). */
+export async function keepsUnmatchedReports(db: Database, companyId: number) {
+  return inTenantTransaction(db, companyScope(companyId), async (trx) => {
+    const { rows } = await sql<{ kept: boolean }>`
+      select exists (select 1 from unmatched_delivery_reports where company_id = ${companyId}) as kept`.execute(
+      trx,
+    );
+    return rows[0].kept;
+  });
+}
+
+/**
+ * Upkeep: forgets unmatched reports kept too long, and gives a dlr-unmatched job to every company
+ * that still keeps some (a process died before it enqueued one).
+ */
+export async function enqueueJobsForUnmatchedReports(db: Database, queue: JobQueue) {
   const companies = await inTenantTransaction(db, platformScope, async (trx) => {
     await sql`delete from unmatched_delivery_reports where received_at < now() - ${UNMATCHED_TTL}::interval`.execute(
       trx,
     );
     const { rows } = await sql<{ company_id: number }>`
       select distinct company_id from unmatched_delivery_reports`.execute(trx);
-    return rows.map((row) => row.company_id);
+    return rows.map((row) => Number(row.company_id));
   });
-  let applied = 0;
-  for (const companyId of companies) {
-    await inTenantTransaction(db, companyScope(companyId), async (trx) => {
-      const { rows } = await sql<{
-        gateway_message_id: string;
-        status: DeliveryUpdate['status'];
-        provider_status: string | null;
-        error_message: string | null;
-        reported_at: Date;
-      }>`
-        select gateway_message_id, status, provider_status, error_message, reported_at
-          from unmatched_delivery_reports
-         where company_id = ${companyId}
-         order by received_at
-         limit ${batchSize}
-           for update skip locked`.execute(trx);
-      if (rows.length === 0) return;
-      const outcomes = await applyDeliveryUpdates(
-        trx,
-        companyId,
-        rows.map((row) => ({
-          providerMessageId: row.gateway_message_id,
-          status: row.status,
-          providerStatus: row.provider_status ?? row.status,
-          error: row.error_message,
-          at: row.reported_at,
-        })),
-        { keepUnknown: false },
-      );
-      const found = rows.filter((_, index) => outcomes[index] !== 'unknown');
-      applied += found.length;
-      if (found.length === 0) return;
-      await sql`
-        delete from unmatched_delivery_reports
-         where company_id = ${companyId}
-           and (gateway_message_id, status) in (
-             select * from unnest(${found.map((row) => row.gateway_message_id)}::text[], ${found.map((row) => row.status)}::text[]))`.execute(
-        trx,
-      );
-    });
-  }
-  return applied;
+  for (const companyId of companies) await enqueueUnmatchedJob(db, queue, companyId, 0);
+  return companies.length;
 }
 
 /**

@@ -1,11 +1,7 @@
 import type pg from 'pg';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
-import {
-  createDeliveryReportApplier,
-  createInboxNotifier,
-  type DeliveryReportApplier,
-} from './delivery-report-applier.ts';
+import { createInboxJobs } from './delivery-report-applier.ts';
 import { createDeliveryReportIntake, type DeliveryReportIntake } from './delivery-report-intake.ts';
 import { createMessagingEngine, type MessagingEngine } from './engine.ts';
 import {
@@ -37,12 +33,10 @@ export type Messaging = {
    */
   providerSettingsChanged(companyId: number): void;
   /** Runs the worker side (the send's jobs, delivery reports, upkeep) in this process. */
-  startWorker(
-    options: WorkerOptions,
-  ): Promise<{ engine: MessagingEngine; providers: ProviderRegistry; applier: DeliveryReportApplier }>;
+  startWorker(options: WorkerOptions): Promise<{ engine: MessagingEngine; providers: ProviderRegistry }>;
   /**
-   * Stores queued delivery reports in the inbox, stops the worker (in-flight batches finish; what
-   * the inbox holds is applied by the next worker), closes the queue.
+   * Stores queued delivery reports in the inbox and enqueues their jobs, stops the worker (in-flight
+   * jobs finish; what the inbox holds is applied by the next worker), closes the queue.
    */
   close(): Promise<void>;
 };
@@ -60,15 +54,11 @@ export function createMessaging(input: {
     supervise,
     onError: (error) => log('warn', 'job queue error', error),
   });
-  let worker: {
-    engine: MessagingEngine;
-    providers: ProviderRegistry;
-    applier: DeliveryReportApplier;
-  } | null = null;
-  // Accepted reports wake this process's applier; a process without one tells the workers (NOTIFY).
-  const notifyWorkers = createInboxNotifier(input.db);
+  let worker: { engine: MessagingEngine; providers: ProviderRegistry } | null = null;
+  // Accepted reports are applied by a dlr-apply job, enqueued after their commit (whichever worker takes it).
+  const inboxJobs = createInboxJobs(input.db, queue, log);
   const deliveryReports = createDeliveryReportIntake(input.db, {
-    onAccepted: (companyId) => (worker ? worker.applier.wake(companyId) : notifyWorkers(companyId)),
+    onAccepted: (companyId) => inboxJobs.accepted(companyId),
   });
 
   return {
@@ -80,6 +70,7 @@ export function createMessaging(input: {
       const db = options.db ?? input.db;
       const providers = createProviderRegistry({
         db,
+        queue,
         config,
         encryptionKey: input.encryptionKey,
         callbackBase: () => config.messaging.simulator.callbackUrl ?? options.callbackBase(),
@@ -99,27 +90,20 @@ export function createMessaging(input: {
         config: config.messaging,
         log,
       });
-      const applier = createDeliveryReportApplier({
-        db,
-        listenConnection: input.pool.options,
-        log,
-      });
       await engine.start();
-      await applier.start();
-      worker = { engine, providers, applier };
+      worker = { engine, providers };
       return worker;
     },
     async close() {
-      const applier = worker?.applier;
       if (worker) {
         await worker.engine.stop();
         await worker.providers.close();
         worker = null;
       }
-      // Reports still queued are stored (their posters wait for the answer); the inbox keeps what
-      // the applier has not applied yet for the next worker.
+      // Reports still queued are stored (their posters wait for the answer), and their jobs enqueued:
+      // the inbox keeps what is not applied yet for the next worker.
       await deliveryReports.close();
-      await applier?.stop();
+      await inboxJobs.flush();
       await queue.close();
     },
   };

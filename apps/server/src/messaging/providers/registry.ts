@@ -2,6 +2,8 @@ import type { Config } from '../../config.ts';
 import type { Database, Executor } from '../../db/database.ts';
 import { companyScope, inTenantTransaction } from '../../db/tenant-scope.ts';
 import { callbackUrl, readCallbackTokens } from '../../modules/callbacks/callback-tokens.ts';
+import type { EnqueueOptions, JobQueue } from '../queue/job-queue.ts';
+import { type JobDefinition, SIMULATOR_REPORT_JOB } from '../queue/jobs.ts';
 import { createAfricasTalkingProvider } from './africastalking.ts';
 import { type CompanyProviderSettings, loadCompanyProviderSettings } from './company-provider-settings.ts';
 import type { DeliveryUpdate, SmsProvider } from './provider.ts';
@@ -25,6 +27,8 @@ export type ProviderContext = {
   dlrCallbackUrl: string | null;
   /** Where connection-based providers (SMPP) hand their receipts; resolves once stored. */
   onDeliveryReport: (update: DeliveryUpdate) => Promise<void>;
+  /** Enqueues a job on its own transaction, committed when this resolves (the simulator's delivery reports). */
+  enqueue<P>(job: JobDefinition<P>, payload: P, options: EnqueueOptions): Promise<unknown>;
   log: (message: string) => void;
 };
 
@@ -37,6 +41,7 @@ export type ProviderRegistry = {
 
 export type ProviderRegistryOptions = {
   db: Database;
+  queue: JobQueue;
   config: Config;
   encryptionKey: Buffer;
   /** The base URL simulated delivery reports go to (e.g. this process's own listener). */
@@ -54,7 +59,15 @@ export type ProviderRegistryOptions = {
 export function buildProvider(settings: CompanyProviderSettings, context: ProviderContext): SmsProvider {
   switch (settings.kind) {
     case 'simulator':
-      return createSimulatorProvider(settings.simulator, context.dlrCallbackUrl, context.log);
+      return createSimulatorProvider(
+        settings.simulator,
+        {
+          companyId: context.companyId,
+          dlrUrl: context.dlrCallbackUrl,
+          scheduleReports: (payload, options) => context.enqueue(SIMULATOR_REPORT_JOB, payload, options),
+        },
+        context.log,
+      );
     case 'africastalking':
       if (settings.unconfigured) return createUnconfiguredProvider(settings.kind, settings.unconfigured);
       return createAfricasTalkingProvider(settings.africastalking);
@@ -101,6 +114,8 @@ export function createProviderRegistry(options: ProviderRegistryOptions): Provid
         companyId,
         dlrCallbackUrl,
         onDeliveryReport: (update) => options.onDeliveryReport(companyId, update),
+        enqueue: (job, payload, enqueueOptions) =>
+          options.queue.enqueue(options.db, job, payload, enqueueOptions),
         log,
       });
       return {

@@ -20,6 +20,8 @@ export type SimulatorOptions = {
    * accepted across restarts of the process it runs in, as a real provider would. Off by default.
    */
   ledgerFile?: string;
+  /** How many of the last accepted recipient keys it remembers (default REMEMBERED_RECIPIENTS). */
+  rememberedRecipients?: number;
 };
 
 export const DEFAULT_SIMULATOR_OPTIONS: SimulatorOptions = {
@@ -30,6 +32,15 @@ export const DEFAULT_SIMULATOR_OPTIONS: SimulatorOptions = {
   dlrConcurrency: 32,
   maxBatchSize: 1000,
 };
+
+/**
+ * The recipient keys a simulator remembers, the most recently accepted: a re-offer comes after a
+ * worker died mid-batch, within the claim time (SEND_CLAIM_SECONDS) and the job's retry, minutes at
+ * most, while a set of every key ever accepted would grow for as long as the process runs. A key
+ * forgotten and offered again is accepted again; its delivery-report job has the same id as the
+ * first (derived from the key), so no second report is posted while the first job is kept.
+ */
+export const REMEMBERED_RECIPIENTS = 1_000_000;
 
 const FAILURE_REASONS = ['DeliveryFailure', 'AbsentSubscriber', 'UserInBlackList'];
 
@@ -44,30 +55,51 @@ export type SimulatorStats = {
   reportsFailed: number;
 };
 
+/** Where the simulator schedules its delivery reports: a simulator-report job, committed when this resolves. */
+export type ScheduleReports = (
+  payload: { companyId: number; reports: SimulatedReport[] },
+  options: { key: string; startAfter: Date },
+) => Promise<unknown>;
+
 export type SimulatorProvider = SmsProvider & {
+  readonly kind: 'simulator';
   stats(): SimulatorStats;
-  /** Resolves when every delivery report due so far has been posted (or given up). */
-  drained(): Promise<void>;
+  /** Posts due delivery reports to the company's DLR callback URL (the simulator-report job). */
+  postReports(reports: readonly SimulatedReport[], signal?: AbortSignal): Promise<void>;
 };
 
-type PendingReport = { id: string; phone: string; failed: boolean; reason: string };
-type ReportChunk = { dueAt: number; reports: PendingReport[]; next: number };
+export type SimulatedReport = { id: string; phone: string; failed: boolean; reason: string };
 
 /** The provider id the simulator gives a recipient key: the same key always gets the same id. */
 export const simulatorMessageId = (recipientKey: string) => `SIM-${recipientKey}`;
+
+/** A set of at most `limit` keys, the last added: the oldest is forgotten first. */
+function recentKeys(limit: number) {
+  const keys = new Set<string>();
+  return {
+    has: (key: string) => keys.has(key),
+    add(key: string) {
+      keys.add(key);
+      // A Set iterates in insertion order: its first key is the oldest.
+      if (keys.size > limit) keys.delete(keys.values().next().value as string);
+    },
+  };
+}
 
 /**
  * The built-in provider: accepts batches at once, honours the recipient key as an idempotency key
  * (a re-offered recipient gets its first id back and is counted, not accepted again), and posts
  * Africa's-Talking-shaped delivery reports to the company's own DLR callback URL over HTTP, so the
- * whole loop runs as it does against a real provider.
+ * whole loop runs as it does against a real provider. The reports of an accepted batch are a
+ * delayed queue job (SIMULATOR_REPORT_JOB), stored before the batch is answered, as a provider's
+ * acceptance is durable: a worker stopped or killed meanwhile leaves them to the next one.
  */
 export function createSimulatorProvider(
   options: SimulatorOptions,
-  dlrUrl: string | null,
+  context: { companyId: number; dlrUrl: string | null; scheduleReports: ScheduleReports },
   log: (message: string) => void = () => {},
 ): SimulatorProvider {
-  const accepted = new Set<string>();
+  const accepted = recentKeys(options.rememberedRecipients ?? REMEMBERED_RECIPIENTS);
   const stats: SimulatorStats = {
     accepted: 0,
     reoffers: 0,
@@ -82,57 +114,19 @@ export function createSimulatorProvider(
     }
   }
 
-  const chunks: ReportChunk[] = [];
-  const url = dlrUrl ? new URL(dlrUrl) : null;
+  const url = context.dlrUrl ? new URL(context.dlrUrl) : null;
   const agent = url
     ? new (url.protocol === 'https:' ? https.Agent : http.Agent)({
         keepAlive: true,
         maxSockets: options.dlrConcurrency,
       })
     : null;
-  let inFlight = 0;
-  let timer: NodeJS.Timeout | undefined;
   let closed = false;
-  let drainWaiters: (() => void)[] = [];
   let warnedNoUrl = false;
 
-  const nextDue = () => {
-    while (chunks.length > 0 && chunks[0].next >= chunks[0].reports.length) chunks.shift();
-    return chunks[0];
-  };
-
-  const settleDrain = () => {
-    if (inFlight === 0 && !nextDue()) {
-      const waiters = drainWaiters;
-      drainWaiters = [];
-      for (const resolve of waiters) resolve();
-    }
-  };
-
-  const pump = () => {
-    timer = undefined;
-    if (closed) return;
-    while (inFlight < options.dlrConcurrency) {
-      const chunk = nextDue();
-      if (!chunk) break;
-      const wait = chunk.dueAt - Date.now();
-      if (wait > 0) {
-        timer ??= setTimeout(pump, wait);
-        break;
-      }
-      const report = chunk.reports[chunk.next++];
-      inFlight++;
-      void postReport(report).finally(() => {
-        inFlight--;
-        pump();
-        settleDrain();
-      });
-    }
-    settleDrain();
-  };
-
-  async function postReport(report: PendingReport) {
-    if (!url || !agent) return;
+  /** Posts one report, trying again a few times; false when it was not taken. */
+  async function postReport(report: SimulatedReport, signal?: AbortSignal) {
+    if (!url || !agent) return true;
     const body = new URLSearchParams({
       id: report.id,
       status: report.failed ? 'Failed' : 'Success',
@@ -140,37 +134,30 @@ export function createSimulatorProvider(
       networkCode: '63902',
       ...(report.failed ? { failureReason: report.reason } : {}),
     }).toString();
-    for (let attempt = 1; attempt <= 5 && !closed; attempt++) {
+    for (let attempt = 1; attempt <= 5 && !closed && !signal?.aborted; attempt++) {
       const status = await postForm(url, agent, body).catch(() => 0);
       if (status >= 200 && status < 300) {
         stats.reportsPosted++;
-        return;
+        return true;
       }
-      // 4xx other than throttling will not get better.
-      if (status >= 400 && status < 500 && status !== 429) break;
+      // 4xx other than throttling will not get better: dropped, as a provider would.
+      if (status >= 400 && status < 500 && status !== 429) {
+        stats.reportsFailed++;
+        return true;
+      }
       await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
     }
     stats.reportsFailed++;
+    return false;
   }
-
-  const queueReports = (reports: PendingReport[]) => {
-    if (reports.length === 0) return;
-    if (!url) {
-      if (!warnedNoUrl)
-        log('simulator: the company has no DLR callback URL; delivery reports are not posted');
-      warnedNoUrl = true;
-      return;
-    }
-    chunks.push({ dueAt: Date.now() + options.deliveryDelayMs, reports, next: 0 });
-    if (!timer && inFlight < options.dlrConcurrency) pump();
-  };
 
   return {
     kind: 'simulator',
     maxBatchSize: options.maxBatchSize,
     async sendBatch(messages: OutboundSms[]) {
       const outcomes: SubmitOutcome[] = [];
-      const reports: PendingReport[] = [];
+      const reports: SimulatedReport[] = [];
+      const newlyAccepted: string[] = [];
       const ledger: string[] = [];
       for (const sms of messages) {
         const providerMessageId = simulatorMessageId(sms.recipientKey);
@@ -197,8 +184,7 @@ export function createSimulatorProvider(
             providerStatus: 'InvalidPhoneNumber',
           });
         } else {
-          accepted.add(sms.recipientKey);
-          stats.accepted++;
+          newlyAccepted.push(sms.recipientKey);
           ledger.push(`A ${sms.recipientKey}`);
           outcomes.push({
             recipientKey: sms.recipientKey,
@@ -215,27 +201,66 @@ export function createSimulatorProvider(
           });
         }
       }
-      // Durable before the answer, as a provider's acceptance is.
+      // Durable before the answer, as a provider's acceptance is: the reports' job is committed
+      // first, and a batch whose job could not be stored is not accepted (the engine offers it again).
+      if (reports.length > 0 && url) {
+        try {
+          await context.scheduleReports(
+            { companyId: context.companyId, reports },
+            {
+              key: `${context.companyId}:${newlyAccepted[0]}`,
+              startAfter: new Date(Date.now() + options.deliveryDelayMs),
+            },
+          );
+        } catch (error) {
+          const reason = `Simulated gateway error: ${(error as Error).message}`;
+          return messages.map(
+            (sms): SubmitOutcome => ({ recipientKey: sms.recipientKey, outcome: 'retry', reason }),
+          );
+        }
+      } else if (reports.length > 0 && !warnedNoUrl) {
+        warnedNoUrl = true;
+        log('simulator: the company has no DLR callback URL; delivery reports are not posted');
+      }
+      for (const key of newlyAccepted) accepted.add(key);
+      stats.accepted += newlyAccepted.length;
       if (options.ledgerFile && ledger.length > 0)
         appendFileSync(options.ledgerFile, `${ledger.join('\n')}\n`);
-      queueReports(reports);
       return outcomes;
     },
+    async postReports(reports, signal) {
+      let next = 0;
+      let lost = 0;
+      const poster = async () => {
+        while (next < reports.length && !closed && !signal?.aborted) {
+          const report = reports[next++];
+          if (!(await postReport(report, signal))) lost++;
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(options.dlrConcurrency, reports.length) }, poster));
+      if (next < reports.length || lost > 0)
+        // Posted again by the job's retry: a report taken twice changes nothing.
+        throw new Error(`${reports.length - next + lost} simulated delivery reports were not taken`);
+    },
     stats: () => ({ ...stats }),
-    drained: () =>
-      new Promise<void>((resolve) => {
-        drainWaiters.push(resolve);
-        settleDrain();
-      }),
     async close() {
       closed = true;
-      if (timer) clearTimeout(timer);
       agent?.destroy();
-      const waiters = drainWaiters;
-      drainWaiters = [];
-      for (const resolve of waiters) resolve();
     },
   };
+}
+
+/**
+ * The simulator-report job: the company's provider posts the reports, if it is still the
+ * simulator (a company moved to another provider meanwhile gets none: that provider never saw them).
+ */
+export async function postSimulatedReports(
+  provider: SmsProvider,
+  reports: readonly SimulatedReport[],
+  signal?: AbortSignal,
+) {
+  if (provider.kind !== 'simulator' || !('postReports' in provider)) return;
+  await (provider as SimulatorProvider).postReports(reports, signal);
 }
 
 function postForm(url: URL, agent: http.Agent, body: string) {

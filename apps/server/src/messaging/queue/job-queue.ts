@@ -73,7 +73,9 @@ async function installJobQueueAlone(ownerPool: pg.Pool) {
   await boss.start();
   try {
     for (const job of JOB_DEFINITIONS) {
-      if (await boss.getQueue(job.name)) await boss.updateQueue(job.name, job.queue);
+      // A queue's policy is set when it is created; pg-boss refuses it in an update, even unchanged.
+      const { policy: _policy, ...updatable } = job.queue;
+      if (await boss.getQueue(job.name)) await boss.updateQueue(job.name, updatable);
       else await boss.createQueue(job.name, job.queue);
     }
   } finally {
@@ -99,6 +101,8 @@ export type EnqueueOptions = {
   group?: string;
   /** Higher first. */
   priority?: number;
+  /** Of a stately job (JobDefinition.queue.policy), what its one waiting and one running are counted by. */
+  singletonKey?: string;
 };
 
 export type WorkOptions = {
@@ -186,6 +190,7 @@ export function createJobQueue(pool: pg.Pool, options: JobQueueOptions): JobQueu
     ...(entry.startAfter ? { startAfter: entry.startAfter } : {}),
     ...(entry.priority !== undefined ? { priority: entry.priority } : {}),
     ...(entry.group ? { group: { id: entry.group } } : {}),
+    ...(entry.singletonKey ? { singletonKey: entry.singletonKey } : {}),
     // Per job as well: a queue created before the cap keeps its own (pg-boss cannot update it).
     ...(job.queue.retryDelayMax !== undefined
       ? { retryBackoff: job.queue.retryBackoff, retryDelayMax: job.queue.retryDelayMax }

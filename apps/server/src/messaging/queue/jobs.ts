@@ -20,6 +20,11 @@ export type JobDefinition<TPayload> = {
     deleteAfterSeconds: number;
     /** A new job is NOTIFY'd, so that workers in other processes fetch it at once. */
     notify?: boolean;
+    /**
+     * pg-boss's 'stately' policy: of the jobs sharing a singleton key (EnqueueOptions.singletonKey),
+     * at most one waits and one runs; enqueuing while one waits does nothing (it will see the work).
+     */
+    policy?: 'stately';
   };
 };
 
@@ -84,7 +89,88 @@ export const SEND_BATCH_JOB: JobDefinition<z.infer<typeof sendRef> & { firstId: 
   },
 };
 
-export const JOB_DEFINITIONS = [SEND_START_JOB, SEND_FANOUT_JOB, SEND_BATCH_JOB] as const;
+const companyRef = z.object({ companyId: z.number().int().positive() });
+
+/**
+ * Applies one company's delivery-report inbox in set-based batches until it is empty
+ * (delivery-report-applier.ts). Enqueued after the intake's commit with the company as singleton
+ * key, so a company has at most one waiting and one running: reports committed while one runs are
+ * left for the waiting one. A run that finds the company held by another applier fails, and the
+ * queue runs it again shortly.
+ */
+export const DLR_APPLY_JOB: JobDefinition<z.infer<typeof companyRef>> = {
+  name: 'dlr-apply',
+  payload: companyRef,
+  queue: {
+    retryLimit: 1000,
+    retryDelay: 1,
+    retryBackoff: true,
+    retryDelayMax: 10,
+    expireInSeconds: 120,
+    heartbeatSeconds: 10,
+    // Many small jobs (one per company every 50 ms at most per process): kept briefly.
+    deleteAfterSeconds: 600,
+    notify: true,
+    policy: 'stately',
+  },
+};
+
+/**
+ * Applies the company's delivery reports kept because no recipient carried their provider id yet
+ * (the hand-over's commit was still on its way): those whose id is now known, in one statement;
+ * while any are left it enqueues itself again a little later (maintenance.ts).
+ */
+export const DLR_UNMATCHED_JOB: JobDefinition<z.infer<typeof companyRef>> = {
+  name: 'dlr-unmatched',
+  payload: companyRef,
+  queue: {
+    retryLimit: 100,
+    retryDelay: 2,
+    retryBackoff: true,
+    retryDelayMax: 60,
+    expireInSeconds: 300,
+    // One every 2 s per company while it keeps reports: kept briefly.
+    deleteAfterSeconds: 600,
+    policy: 'stately',
+  },
+};
+
+const simulatedReport = z.object({
+  id: z.string().min(1),
+  phone: z.string().min(1),
+  failed: z.boolean(),
+  reason: z.string(),
+});
+
+/**
+ * The delivery reports of one batch the simulator accepted, due at the job's startAfter: posted to
+ * the company's DLR callback URL as Africa's Talking would (providers/simulator.ts). A job, so a
+ * worker stopped or killed before they were due leaves them to the next worker.
+ */
+export const SIMULATOR_REPORT_JOB: JobDefinition<
+  z.infer<typeof companyRef> & { reports: z.infer<typeof simulatedReport>[] }
+> = {
+  name: 'simulator-report',
+  payload: companyRef.extend({ reports: z.array(simulatedReport).min(1) }),
+  queue: {
+    retryLimit: 20,
+    retryDelay: 1,
+    retryBackoff: true,
+    retryDelayMax: 60,
+    expireInSeconds: 300,
+    deleteAfterSeconds: 3600,
+    notify: true,
+  },
+};
+
+export const JOB_DEFINITIONS = [
+  SEND_START_JOB,
+  SEND_FANOUT_JOB,
+  SEND_BATCH_JOB,
+  DLR_APPLY_JOB,
+  DLR_UNMATCHED_JOB,
+  SIMULATOR_REPORT_JOB,
+] as const;
 
 const JOB_ID_NAMESPACE = 'sms-console.jobs';
 
