@@ -78,6 +78,9 @@ async function seedTenantRows(companyId: number) {
     // A provider failing for the whole account (hand-over.ts).
     sql`insert into company_provider_health (company_id, reason, next_probe_at)
         values (${companyId}, 'not bound to the SMSC', now())`,
+    // A hand-over batch's claim (hand-over.ts).
+    sql`insert into hand_over_claims (company_id, message_id, first_id, claimed_until)
+        values (${companyId}, 1, 1, now())`,
   ])
     await statement.execute(db);
 }

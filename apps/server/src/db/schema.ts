@@ -208,6 +208,14 @@ export type ApiKeysTable = {
   revoked_at: NullableTimestamp;
 };
 
+/** A hand-over batch's claim on its range of recipients while a run holds it (migration 0055). */
+export type HandOverClaimsTable = {
+  company_id: number;
+  message_id: number;
+  first_id: number;
+  claimed_until: GivenTimestamp;
+};
+
 /** While a company's provider fails for the whole account (migration 0055). */
 export type CompanyProviderHealthTable = {
   company_id: number;
@@ -378,6 +386,7 @@ export type DB = {
   message_sends: MessageSendsTable;
   company_provider_health: CompanyProviderHealthTable;
   api_keys: ApiKeysTable;
+  hand_over_claims: HandOverClaimsTable;
   message_delivery_counts: MessageDeliveryCountsTable;
   message_delivery_totals: MessageDeliveryTotalsView;
   company_monthly_usage: CompanyMonthlyUsageTable;

@@ -16,8 +16,8 @@ export type HandOverSettings = {
   /** A send hands nothing over this long after its due time: what is left fails. */
   sendValidityHours: number;
   /**
-   * How long a claimed recipient is reserved for the batch that claimed it. A batch whose worker
-   * died leaves its claims; another run of the job takes them once this has passed.
+   * How long a run's claim on its batch lasts without news (extended with every outcome recorded).
+   * A run whose worker died leaves its claim; the job's next run takes it once this has passed.
    */
   claimSeconds: number;
 };
@@ -38,15 +38,15 @@ type SendPlan = {
 };
 
 /**
- * One hand-over batch (the send-batch job), in three steps per provider call:
- * 1. claim: in a short transaction, check that the send still runs and its company may send,
- *    take hand-overs from the company's rate window, and reserve the next pending recipients of
- *    the batch's id range (attempts + 1, reserved for claimSeconds). Commit.
- * 2. hand them to the provider, with no transaction and no lock held.
+ * One hand-over batch (the send-batch job). The run claims the batch's range of recipient ids
+ * (claimBatch, committed), then, per provider call:
+ * 1. in a short transaction: check that the send still runs and its company may send, take
+ *    hand-overs from the company's rate window, read the range's next pending recipients;
+ * 2. hand them to the provider, with no transaction and no lock held;
  * 3. record every outcome with one UPDATE ... FROM unnest(...), and the counters, in a second
  *    transaction.
- * A worker that dies between 1 and 3 leaves the recipients claimed: the job's next run (the queue
- * retries it) offers them again under the same recipient key once the claim has passed, which a
+ * A worker that dies between 2 and 3 leaves its claim: the job's next run (the queue retries it)
+ * offers those recipients again under the same recipient key once the claim has passed, which a
  * provider that deduplicates (the simulator) accepts once. Recipients the provider answered "retry"
  * stay pending, and the batch ends with HandOverLater: the queue runs it again after its backoff.
  */
@@ -59,6 +59,22 @@ export async function handOverBatch(
 ) {
   const plan = await readSendPlan(db, job);
   if (!plan) return;
+  await claimBatch(db, settings, job);
+  try {
+    await handOverClaimed(db, providers, settings, job, plan, signal);
+  } finally {
+    await releaseBatch(db, job).catch(() => {});
+  }
+}
+
+async function handOverClaimed(
+  db: Database,
+  providers: ProviderRegistry,
+  settings: HandOverSettings,
+  job: BatchJob,
+  plan: SendPlan,
+  signal: AbortSignal,
+) {
   let after = BigInt(job.firstId) - 1n;
   while (!signal.aborted) {
     const companyProvider = await providers.forCompany(job.companyId);
@@ -74,6 +90,7 @@ export async function handOverBatch(
     const outage = outcomes.find((outcome) => outcome.outcome === 'retry' && outcome.scope === 'account');
     await inTenantTransaction(db, companyScope(job.companyId), async (trx) => {
       await recordOutcomes(trx, job, plan, settings, claim.rows, outcomes);
+      await extendClaim(trx, settings, job);
       if (outage?.outcome === 'retry') await providerFailed(trx, job, outage.reason);
       else if (claim.providerFailing) await providerAnswered(trx, job.companyId);
     });
@@ -115,6 +132,42 @@ async function holdSend(trx: Executor, job: BatchJob, reason: string | null) {
   );
 }
 
+/**
+ * Claims the batch's range for this run: one row per batch, taken only when no other run holds it
+ * (a job retried while its first run still worked) or that run's claim has passed (its worker
+ * died). Held for claimSeconds, extended with every recorded outcome, released at the run's end.
+ */
+async function claimBatch(db: Database, settings: HandOverSettings, job: BatchJob) {
+  const claimed = await inTenantTransaction(db, companyScope(job.companyId), async (trx) => {
+    const { rows } = await sql`
+      insert into hand_over_claims as c (company_id, message_id, first_id, claimed_until)
+      values (${job.companyId}, ${job.messageId}, ${job.firstId},
+              now() + make_interval(secs => ${settings.claimSeconds}))
+      on conflict (company_id, message_id, first_id) do update set claimed_until = excluded.claimed_until
+       where c.claimed_until <= now()
+      returning 1`.execute(trx);
+    return rows.length > 0;
+  });
+  if (!claimed) throw new HandOverLater('Another run holds this batch');
+}
+
+async function extendClaim(trx: Executor, settings: HandOverSettings, job: BatchJob) {
+  await sql`
+    update hand_over_claims set claimed_until = now() + make_interval(secs => ${settings.claimSeconds})
+     where company_id = ${job.companyId} and message_id = ${job.messageId} and first_id = ${job.firstId}`.execute(
+    trx,
+  );
+}
+
+function releaseBatch(db: Database, job: BatchJob) {
+  return inTenantTransaction(db, companyScope(job.companyId), (trx) =>
+    sql`delete from hand_over_claims
+         where company_id = ${job.companyId} and message_id = ${job.messageId} and first_id = ${job.firstId}`.execute(
+      trx,
+    ),
+  );
+}
+
 /** Ends the batch: done when none of its range is pending, else later (or failed past the validity). */
 async function finishBatch(db: Database, settings: HandOverSettings, job: BatchJob, plan: SendPlan) {
   const left = await inTenantTransaction(db, companyScope(job.companyId), async (trx) => {
@@ -143,7 +196,7 @@ const expiredSql = (job: BatchJob, settings: HandOverSettings) => sql<boolean>`(
 
 async function failPending(trx: Executor, job: BatchJob, plan: SendPlan, reason: string) {
   const failed = await sql`
-    update delivery_reports set status = 'failed', error_message = ${reason}, next_attempt_at = null, updated_at = now()
+    update delivery_reports set status = 'failed', error_message = ${reason}, updated_at = now()
      where company_id = ${job.companyId} and message_id = ${job.messageId} and created_at = ${plan.recipientsAt}
        and id between ${job.firstId} and ${job.lastId} and status = 'pending'`.execute(trx);
   const count = Number(failed.numAffectedRows ?? 0);
@@ -223,23 +276,19 @@ async function claimRecipients(
     companyProvider.messagesPerSecond,
   );
   if (granted === 0) return { kind: 'throttled', waitMs: Math.max(1, nextWindowInMs) };
-  return inTenantTransaction(db, companyScope(companyId), async (trx) => {
+  // The batch's range is this run's (claimBatch): its next pending recipients are read, not locked.
+  const rows = await inTenantTransaction(db, companyScope(companyId), async (trx) => {
     const { rows } = await sql<Claimed>`
-      update delivery_reports d
-         set attempts = d.attempts + 1, next_attempt_at = now() + make_interval(secs => ${settings.claimSeconds})
-       where d.company_id = ${companyId} and d.message_id = ${messageId} and d.created_at = ${plan.recipientsAt}
-         and d.id in (select id from delivery_reports
-                       where company_id = ${companyId} and message_id = ${messageId}
-                         and created_at = ${plan.recipientsAt}
-                         and id > ${String(after)} and id <= ${job.lastId}
-                         and status = 'pending' and (next_attempt_at is null or next_attempt_at <= now())
-                       order by id
-                       limit ${granted}
-                         for update skip locked)
-      returning d.id::text as id, d.recipient_phone, d.service_id, d.attempts`.execute(trx);
-    rows.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
-    return { kind: 'rows', rows, providerFailing: state.providerFailing, lastOfRange: rows.length < granted };
+      select id::text as id, recipient_phone, service_id, attempts
+        from delivery_reports
+       where company_id = ${companyId} and message_id = ${messageId} and created_at = ${plan.recipientsAt}
+         and id > ${String(after)} and id <= ${job.lastId} and status = 'pending'
+       -- The table's id, not the text one selected: '10' sorts before '6'.
+       order by delivery_reports.id
+       limit ${granted}`.execute(trx);
+    return rows;
   });
+  return { kind: 'rows', rows, providerFailing: state.providerFailing, lastOfRange: rows.length < granted };
 }
 
 async function offer(companyProvider: CompanyProvider, plan: SendPlan, rows: Claimed[]) {
@@ -268,7 +317,7 @@ type Recorded = {
   gatewayId: string | null;
   providerStatus: string | null;
   error: string | null;
-  /** Whether this offer counts as one of the recipient's attempts (the claim counted it). */
+  /** Whether this offer counts as one of the recipient's attempts. */
   counted: boolean;
 };
 
@@ -295,14 +344,13 @@ function recordOf(row: Claimed, outcome: SubmitOutcome | undefined, maxAttempts:
   const reason = outcome?.reason ?? 'The provider did not answer for this recipient';
   // Flow control and outages are not the recipient's: they wait within the send's validity.
   const counted = (outcome?.scope ?? 'recipient') === 'recipient';
-  const status = counted && row.attempts >= maxAttempts ? 'failed' : 'pending';
+  const status = counted && row.attempts + 1 >= maxAttempts ? 'failed' : 'pending';
   return { id: row.id, status, gatewayId: null, providerStatus: null, error: reason, counted };
 }
 
 /**
- * Every outcome of a batch in one statement, then the counters' moves. The claim is released
- * (next_attempt_at back to null): a recipient left pending is offered again at the job's next run.
- * The provider ids handed out go to recipient_gateway_ids in the same statement: delivery
+ * Every outcome of a batch in one statement, then the counters' moves. A recipient left pending
+ * is offered again at the job's next run. The provider ids handed out go to recipient_gateway_ids in the same statement: delivery
  * reports find their recipient there.
  */
 async function recordOutcomes(
@@ -322,8 +370,7 @@ async function recordOutcomes(
              gateway_message_id = u.gateway_id,
              provider_status = u.provider_status,
              error_message = u.error,
-             next_attempt_at = null,
-             attempts = d.attempts - case when u.counted then 0 else 1 end,
+             attempts = d.attempts + case when u.counted then 1 else 0 end,
              submitted_at = case when u.status = 'submitted' then now() else d.submitted_at end,
              updated_at = now()
         from unnest(${records.map((r) => r.id)}::bigint[], ${records.map((r) => r.status)}::text[],

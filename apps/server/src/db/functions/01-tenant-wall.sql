@@ -100,7 +100,7 @@ begin
     'company_provider_settings', 'company_hourly_activity', 'company_monthly_activity',
     'company_daily_activity', 'message_search_words', 'message_search_text', 'message_status_counts',
     'recipient_gateway_ids', 'delivery_report_inbox', 'message_search_vocabulary', 'api_keys',
-    'company_provider_health'
+    'company_provider_health', 'hand_over_claims'
   ] loop
     execute format('drop policy if exists tenant_isolation on %I', tenant_table);
     execute format(

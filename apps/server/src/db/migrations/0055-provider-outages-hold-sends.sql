@@ -16,3 +16,16 @@ grant select, insert, update, delete on company_provider_health to sms_app;
 
 comment on column message_sends.failed_reason is
   'Why the send is held (state held) or why it ended failed (state failed)';
+
+-- A hand-over batch's claim on its range of recipients (hand-over.ts): one row per batch while a
+-- run of its job holds it, so two runs of one batch (a job retried while its first run still
+-- worked) never offer the same recipients. A run that dies leaves it until claimed_until.
+create table hand_over_claims (
+  company_id bigint not null references companies (id) on delete cascade,
+  message_id bigint not null,
+  first_id bigint not null,
+  claimed_until timestamptz not null,
+  primary key (company_id, message_id, first_id)
+);
+alter table hand_over_claims enable row level security, force row level security;
+grant select, insert, update, delete on hand_over_claims to sms_app;
