@@ -76,6 +76,7 @@ async function handOverClaimed(
   signal: AbortSignal,
 ) {
   let after = BigInt(job.firstId) - 1n;
+  let heldBack = 0;
   while (!signal.aborted) {
     const companyProvider = await providers.forCompany(job.companyId);
     const claim = await claimRecipients(db, settings, job, plan, after, companyProvider);
@@ -95,10 +96,33 @@ async function handOverClaimed(
       else if (claim.providerFailing) await providerAnswered(trx, job.companyId);
     });
     if (outage) throw new HandOverLater('The provider is unavailable; the send is held');
+    // Flow control (throttled, a 5xx, a time-out): those recipients are offered again after a
+    // second, in this run, at the provider's pace; a provider that keeps at it ends the run.
+    const heldBackFrom = firstHeldBack(claim.rows, outcomes);
+    if (heldBackFrom !== null && heldBack++ < HELD_BACK_ROUNDS) {
+      after = heldBackFrom - 1n;
+      await pause(1000, signal);
+      continue;
+    }
+    if (heldBackFrom === null) heldBack = 0;
     // Fewer than the rate allowed: nothing more of the range can be claimed in this run.
     if (claim.lastOfRange) break;
   }
   await finishBatch(db, settings, job, plan);
+}
+
+/** Rounds of flow control a run waits out before it leaves the batch to the queue's backoff. */
+const HELD_BACK_ROUNDS = 30;
+
+/** The lowest id the provider held back for flow control, or null. */
+function firstHeldBack(rows: Claimed[], outcomes: SubmitOutcome[]) {
+  const keys = new Set(
+    outcomes
+      .filter((outcome) => outcome.outcome === 'retry' && outcome.scope === 'request')
+      .map((outcome) => outcome.recipientKey),
+  );
+  const first = rows.find((row) => keys.has(row.id));
+  return first ? BigInt(first.id) : null;
 }
 
 /**
