@@ -112,7 +112,7 @@ export type MessagingConfig = {
   fanoutBatchSize: number;
   /** Hand-overs of one recipient the provider may answer "retry" to before it fails for good. */
   maxAttempts: number;
-  /** How long a claimed recipient is reserved for the batch run that claimed it (hand-over.ts). */
+  /** How long a hand-over batch's claim lasts without news (hand-over.ts). */
   claimSeconds: number;
   /** A send held while its company was not active resumes on reactivation only within this many hours of its due time. */
   sendValidityHours: number;
