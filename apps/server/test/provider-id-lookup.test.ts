@@ -101,8 +101,10 @@ describe('provider ids of their own (recipient_gateway_ids)', () => {
       return { outcomes, reads: rows[0] };
     });
     expect(outcomes).toEqual(reported.map(() => 'applied'));
-    // A key lookup per report on each table and the update's own, not a company's worth of rows.
-    expect(reads.fetched).toBeLessThan(reported.length * 10);
+    // A few key lookups per report on each table and the update's own (31 to 111 rows read for these
+    // 10, as the pool's connection has planned the function's statements before or not), never a
+    // company's worth (3,000: a scan of the month).
+    expect(reads.fetched).toBeLessThan(reported.length * 20);
   });
 
   it('no index of the recipient rows covers a column the hand-over or a delivery report writes', async () => {
