@@ -38,6 +38,8 @@ function spawnWorker(ledger: string) {
       SEED_DEMO: '0',
       LOG_LEVEL: 'warn',
       WORKER_CONCURRENCY: String(LANES),
+      // The killed worker's claims are taken up again after 5 s, not 60.
+      SEND_CLAIM_SECONDS: '5',
       FANOUT_BATCH_SIZE: '5000',
       SIMULATOR_BATCH_SIZE: String(BATCH),
       SIMULATOR_MESSAGES_PER_SECOND: '1000000',
