@@ -66,7 +66,8 @@ export type NewOutboundMessage = {
   companyId: number;
   serviceIds: number[];
   content: string;
-  status: 'pending' | 'queued' | 'scheduled';
+  /** processing: a transactional send, handed to the engine as it is written. */
+  status: 'pending' | 'queued' | 'scheduled' | 'processing';
   scheduledAt: Date | null;
   encoding: 'GSM-7' | 'UCS-2';
   parts: number;

@@ -10,7 +10,14 @@ import {
 } from '@sms/contracts/messages/manage-message';
 import { MESSAGE_MESSAGES } from '@sms/contracts/messages/message';
 import { ZSendBulkMessageRequest } from '@sms/contracts/messages/send-bulk-message';
+import {
+  isTransactionalSendBody,
+  ZTransactionalSendRequest,
+  ZTransactionalSendResponse,
+} from '@sms/contracts/messages/transactional-send';
 import type { FastifyReply } from 'fastify';
+import { validatorCompiler } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import type { ApiInstance } from '../../api-instance.ts';
 import type { AppDeps } from '../../app-deps.ts';
 import { contextOf } from '../../plugins/authenticate.ts';
@@ -23,6 +30,7 @@ import {
   sendExistingMessage,
   updateMessage,
 } from './send-message.service.ts';
+import { sendTransactional } from './transactional-send.service.ts';
 
 const tags = ['messages'];
 
@@ -48,10 +56,10 @@ export function sendMessageRoutes(app: ApiInstance, deps: AppDeps) {
   const oneMessage = guard(deps, MESSAGE_SENDERS, { idOf: 'messages', refusals, apiKeyScopes });
   const previewers = guard(deps, ROUTE_ROLES.messages, { apiKeyScopes });
 
-  /** POST /messages/bulk/send and POST /messages: the same route, but that a draft is not queued. */
+  /** POST /messages/bulk/send (POST /messages without `to` is the same, but that a draft is not queued). */
   const createMessageRoute = (
     url: string,
-    body: typeof ZSendBulkMessageRequest | typeof ZCreateMessageRequest,
+    body: typeof ZSendBulkMessageRequest,
     draft: boolean,
     description: string,
   ) =>
@@ -76,11 +84,42 @@ export function sendMessageRoutes(app: ApiInstance, deps: AppDeps) {
       IDEMPOTENCY,
   );
 
-  createMessageRoute(
+  app.post(
     '/messages',
-    ZCreateMessageRequest,
-    true,
-    `Saves a draft (status pending): nothing is queued until POST /messages/{id}/send.${IDEMPOTENCY}`,
+    {
+      preHandler: senders,
+      // One path, two bodies: with `to` a transactional send, without it a draft. Each body is
+      // validated by its own schema, so each keeps its own error messages; OpenAPI shows both.
+      validatorCompiler: ({ schema: _union, ...route }) => {
+        const draft = validatorCompiler({ ...route, schema: ZCreateMessageRequest });
+        const transactional = validatorCompiler({ ...route, schema: ZTransactionalSendRequest });
+        return (body) => (isTransactionalSendBody(body) ? transactional(body) : draft(body));
+      },
+      schema: {
+        tags,
+        description:
+          `Saves a draft (status pending): nothing is queued until POST /messages/{id}/send.${IDEMPOTENCY}\n\n` +
+          'With `to` (a phone number or 1 to 1,000 of them), `message` and `serviceId` (the sending service: ' +
+          'its short code; active and of the caller’s company) it is a transactional send (OTPs, ' +
+          'notifications): the numbers are normalised to E.164 (the company’s country for national ones), ' +
+          'repeated ones sent once, numbers that opted out of the company skipped; the message is written ' +
+          'as processing and its recipients handed over ahead of bulk sends. The answer lists each number ' +
+          'as queued, skipped_opted_out or invalid (with a reason); nobody to send to is a 400 with that ' +
+          'list; over the monthly limit (recipients x SMS parts) a 403. It shows in Message Logs like any ' +
+          'send.',
+        body: z.union([ZTransactionalSendRequest, ZCreateMessageRequest]),
+        response: { 201: z.union([ZTransactionalSendResponse, ZMessageResponse]) },
+      },
+    },
+    async (request, reply) => {
+      const idempotencyKey = readIdempotencyKey(request.headers['idempotency-key']);
+      const body = request.body;
+      const answer =
+        'to' in body
+          ? await sendTransactional(deps, contextOf(request), body, idempotencyKey)
+          : await createMessage(deps, contextOf(request), body, { draft: true, idempotencyKey });
+      return sendStoredAnswer(reply, answer);
+    },
   );
 
   app.put(

@@ -23,7 +23,7 @@ export type MessageRequest = {
   scheduledAt?: string;
 };
 
-type Targets = { companyId: number; serviceIds: number[]; messagesLimit: number };
+export type Targets = { companyId: number; serviceIds: number[]; messagesLimit: number };
 
 /** Content managers see messages but may not send or change them (spec section 6). */
 function refuseReadOnly(ctx: RequestContext) {
@@ -44,7 +44,11 @@ async function findServicesOfOneCompany(trx: Executor, ctx: RequestContext, serv
 }
 
 /** The services of a send: found and of one company, all active, and that company active. */
-async function resolveTargets(trx: Executor, ctx: RequestContext, serviceIds: number[]): Promise<Targets> {
+export async function resolveTargets(
+  trx: Executor,
+  ctx: RequestContext,
+  serviceIds: number[],
+): Promise<Targets> {
   // A draft may be saved without services (old rows carry none); it cannot be sent without them.
   if (serviceIds.length === 0)
     throw badRequest(MESSAGE_MESSAGES.servicesRequired, [`serviceIds: ${MESSAGE_MESSAGES.servicesRequired}`]);
@@ -68,7 +72,7 @@ async function resolveTargets(trx: Executor, ctx: RequestContext, serviceIds: nu
 const scheduleOf = (request: MessageRequest) =>
   request.scheduleType === 'scheduled' && request.scheduledAt ? new Date(request.scheduledAt) : null;
 
-function measure(content: string) {
+export function measure(content: string) {
   const { encoding, parts } = measureSms(content);
   return { encoding, parts: Math.max(1, parts) };
 }
@@ -148,7 +152,7 @@ async function lockWaitingMessage(trx: Executor, ctx: RequestContext, id: number
  * answered with the first answer before anything else is read; `prepare` makes the checks and names
  * the company the key is claimed in; `write` runs once under that claim.
  */
-async function writeOncePerKey<Prepared extends { companyId: number }>(
+export async function writeOncePerKey<Prepared extends { companyId: number }>(
   deps: AppDeps,
   ctx: RequestContext,
   once: { key: string | null; hash: Buffer },

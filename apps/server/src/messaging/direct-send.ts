@@ -1,0 +1,70 @@
+import { sql } from 'kysely';
+import type { Executor } from '../db/database.ts';
+import { recordCountChanges } from './delivery-counts.ts';
+import type { JobQueue } from './queue/job-queue.ts';
+import { SEND_BATCH_JOB } from './queue/jobs.ts';
+
+/** Recipients per hand-over job of a direct send (the API does not know the provider's batch size). */
+export const DIRECT_SEND_BATCH_SIZE = 500;
+
+/**
+ * A direct send's batches are fetched before any batch without a priority (bulk sends): pg-boss
+ * fetches the highest priority first, so a transactional text waits behind at most the batches
+ * already running, not behind a million-recipient send's queue.
+ */
+export const DIRECT_SEND_PRIORITY = 10;
+
+export type DirectSend = {
+  companyId: number;
+  messageId: number;
+  serviceId: number;
+  parts: number;
+  /** Month whose usage holds the send's reservation (YYYY-MM-01). */
+  usageMonth: string;
+  recipients: { msisdn: string; subscriberId: number | null }[];
+};
+
+/**
+ * A send whose recipients are known when it is accepted (a transactional send): no send-start and
+ * no fan-out. In the caller's transaction, its send row goes straight to dispatch with its
+ * reservation, its recipients are written pending (one INSERT ... SELECT FROM unnest), their
+ * counters recorded, and its hand-over batches enqueued with DIRECT_SEND_PRIORITY: the send-batch
+ * jobs then treat it like any fanned-out send.
+ */
+export async function startDirectSend(trx: Executor, queue: JobQueue, send: DirectSend) {
+  const { companyId, messageId, serviceId, parts, recipients } = send;
+  await sql`select ensure_delivery_report_partition(now())`.execute(trx);
+  const { rows } = await sql<{ recipients_at: Date }>`
+    insert into message_sends as s (company_id, message_id, state, recipients_at, started_at, recipients,
+                                     reserved_units, usage_month, fanout_finished_at)
+    values (${companyId}, ${messageId}, 'dispatch', date_trunc('milliseconds', now()), now(), ${recipients.length},
+            ${recipients.length * parts}, ${send.usageMonth}::date, now())
+    returning recipients_at`.execute(trx);
+  const recipientsAt = rows[0].recipients_at;
+  const { rows: written } = await sql<{ first_id: string; last_id: string }>`
+    with written as (
+      insert into delivery_reports (company_id, created_at, message_id, service_id, subscriber_id, recipient_phone, parts)
+      select ${companyId}, ${recipientsAt}::timestamptz, ${messageId}, ${serviceId}, r.subscriber_id, r.msisdn, ${parts}
+        from unnest(${recipients.map((r) => r.msisdn)}::text[], ${recipients.map((r) => r.subscriberId)}::bigint[])
+             with ordinality as r(msisdn, subscriber_id, n)
+       order by r.n
+      returning id
+    )
+    select min(id)::text as first_id, max(id)::text as last_id
+      from (select id, (row_number() over (order by id) - 1) / ${DIRECT_SEND_BATCH_SIZE} as batch from written) b
+     group by batch
+     order by batch`.execute(trx);
+  await recordCountChanges(trx, companyId, [
+    { messageId, from: null, to: 'pending', count: recipients.length },
+  ]);
+  await queue.enqueueMany(
+    trx,
+    SEND_BATCH_JOB,
+    written.map((batch) => ({
+      payload: { companyId, messageId, firstId: batch.first_id, lastId: batch.last_id },
+      key: `${messageId}:${batch.first_id}`,
+      group: String(companyId),
+      priority: DIRECT_SEND_PRIORITY,
+    })),
+  );
+}
