@@ -56,32 +56,30 @@ export function sendMessageRoutes(app: ApiInstance, deps: AppDeps) {
   const oneMessage = guard(deps, MESSAGE_SENDERS, { idOf: 'messages', refusals, apiKeyScopes });
   const previewers = guard(deps, ROUTE_ROLES.messages, { apiKeyScopes });
 
-  /** POST /messages/bulk/send (POST /messages without `to` is the same, but that a draft is not queued). */
-  const createMessageRoute = (
-    url: string,
-    body: typeof ZSendBulkMessageRequest,
-    draft: boolean,
-    description: string,
-  ) =>
-    app.post(
-      url,
-      { preHandler: senders, schema: { tags, description, body, response: { 201: ZMessageResponse } } },
-      async (request, reply) => {
-        const idempotencyKey = readIdempotencyKey(request.headers['idempotency-key']);
-        const answer = await createMessage(deps, contextOf(request), request.body, { draft, idempotencyKey });
-        return sendStoredAnswer(reply, answer);
-      },
-    );
-
-  createMessageRoute(
+  app.post(
     '/messages/bulk/send',
-    ZSendBulkMessageRequest,
-    false,
-    'Sends a message to the active subscribers of the services (one recipient per phone number), now or at ' +
-      'scheduledAt. Every service must be active and of one company (the caller’s; system_admin: any). The ' +
-      'message and its queue job are written in one transaction; a send that would pass the company’s monthly ' +
-      'message limit (recipients x SMS parts) is refused (403) before anything is queued.' +
-      IDEMPOTENCY,
+    {
+      preHandler: senders,
+      schema: {
+        tags,
+        description:
+          'Sends a message to the active subscribers of the services (one recipient per phone number), now or at ' +
+          'scheduledAt. Every service must be active and of one company (the caller’s; system_admin: any). The ' +
+          'message and its queue job are written in one transaction; a send that would pass the company’s monthly ' +
+          'message limit (recipients x SMS parts) is refused (403) before anything is queued.' +
+          IDEMPOTENCY,
+        body: ZSendBulkMessageRequest,
+        response: { 201: ZMessageResponse },
+      },
+    },
+    async (request, reply) => {
+      const idempotencyKey = readIdempotencyKey(request.headers['idempotency-key']);
+      const answer = await createMessage(deps, contextOf(request), request.body, {
+        draft: false,
+        idempotencyKey,
+      });
+      return sendStoredAnswer(reply, answer);
+    },
   );
 
   app.post(
