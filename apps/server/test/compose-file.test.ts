@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadConfig } from '../src/config.ts';
+import { ENGINE_STOP_TIMEOUT_MS } from '../src/messaging/engine.ts';
 
 // compose.yaml cannot be run here (no container engine), so what it asks of the server is checked
 // against the server itself: every app service's environment passes loadConfig, its command starts
@@ -17,6 +18,7 @@ const compose = parse(readFileSync(path.join(ROOT, 'compose.yaml'), 'utf8'), { m
       command?: string[];
       environment?: Record<string, string>;
       healthcheck?: { test: string[] };
+      stop_grace_period?: string;
       volumes?: string[];
     }
   >;
@@ -67,6 +69,17 @@ describe('compose.yaml', () => {
     if (role === 'api') expect(config.trustProxy).toBe(true);
     // A worker has no listener: its simulator must post delivery reports to the balancer.
     if (role === 'worker') expect(config.messaging.simulator.callbackUrl).toBe('http://balancer:8080');
+  });
+
+  it('gives a worker more time to stop than its engine waits for running batches', () => {
+    const seconds = (duration: string | undefined) => {
+      const match = /^(?:(\d+)m)?(?:(\d+)s)?$/.exec(duration ?? '');
+      return match && duration ? Number(match[1] ?? 0) * 60 + Number(match[2] ?? 0) : 10; // Docker's default
+    };
+    const workers = appServices.filter(([, service]) => service.command!.includes('worker'));
+    expect(workers).toHaveLength(2);
+    for (const [, service] of workers)
+      expect(seconds(service.stop_grace_period)).toBeGreaterThanOrEqual(ENGINE_STOP_TIMEOUT_MS / 1000 + 10);
   });
 
   it('checks health on the API’s real route, and balances over the API services', () => {

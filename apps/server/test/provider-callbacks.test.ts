@@ -297,6 +297,53 @@ describe('incoming messages', () => {
     });
   });
 
+  it('keeps the provider’s date as the message’s time when it is plausible, else the time it arrived', async () => {
+    const minutes = (n: number) => n * 60_000;
+    const hoursAgo = new Date(Math.floor((Date.now() - minutes(150)) / 1000) * 1000);
+    const asGiven = (date: Date) => date.toISOString().replace('T', ' ').slice(0, 19); // "YYYY-MM-DD hh:mm:ss", UTC
+    const cases = [
+      { id: 'ATXid_date_plain', date: asGiven(hoursAgo), expected: 'provider' },
+      { id: 'ATXid_date_iso', date: hoursAgo.toISOString(), expected: 'provider' },
+      {
+        id: 'ATXid_date_zone',
+        date: `${asGiven(new Date(hoursAgo.getTime() + minutes(180))).replace(' ', 'T')}+03:00`,
+        expected: 'provider',
+      },
+      { id: 'ATXid_date_future', date: asGiven(new Date(Date.now() + minutes(60))), expected: 'arrival' },
+      {
+        id: 'ATXid_date_stale',
+        date: asGiven(new Date(Date.now() - minutes(8 * 24 * 60))),
+        expected: 'arrival',
+      },
+      { id: 'ATXid_date_garbage', date: 'yesterday', expected: 'arrival' },
+      { id: 'ATXid_date_none', date: '', expected: 'arrival' },
+    ];
+    for (const [n, { id, date }] of cases.entries()) {
+      const fields = {
+        from: kenyanNumber(63, 60 + n),
+        to: '33660',
+        text: 'Hello',
+        id,
+        ...(date && { date }),
+      };
+      expect((await post(fields)).json().data.outcome, id).toBe('stored');
+    }
+    const arrivedBy = Date.now();
+    const rows = await ctx.ownerDb
+      .selectFrom('messages')
+      .select(['provider_message_id', 'created_at'])
+      .where('provider_message_id', 'like', 'ATXid_date_%')
+      .execute();
+    const createdAt = Object.fromEntries(
+      rows.map((row) => [row.provider_message_id, row.created_at.getTime()]),
+    );
+    for (const { id, expected } of cases) {
+      if (expected === 'provider') expect(createdAt[id], id).toBe(hoursAgo.getTime());
+      // Stored as it arrived: within this test's run, not at the date it claimed.
+      else expect(arrivedBy - createdAt[id]!, id).toBeLessThan(minutes(5));
+    }
+  });
+
   it('does not read "stop by later" as an opt-out', async () => {
     const msisdn = kenyanNumber(63, 3);
     await subscribeNumbers(ctx.ownerDb, news, [msisdn]);

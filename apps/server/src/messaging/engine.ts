@@ -42,7 +42,7 @@ export type MessagingEngineOptions = {
 };
 
 /** How long a stopping worker's running batches may take before they are told to give up. */
-const STOP_TIMEOUT_MS = 10_000;
+export const ENGINE_STOP_TIMEOUT_MS = 10_000;
 
 /**
  * The worker side of messaging: the handlers of the send's three jobs and of the delivery reports'
@@ -133,7 +133,7 @@ export function createMessagingEngine(options: MessagingEngineOptions): Messagin
       running = false;
       for (const timer of timers) clearInterval(timer);
       timers = [];
-      await queue.stopWorking(STOP_TIMEOUT_MS);
+      await queue.stopWorking(ENGINE_STOP_TIMEOUT_MS);
       await Promise.all([...upkeep]);
     },
   };

@@ -83,6 +83,10 @@ export function createMessaging(input: {
         build: options.build,
         loadSettings: options.loadSettings,
       });
+      // SMPP links bind now, not on the company's first send (receipts and handset messages wait on them).
+      await providers
+        .keepLinksBound()
+        .catch((error) => log('warn', 'binding the SMPP links at start-up failed; sends bind them', error));
       const engine = createMessagingEngine({
         db,
         queue,

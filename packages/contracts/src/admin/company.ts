@@ -32,7 +32,35 @@ export const COMPANY_MESSAGES = {
   planInvalid: 'Plan must be basic, premium, enterprise or professional',
   onlyPendingActivate: 'Only pending companies can be activated',
   onlyActiveSuspend: 'Only active companies can be suspended',
+  limitInvalid: (label: string) =>
+    `${label} must be a whole number from 0 to ${COMPANY_LIMIT_MAX.toLocaleString('en-US')}, or blank for the plan's`,
+  limitHint: (planLimit: number) =>
+    `Leave blank to use the plan's limit (${planLimit.toLocaleString('en-US')}).`,
 } as const;
+
+/** A company's own limits (a negotiated deal) override its plan's; the largest one allowed. */
+export const COMPANY_LIMIT_MAX = 1_000_000_000;
+
+/** The limits a company can be given, as the form labels them. */
+export const COMPANY_LIMIT_LABELS = {
+  messagesLimit: 'Monthly message limit',
+  subscribersLimit: 'Subscriber limit',
+  servicesLimit: 'Service limit',
+} as const;
+export type TCompanyLimitField = keyof typeof COMPANY_LIMIT_LABELS;
+export const COMPANY_LIMIT_FIELDS = Object.keys(COMPANY_LIMIT_LABELS) as TCompanyLimitField[];
+
+/** Each limit the company works under (`limits`: its own where set, else its plan's) and its own (`ownLimits`). */
+const ZLimits = z.object({
+  messagesLimit: z.number().int(),
+  subscribersLimit: z.number().int(),
+  servicesLimit: z.number().int(),
+});
+const ZOwnLimits = z.object({
+  messagesLimit: z.number().int().nullable(),
+  subscribersLimit: z.number().int().nullable(),
+  servicesLimit: z.number().int().nullable(),
+});
 
 /** The spec's "simple address pattern". */
 export const SIMPLE_EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -57,6 +85,10 @@ export const ZCompany = z.object({
   packageName: z.string(),
   packageExpiresAt: z.string().nullable(),
   billingStatus: z.string(),
+  /** The limits the server enforces: the company's own where set, else its plan's. */
+  limits: ZLimits,
+  /** The company's own limits; null: its plan's. */
+  ownLimits: ZOwnLimits,
   userCount: z.number().int(),
   serviceCount: z.number().int(),
   subscriberCount: z.number().int(),
@@ -76,6 +108,18 @@ const ZUsernameInput = z
   .nullable()
   .optional()
   .transform((value) => (value === '' ? undefined : value));
+
+/** A company's own limit: a whole number; null (or blank) is the plan's; absent keeps the current one. */
+const limitInput = (field: TCompanyLimitField) => {
+  const message = COMPANY_MESSAGES.limitInvalid(COMPANY_LIMIT_LABELS[field]);
+  return z
+    .number({ error: message })
+    .int(message)
+    .min(0, message)
+    .max(COMPANY_LIMIT_MAX, message)
+    .nullable()
+    .optional();
+};
 
 /** The company form (create and edit share it; spec section 5). */
 export const ZCompanyForm = z.object({
@@ -99,6 +143,9 @@ export const ZCompanyForm = z.object({
   apiSecret: ZUsernameInput,
   /** The provider kind to use and its settings; absent keeps the current provider. */
   provider: ZProviderSettingsInput.optional(),
+  messagesLimit: limitInput('messagesLimit'),
+  subscribersLimit: limitInput('subscribersLimit'),
+  servicesLimit: limitInput('servicesLimit'),
 });
 export type TCompanyFormInput = z.input<typeof ZCompanyForm>;
 export type TCompanyForm = z.output<typeof ZCompanyForm>;

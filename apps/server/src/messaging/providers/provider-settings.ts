@@ -210,6 +210,23 @@ export async function writeProviderSettings(
 }
 
 /**
+ * The companies whose provider keeps a connection (SMPP): a worker binds their links as it starts,
+ * not on their first send, so receipts and handset messages flow at once. Needs the platform scope.
+ */
+export async function listCompaniesOnConnectedProviders(trx: Executor): Promise<number[]> {
+  const rows = await trx
+    .selectFrom('companies')
+    .select('id')
+    .where('sms_provider', 'in', [...CONNECTED_PROVIDER_KINDS])
+    .orderBy('id')
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+/** Provider kinds whose adapter holds a connection open (and so is built before it is needed). */
+export const CONNECTED_PROVIDER_KINDS: ReadonlySet<TProviderKind> = new Set(['smpp']);
+
+/**
  * The settings of the provider a company sends through, decrypted, for the engine. Runs inside the
  * caller's transaction, which must be bound to that company (or the platform). A company that
  * configured nothing gets the simulator with the platform's defaults.

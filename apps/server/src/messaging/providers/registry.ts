@@ -1,12 +1,13 @@
 import type { Config } from '../../config.ts';
 import type { Database, Executor } from '../../db/database.ts';
-import { companyScope, inTenantTransaction } from '../../db/tenant-scope.ts';
+import { companyScope, inTenantTransaction, platformScope } from '../../db/tenant-scope.ts';
 import { callbackUrl, readCallbackTokens } from '../../modules/callbacks/callback-tokens.ts';
 import type { EnqueueOptions, JobQueue } from '../queue/job-queue.ts';
 import { type JobDefinition, SIMULATOR_REPORT_JOB } from '../queue/jobs.ts';
 import { createAfricasTalkingProvider } from './africastalking.ts';
 import { type CompanyProviderSettings, loadCompanyProviderSettings } from './company-provider-settings.ts';
 import type { DeliveryUpdate, SmsProvider } from './provider.ts';
+import { CONNECTED_PROVIDER_KINDS, listCompaniesOnConnectedProviders } from './provider-settings.ts';
 import { createSimulatorProvider } from './simulator.ts';
 import { createSmppProvider } from './smpp.ts';
 import { createUnconfiguredProvider } from './unconfigured.ts';
@@ -34,9 +35,22 @@ export type ProviderContext = {
 
 export type ProviderRegistry = {
   forCompany(companyId: number): Promise<CompanyProvider>;
-  /** Forgets a company's provider (its settings changed); the next batch builds a new one. */
+  /**
+   * Forgets a company's provider (its settings changed): a connected one (SMPP) is built again at
+   * once, so its link binds now; any other on the company's next batch.
+   */
   invalidate(companyId: number): void;
   close(): Promise<void>;
+};
+
+/** The registry a worker runs: it also keeps its companies' connections bound. */
+export type WorkerProviderRegistry = ProviderRegistry & {
+  /**
+   * Builds the provider of every company on a connected provider (SMPP), so their links bind
+   * without waiting for a send, and from then on every `intervalMs` looks again: a company another
+   * process moved to SMPP binds, one moved away (or whose settings changed) is rebuilt within the ttl.
+   */
+  keepLinksBound(intervalMs?: number): Promise<void>;
 };
 
 export type ProviderRegistryOptions = {
@@ -80,7 +94,13 @@ export function buildProvider(settings: CompanyProviderSettings, context: Provid
   }
 }
 
-type Entry = { companyProvider: Promise<CompanyProvider>; signature: Promise<string>; checkAfter: number };
+type Entry = {
+  companyProvider: Promise<CompanyProvider>;
+  signature: Promise<string>;
+  checkAfter: number;
+  /** Its provider holds a connection (known once its settings are read). */
+  connected: boolean;
+};
 
 /**
  * Company provider settings -> SmsProvider, built once per company and reused (listmonk's
@@ -88,7 +108,7 @@ type Entry = { companyProvider: Promise<CompanyProvider>; signature: Promise<str
  * provider is rebuilt only when they differ, so a provider's own state (the simulator's memory of
  * what it accepted, an SMPP session) lives as long as its settings.
  */
-export function createProviderRegistry(options: ProviderRegistryOptions): ProviderRegistry {
+export function createProviderRegistry(options: ProviderRegistryOptions): WorkerProviderRegistry {
   const cache = new Map<number, Entry>();
   const ttlMs = options.ttlMs ?? 60_000;
   const log = options.log ?? (() => {});
@@ -109,7 +129,13 @@ export function createProviderRegistry(options: ProviderRegistryOptions): Provid
     });
 
   const open = (companyId: number, read: ReturnType<typeof readSettings>): Entry => {
-    const companyProvider = read.then(({ settings, dlrCallbackUrl }) => {
+    const entry = {
+      signature: read.then((r) => r.signature),
+      checkAfter: Date.now() + ttlMs,
+      connected: false,
+    } as Entry;
+    entry.companyProvider = read.then(({ settings, dlrCallbackUrl }) => {
+      entry.connected = CONNECTED_PROVIDER_KINDS.has(settings.kind);
       const provider = build(settings, {
         companyId,
         dlrCallbackUrl,
@@ -124,7 +150,7 @@ export function createProviderRegistry(options: ProviderRegistryOptions): Provid
         batchSize: Math.max(1, Math.min(settings.batchSize, provider.maxBatchSize)),
       };
     });
-    return { companyProvider, signature: read.then((r) => r.signature), checkAfter: Date.now() + ttlMs };
+    return entry;
   };
 
   const retire = (entry: Entry | undefined) => {
@@ -147,17 +173,44 @@ export function createProviderRegistry(options: ProviderRegistryOptions): Provid
     retire(entry);
   };
 
-  return {
+  let closed = false;
+  let linkTimer: NodeJS.Timeout | null = null;
+
+  const openAndCache = (companyId: number, read: ReturnType<typeof readSettings>) => {
+    const created = open(companyId, read);
+    cache.set(companyId, created);
+    created.companyProvider.catch(() => {
+      if (cache.get(companyId) === created) cache.delete(companyId);
+    });
+    return created.companyProvider;
+  };
+
+  const bindLinks = async () => {
+    if (closed) return;
+    const listed = await inTenantTransaction(
+      options.db,
+      platformScope,
+      listCompaniesOnConnectedProviders,
+      null,
+      {
+        readOnly: true,
+      },
+    );
+    // Those no longer listed but still holding a link: forCompany's refresh rebuilds them as they are now.
+    const held = [...cache].filter(([, entry]) => entry.connected).map(([companyId]) => companyId);
+    await Promise.all(
+      [...new Set([...listed, ...held])].map((companyId) =>
+        registry
+          .forCompany(companyId)
+          .catch((error) => log(`company ${companyId}: provider not built: ${error}`)),
+      ),
+    );
+  };
+
+  const registry: WorkerProviderRegistry = {
     forCompany(companyId) {
       const entry = cache.get(companyId);
-      if (!entry) {
-        const created = open(companyId, readSettings(companyId));
-        cache.set(companyId, created);
-        created.companyProvider.catch(() => {
-          if (cache.get(companyId) === created) cache.delete(companyId);
-        });
-        return created.companyProvider;
-      }
+      if (!entry) return openAndCache(companyId, readSettings(companyId));
       if (entry.checkAfter <= Date.now()) {
         entry.checkAfter = Date.now() + ttlMs;
         void refresh(companyId, entry).catch((error) => log(`provider settings refresh failed: ${error}`));
@@ -167,8 +220,29 @@ export function createProviderRegistry(options: ProviderRegistryOptions): Provid
     invalidate(companyId) {
       retire(cache.get(companyId));
       cache.delete(companyId);
+      if (closed) return;
+      const read = readSettings(companyId);
+      read.then(
+        (settings) => {
+          const wanted = CONNECTED_PROVIDER_KINDS.has(settings.settings.kind);
+          if (wanted && !closed && !cache.has(companyId)) void openAndCache(companyId, read).catch(() => {});
+        },
+        (error) => log(`company ${companyId}: provider settings not read: ${error}`),
+      );
+    },
+    async keepLinksBound(intervalMs = ttlMs) {
+      if (linkTimer) return;
+      linkTimer = setInterval(
+        () => void bindLinks().catch((error) => log(`binding providers' links failed: ${error}`)),
+        intervalMs,
+      );
+      linkTimer.unref();
+      await bindLinks();
     },
     async close() {
+      closed = true;
+      if (linkTimer) clearInterval(linkTimer);
+      linkTimer = null;
       const entries = [...cache.values()];
       cache.clear();
       await Promise.all(
@@ -181,4 +255,5 @@ export function createProviderRegistry(options: ProviderRegistryOptions): Provid
       );
     },
   };
+  return registry;
 }

@@ -3,6 +3,7 @@ import { COMPANY_MESSAGES } from '@sms/contracts/admin/company';
 import { companyHasDataMessage } from '@sms/contracts/admin/delete-company';
 import type { TCompanyStats } from '@sms/contracts/admin/list-companies';
 import { totalPages } from '@sms/contracts/common/pagination';
+import { resolvePlanLimits } from '@sms/contracts/plans/plan-catalogue';
 import type { AppDeps } from '../../app-deps.ts';
 import { inActorTransaction } from '../../db/actor-transaction.ts';
 import type { Executor } from '../../db/database.ts';
@@ -22,6 +23,11 @@ import {
 import * as repo from './companies.repository.ts';
 
 export function presentCompany(row: repo.CompanyWithCounts, encryptionKey: Buffer): TCompany {
+  const ownLimits = {
+    messagesLimit: row.messages_limit,
+    subscribersLimit: row.subscribers_limit,
+    servicesLimit: row.services_limit,
+  };
   return {
     id: row.id,
     name: row.name,
@@ -37,6 +43,8 @@ export function presentCompany(row: repo.CompanyWithCounts, encryptionKey: Buffe
     packageName: row.package_name,
     packageExpiresAt: row.package_expires_at?.toISOString() ?? null,
     billingStatus: row.billing_status,
+    limits: resolvePlanLimits(row.plan, ownLimits),
+    ownLimits,
     userCount: Number(row.user_count ?? 0),
     serviceCount: Number(row.service_count ?? 0),
     subscriberCount: Number(row.subscriber_count),
@@ -72,7 +80,10 @@ export async function listCompanies(
   };
 }
 
-/** The company's own columns a saved form writes; provider settings are written apart. */
+/**
+ * The company's own columns a saved form writes; provider settings are written apart. A limit
+ * left out keeps the company's; null gives it back to the plan.
+ */
 function companyColumns(form: TCompanyForm) {
   return {
     name: form.name,
@@ -81,7 +92,26 @@ function companyColumns(form: TCompanyForm) {
     address: form.address,
     plan: form.plan,
     status: form.status,
+    ...(form.messagesLimit !== undefined && { messages_limit: form.messagesLimit }),
+    ...(form.subscribersLimit !== undefined && { subscribers_limit: form.subscribersLimit }),
+    ...(form.servicesLimit !== undefined && { services_limit: form.servicesLimit }),
   } satisfies CompanyUpdate;
+}
+
+/** The limits a save changed, as they were and are now (null: the plan's), for the audit trail. */
+function changedLimits(before: repo.CompanyWithCounts, form: TCompanyForm) {
+  const columns = {
+    messagesLimit: before.messages_limit,
+    subscribersLimit: before.subscribers_limit,
+    servicesLimit: before.services_limit,
+  };
+  const changes = Object.entries(columns)
+    .filter(([field, was]) => {
+      const now = form[field as keyof typeof columns];
+      return now !== undefined && now !== was;
+    })
+    .map(([field, was]) => [field, { from: was, to: form[field as keyof typeof columns] }]);
+  return changes.length > 0 ? { limitChanges: Object.fromEntries(changes) } : {};
 }
 
 /** The audit details of a save: field values, but for credentials only whether they changed. */
@@ -146,7 +176,7 @@ export async function updateCompany(deps: AppDeps, ctx: RequestContext, id: numb
       entity: 'COMPANY',
       entityId: id,
       companyId: id,
-      details: { ...auditedFields(form), previousStatus: before.status },
+      details: { ...auditedFields(form), previousStatus: before.status, ...changedLimits(before, form) },
     });
     return presentCompany((await repo.findCompanyById(trx, id))!, key);
   });

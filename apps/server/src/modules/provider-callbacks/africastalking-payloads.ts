@@ -29,6 +29,31 @@ export const ZInboundMessage = z.object({
   networkCode: z.coerce.string().max(20).optional(),
 });
 
+/** How far ahead of ours a provider's clock may run, and how late a message may reach us. */
+export const INBOUND_DATE_TOLERANCE = { aheadMs: 5 * 60_000, behindMs: 7 * 24 * 60 * 60_000 };
+
+/**
+ * When an incoming message reached the provider: its `date` when readable and plausible, else
+ * `now`. Africa's Talking's format is not documented: ISO 8601, or "YYYY-MM-DD hh:mm:ss" read as
+ * UTC. A date in the future or too old (a wrong zone, a clock off, a replay) is not trusted.
+ */
+export function inboundReceivedAt(date: string | undefined, now: Date): Date {
+  const value = date?.trim() ?? '';
+  const match = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?)(Z|[+-]\d{2}:?\d{2})?$/.exec(
+    value,
+  );
+  if (!match) return now;
+  const zone = match[3] ?? 'Z';
+  const parsed = new Date(
+    `${match[1]}T${match[2]}${zone.length === 5 ? `${zone.slice(0, 3)}:${zone.slice(3)}` : zone}`,
+  );
+  const time = parsed.getTime();
+  if (Number.isNaN(time)) return now;
+  const offset = time - now.getTime();
+  if (offset > INBOUND_DATE_TOLERANCE.aheadMs || -offset > INBOUND_DATE_TOLERANCE.behindMs) return now;
+  return parsed;
+}
+
 export type SubscriptionCallback =
   | { kind: 'subscription'; payload: z.infer<typeof ZSubscriptionNotification> }
   | { kind: 'opt-out'; payload: z.infer<typeof ZBulkOptOut> }

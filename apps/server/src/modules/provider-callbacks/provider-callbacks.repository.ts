@@ -41,15 +41,18 @@ export type InboundMessage = {
   msisdn: string;
   content: string;
   providerMessageId: string | null;
+  /** When it reached the provider (its `date`, when plausible): the message's time in the logs. */
+  receivedAt: Date;
 };
 
 /** Stores an incoming message; false when the provider already delivered this id (nothing stored). */
 export async function insertInboundMessage(db: Executor, message: InboundMessage) {
   const result = await sql<{ id: number }>`
-    insert into messages (company_id, service_id, service_ids, direction, content, msisdn, status, provider_message_id)
+    insert into messages (company_id, service_id, service_ids, direction, content, msisdn, status, provider_message_id, created_at)
     values (${message.companyId}, ${message.serviceId},
             ${message.serviceId === null ? [] : [message.serviceId]}::bigint[],
-            'inbound', ${message.content}, ${message.msisdn}, 'received', ${message.providerMessageId})
+            'inbound', ${message.content}, ${message.msisdn}, 'received', ${message.providerMessageId},
+            ${message.receivedAt})
     on conflict (company_id, provider_message_id) where direction = 'inbound' and provider_message_id is not null
     do nothing
     returning id

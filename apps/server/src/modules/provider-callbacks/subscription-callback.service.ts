@@ -8,7 +8,12 @@ import {
   subscribeNumber,
   unsubscribeNumber,
 } from '../subscribers/subscribers.service.ts';
-import { classifySubscriptionCallback, readJoinCommand, readStopCommand } from './africastalking-payloads.ts';
+import {
+  classifySubscriptionCallback,
+  inboundReceivedAt,
+  readJoinCommand,
+  readStopCommand,
+} from './africastalking-payloads.ts';
 import { type CallbackUrlParams, inCallbackTransaction } from './callback-transaction.ts';
 import * as repo from './provider-callbacks.repository.ts';
 
@@ -121,7 +126,7 @@ export async function handleSubscriptionCallback(
     };
   }
 
-  const { from, to, text, id } = callback.payload;
+  const { from, to, text, id, date } = callback.payload;
   const msisdn = await normaliseForCompany(deps, trx, companyId, from);
   const stop = readStopCommand(text);
   const join = stop === undefined ? readJoinCommand(text) : undefined;
@@ -136,6 +141,7 @@ export async function handleSubscriptionCallback(
     msisdn,
     content: text,
     providerMessageId: id || null,
+    receivedAt: inboundReceivedAt(date, new Date()),
   });
   if (messageId === null) return { outcome: 'duplicate' };
   await recordAudit(trx, audit, {

@@ -1,5 +1,7 @@
 import {
   type COMPANY_FILTER_STATUSES,
+  COMPANY_LIMIT_FIELDS,
+  COMPANY_LIMIT_LABELS,
   COMPANY_MESSAGES,
   type TCompany,
   type TCompanyForm,
@@ -182,6 +184,7 @@ export function CompaniesTab() {
                     </td>
                     <td className="px-2.5 py-3">
                       <PlanBadge plan={company.plan} />
+                      <OwnLimitsNote company={company} />
                     </td>
                     <td className="px-2.5 py-3">
                       <StatusBadge status={company.status} />
@@ -327,4 +330,18 @@ export function CompaniesTab() {
 
 function RowAction({ className = 'text-slate-700', ...props }: ComponentProps<typeof Button>) {
   return <Button variant="ghost" size="sm" className={`px-1.5 py-1 text-xs ${className}`} {...props} />;
+}
+
+/** A company on limits of its own (a deal) says so under its plan: the limits in force. */
+function OwnLimitsNote({ company }: { company: TCompany }) {
+  const own = COMPANY_LIMIT_FIELDS.filter((field) => company.ownLimits[field] !== null);
+  if (own.length === 0) return null;
+  return (
+    <p className="mt-1 max-w-56 text-xs text-slate-600" data-testid="own-limits">
+      Own limits:{' '}
+      {own
+        .map((field) => `${COMPANY_LIMIT_LABELS[field]} ${company.limits[field].toLocaleString('en-US')}`)
+        .join(' · ')}
+    </p>
+  );
 }

@@ -57,6 +57,10 @@ export type TCompanyFormState = {
   address: string;
   plan: TCompanyPlan;
   status: TCompanyStatus;
+  /** The company's own limits as typed; blank: the plan's. */
+  messagesLimit: string;
+  subscribersLimit: string;
+  servicesLimit: string;
   provider: TProviderFormState;
 };
 
@@ -78,6 +82,9 @@ export function initialFormState(company?: TCompany): TCompanyFormState {
     address: company?.address ?? '',
     plan: company?.plan ?? 'basic',
     status: company?.status ?? 'active',
+    messagesLimit: text(company?.ownLimits.messagesLimit),
+    subscribersLimit: text(company?.ownLimits.subscribersLimit),
+    servicesLimit: text(company?.ownLimits.servicesLimit),
     provider: {
       kind: current?.kind ?? 'simulator',
       simulator: {
@@ -118,7 +125,7 @@ const optionalNumberOf = (value: string) => numberOf(value) ?? null;
 
 /** The request body of the chosen kind (the contract checks it; blank secrets keep the stored ones). */
 export function toCompanyRequest(state: TCompanyFormState): TCompanyFormInput {
-  const { provider, ...company } = state;
+  const { provider, messagesLimit, subscribersLimit, servicesLimit, ...company } = state;
   const kind = provider.kind;
   const settings =
     kind === 'simulator'
@@ -145,7 +152,14 @@ export function toCompanyRequest(state: TCompanyFormState): TCompanyFormInput {
             sourceTon: optionalNumberOf(provider.smpp.sourceTon),
             sourceNpi: optionalNumberOf(provider.smpp.sourceNpi),
           };
-  return { ...company, provider: settings };
+  return {
+    ...company,
+    // Always sent: blank is null, the plan's limit again.
+    messagesLimit: optionalNumberOf(messagesLimit),
+    subscribersLimit: optionalNumberOf(subscribersLimit),
+    servicesLimit: optionalNumberOf(servicesLimit),
+    provider: settings,
+  };
 }
 
 const validateRequest = zodResolver(ZCompanyForm);

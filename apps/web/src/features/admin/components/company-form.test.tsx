@@ -1,5 +1,6 @@
 import { COMPANY_MESSAGES, type TCompany } from '@sms/contracts/admin/company';
 import { PROVIDER_DEFAULTS, PROVIDER_MESSAGES } from '@sms/contracts/admin/company-provider';
+import { PLAN_CATALOGUE } from '@sms/contracts/plans/plan-catalogue';
 import { fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import { CompanyForm } from './company-form.tsx';
@@ -71,6 +72,9 @@ describe('CompanyForm', () => {
       address: 'Road 1',
       plan: 'basic',
       status: 'active',
+      messagesLimit: null,
+      subscribersLimit: null,
+      servicesLimit: null,
       provider: {
         kind: 'simulator',
         acceptanceRate: null,
@@ -203,6 +207,37 @@ describe('CompanyForm', () => {
     expect(onSubmit.mock.calls[0]![0].provider.apiKey).toBeUndefined();
   });
 
+  it('shows the company’s own limits, names the plan’s limit that blank gives, and submits blank as null', async () => {
+    const { onSubmit } = renderForm({ company: savedCompany });
+    const messages = screen.getByLabelText('Monthly message limit');
+    expect(messages).toHaveValue(2_000_000);
+    expect(screen.getByLabelText('Subscriber limit')).toHaveValue(null);
+    const { professional, enterprise } = PLAN_CATALOGUE;
+    expect(screen.getByText(COMPANY_MESSAGES.limitHint(professional.subscribersLimit))).toBeInTheDocument();
+    expect(screen.getByText("Leave blank to use the plan's limit (100).")).toBeInTheDocument();
+    fill('Plan', 'enterprise');
+    expect(screen.getByText(COMPANY_MESSAGES.limitHint(enterprise.servicesLimit))).toBeInTheDocument();
+
+    fill('Monthly message limit', '');
+    fill('Service limit', '3');
+    fireEvent.click(screen.getByRole('button', { name: 'Update Company' }));
+    await waitFor(() => expect(onSubmit).toHaveBeenCalled());
+    expect(onSubmit.mock.calls[0]![0]).toMatchObject({
+      plan: 'enterprise',
+      messagesLimit: null,
+      subscribersLimit: null,
+      servicesLimit: 3,
+    });
+  });
+
+  it('refuses a limit that is not a whole number of 0 or more with the contract’s message', async () => {
+    const { onSubmit } = renderForm({ company: savedCompany });
+    fill('Subscriber limit', '-5');
+    fireEvent.click(screen.getByRole('button', { name: 'Update Company' }));
+    expect(await screen.findByText(COMPANY_MESSAGES.limitInvalid('Subscriber limit'))).toBeInTheDocument();
+    expect(onSubmit).not.toHaveBeenCalled();
+  });
+
   it('on edit of an SMPP company shows the password as set', () => {
     renderForm({
       company: {
@@ -253,6 +288,8 @@ const savedCompany = {
   packageName: 'P',
   packageExpiresAt: null,
   billingStatus: 'active',
+  limits: { messagesLimit: 2_000_000, subscribersLimit: 50_000, servicesLimit: 100 },
+  ownLimits: { messagesLimit: 2_000_000, subscribersLimit: null, servicesLimit: null },
   userCount: 0,
   serviceCount: 0,
   subscriberCount: 0,

@@ -9,6 +9,7 @@ import { FormActions } from '../../../components/form-actions.tsx';
 import { FormField, INPUT_CLASSES } from '../../../components/form-field.tsx';
 import { XCircleIcon } from '../../../components/icons.tsx';
 import { companyFormResolver, initialFormState, type TCompanyFormState } from './company-form-state.ts';
+import { CompanyLimitFields } from './company-limit-fields.tsx';
 import { CompanyProviderFields } from './company-provider-fields.tsx';
 
 type TCompanyFormProps = {
@@ -96,6 +97,7 @@ export function CompanyForm({
           ))}
         </select>
       </FormField>
+      <CompanyLimitFields register={register} control={control} errors={errors} />
       <CompanyProviderFields company={company} register={register} control={control} errors={errors} />
       <FormActions
         onCancel={onCancel}
