@@ -14,7 +14,7 @@ import {
   runUnmatchedJob,
 } from './maintenance.ts';
 import type { ProviderRegistry } from './providers/registry.ts';
-import { postSimulatedReports } from './providers/simulator.ts';
+import { postSimulatedReports, reportsOf } from './providers/simulator.ts';
 import type { JobQueue } from './queue/job-queue.ts';
 import {
   DLR_APPLY_JOB,
@@ -122,9 +122,9 @@ export function createMessagingEngine(options: MessagingEngineOptions): Messagin
       await queue.work(DLR_UNMATCHED_JOB, { concurrency: 1 }, async ({ companyId }) => {
         await runUnmatchedJob(db, queue, companyId);
       });
-      await queue.work(SIMULATOR_REPORT_JOB, { concurrency: 4 }, async ({ companyId, reports }, job) => {
-        const { provider } = await providers.forCompany(companyId);
-        await postSimulatedReports(provider, reports, job.signal);
+      await queue.work(SIMULATOR_REPORT_JOB, { concurrency: 4 }, async (batch, job) => {
+        const { provider } = await providers.forCompany(batch.companyId);
+        await postSimulatedReports(provider, reportsOf(batch), job.signal);
       });
       every(options.maintenanceIntervalMs ?? 30_000, maintain);
     },

@@ -57,9 +57,23 @@ export type SimulatorStats = {
 
 /** Where the simulator schedules its delivery reports: a simulator-report job, committed when this resolves. */
 export type ScheduleReports = (
-  payload: { companyId: number; reports: SimulatedReport[] },
+  payload: SimulatedReportBatch,
   options: { key: string; startAfter: Date },
 ) => Promise<unknown>;
+
+/** An accepted batch's reports as its job keeps them: keys, numbers, and which ones failed. */
+export type SimulatedReportBatch = { companyId: number; keys: string[]; phones: string[]; failed: number[] };
+
+/** The reports of a batch, each with its provider id and, for a failed one, a reason of its own. */
+export function reportsOf(batch: SimulatedReportBatch): SimulatedReport[] {
+  const failed = new Set(batch.failed);
+  return batch.keys.map((key, index) => ({
+    id: simulatorMessageId(key),
+    phone: batch.phones[index] ?? '',
+    failed: failed.has(index),
+    reason: FAILURE_REASONS[Number.parseInt(key, 10) % FAILURE_REASONS.length] ?? FAILURE_REASONS[0],
+  }));
+}
 
 export type SimulatorProvider = SmsProvider & {
   readonly kind: 'simulator';
@@ -156,7 +170,8 @@ export function createSimulatorProvider(
     maxBatchSize: options.maxBatchSize,
     async sendBatch(messages: OutboundSms[]) {
       const outcomes: SubmitOutcome[] = [];
-      const reports: SimulatedReport[] = [];
+      const phones: string[] = [];
+      const failedAt: number[] = [];
       const newlyAccepted: string[] = [];
       const ledger: string[] = [];
       for (const sms of messages) {
@@ -192,21 +207,16 @@ export function createSimulatorProvider(
             providerMessageId,
             providerStatus: 'Success',
           });
-          const failed = Math.random() < options.failRate;
-          reports.push({
-            id: providerMessageId,
-            phone: sms.to,
-            failed,
-            reason: FAILURE_REASONS[Math.floor(Math.random() * FAILURE_REASONS.length)],
-          });
+          if (Math.random() < options.failRate) failedAt.push(newlyAccepted.length - 1);
+          phones.push(sms.to);
         }
       }
       // Durable before the answer, as a provider's acceptance is: the reports' job is committed
       // first, and a batch whose job could not be stored is not accepted (the engine offers it again).
-      if (reports.length > 0 && url) {
+      if (newlyAccepted.length > 0 && url) {
         try {
           await context.scheduleReports(
-            { companyId: context.companyId, reports },
+            { companyId: context.companyId, keys: newlyAccepted, phones, failed: failedAt },
             {
               key: `${context.companyId}:${newlyAccepted[0]}`,
               startAfter: new Date(Date.now() + options.deliveryDelayMs),
@@ -218,7 +228,7 @@ export function createSimulatorProvider(
             (sms): SubmitOutcome => ({ recipientKey: sms.recipientKey, outcome: 'retry', reason }),
           );
         }
-      } else if (reports.length > 0 && !warnedNoUrl) {
+      } else if (newlyAccepted.length > 0 && !warnedNoUrl) {
         warnedNoUrl = true;
         log('simulator: the company has no DLR callback URL; delivery reports are not posted');
       }

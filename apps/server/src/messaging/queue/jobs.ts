@@ -135,23 +135,21 @@ export const DLR_UNMATCHED_JOB: JobDefinition<z.infer<typeof companyRef>> = {
   },
 };
 
-const simulatedReport = z.object({
-  id: z.string().min(1),
-  phone: z.string().min(1),
-  failed: z.boolean(),
-  reason: z.string(),
+/**
+ * One accepted batch's simulated reports, compact (a batch is thousands): the recipient keys, their
+ * numbers, and the indexes of those whose report says Failed (simulator.ts reportsOf).
+ */
+const simulatedReports = z.object({
+  keys: z.array(z.string().min(1)).min(1),
+  phones: z.array(z.string().min(1)),
+  failed: z.array(z.number().int().nonnegative()),
 });
 
-/**
- * The delivery reports of one batch the simulator accepted, due at the job's startAfter: posted to
- * the company's DLR callback URL as Africa's Talking would (providers/simulator.ts). A job, so a
- * worker stopped or killed before they were due leaves them to the next worker.
- */
 export const SIMULATOR_REPORT_JOB: JobDefinition<
-  z.infer<typeof companyRef> & { reports: z.infer<typeof simulatedReport>[] }
+  z.infer<typeof companyRef> & z.infer<typeof simulatedReports>
 > = {
   name: 'simulator-report',
-  payload: companyRef.extend({ reports: z.array(simulatedReport).min(1) }),
+  payload: companyRef.extend(simulatedReports.shape),
   queue: {
     retryLimit: 20,
     retryDelay: 1,
