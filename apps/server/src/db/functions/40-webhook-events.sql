@@ -7,8 +7,20 @@
 -- trigger for the many companies with none. Rows are inserted in the statement's id order, so
 -- event ids keep each subscriber's and each message's changes in the order they happened.
 --
+-- Event ids are taken in a company's shared webhook lock (webhook_lock_for_events), which the
+-- deliverer takes exclusively before it reads: while it holds it, no transaction that wrote an
+-- event of the company is still open, so every id up to the highest it sees is committed (or gone)
+-- and its cursor can never pass an event committed later with a lower id.
+--
 -- Status changes are found with NOT EXISTS against the old rows (a hash anti-join), not a join on
 -- the transition tables, which have no statistics (see 11-message-triggers.sql).
+
+create or replace function webhook_lock_for_events(p_company_id bigint)
+ returns void
+ language sql
+as $function$
+  select pg_advisory_xact_lock_shared(7201556, p_company_id::int)
+$function$;
 
 -- Whether the company has an enabled endpoint that wants this event type.
 create or replace function webhook_wanted(p_company_id bigint, p_type text)
@@ -73,6 +85,9 @@ begin
   if not exists (select 1 from webhook_endpoints where enabled) then
     return null;
   end if;
+  perform webhook_lock_for_events(c.company_id) from (select distinct company_id from new_rows) c
+   where exists (select 1 from webhook_endpoints w where w.company_id = c.company_id and w.enabled)
+   order by c.company_id;
   -- Two statements: an insert has no old rows to name.
   if tg_op = 'INSERT' then
     insert into webhook_events (company_id, type, subject, payload)
@@ -109,6 +124,9 @@ begin
   if not exists (select 1 from webhook_endpoints where enabled) then
     return null;
   end if;
+  perform webhook_lock_for_events(c.company_id) from (select distinct company_id from new_rows) c
+   where exists (select 1 from webhook_endpoints w where w.company_id = c.company_id and w.enabled)
+   order by c.company_id;
   if tg_op = 'INSERT' then
     insert into webhook_events (company_id, type, subject, payload)
     select n.company_id, 'subscriber.subscribed', 'subscriber:' || n.subscriber_id, webhook_subscription_payload(n, s.msisdn)
