@@ -384,6 +384,27 @@ describe('the worker', () => {
   });
 });
 
+describe('OpenAPI', () => {
+  it('documents the webhook routes and the signed request they lead to', async () => {
+    const spec = (await ctx.app.inject({ method: 'GET', url: '/api/docs/json' })).json();
+    for (const [path, method] of [
+      ['/api/v1/webhooks', 'get'],
+      ['/api/v1/webhooks', 'post'],
+      ['/api/v1/webhooks/{id}', 'patch'],
+      ['/api/v1/webhooks/{id}', 'delete'],
+      ['/api/v1/webhooks/{id}/deliveries', 'get'],
+      ['/api/v1/webhooks/{id}/test', 'post'],
+    ] as const)
+      expect(spec.paths[path]?.[method]?.tags, `${method} ${path}`).toEqual(['webhooks']);
+    const tag = spec.tags.find((entry: { name: string }) => entry.name === 'webhooks');
+    expect(tag.description).toContain('Webhook-Signature: t=<unix seconds>,v1=');
+    expect(
+      spec.paths['/api/v1/webhooks'].post.requestBody.content['application/json'].schema.properties
+        .eventTypes,
+    ).toBeDefined();
+  });
+});
+
 describe('the README recipe', () => {
   it('refuses a signature outside the 5-minute replay window, or over another body', () => {
     const header = (t: number) => `t=${t},v1=${signature('secret', `${t}.{}`)}`;
