@@ -247,7 +247,7 @@ function EndpointRow({ endpoint, selected, testing, ...actions }: TEndpointRowPr
   return (
     <tr className={selected ? 'bg-indigo-50/40' : 'hover:bg-slate-50'}>
       <td className="px-3 py-3">
-        <p className="max-w-80 font-mono text-xs break-all text-slate-900">{endpoint.url}</p>
+        <p className="max-w-80 min-w-56 font-mono text-xs break-all text-slate-900">{endpoint.url}</p>
         {endpoint.description ? <p className="text-xs text-slate-500">{endpoint.description}</p> : null}
         <p className="text-xs text-slate-400">Secret {endpoint.secretPrefix}…</p>
       </td>
