@@ -272,6 +272,35 @@ describe('deliveries', () => {
     await api(home.staff.company_admin.token, 'DELETE', `/webhooks/${id}`);
   });
 
+  it('never passes an event still uncommitted when a later one is committed first', async () => {
+    // Two services, so that the two transactions below lock no row in common (its subscriber count).
+    const first = await createService(ctx.ownerDb, home.company.id);
+    const second = await createService(ctx.ownerDb, home.company.id);
+    const [early, late] = nextNumbers(2);
+    await subscribeNumbers(ctx.ownerDb, first, [early!]);
+    await subscribeNumbers(ctx.ownerDb, second, [late!]);
+    const { receiver, target, id } = await endpointFor(home, ['subscriber.unsubscribed']);
+    const unsubscribeAll = `update subscriptions set status = 'unsubscribed', unsubscribed_at = now()
+                             where company_id = ${home.company.id} and service_id = $1`;
+    const open = await ctx.ownerPool.connect();
+    try {
+      // The first event's id is taken in a transaction that stays open...
+      await open.query('begin');
+      await open.query(unsubscribeAll, [first.id]);
+      // ...while a later one commits.
+      await ctx.ownerPool.query(unsubscribeAll, [second.id]);
+      expect(await deliverWebhookEvents(deliverer, target)).toBe(0);
+      expect(receiver.requests).toEqual([]);
+      await open.query('commit');
+    } finally {
+      // Discarded, not returned: a failed expectation must not leave its transaction (and lock) open.
+      open.release(true);
+    }
+    await deliverAll(target);
+    expect(receiver.received.map((event) => event.data.msisdn)).toEqual([early, late]);
+    await api(home.staff.company_admin.token, 'DELETE', `/webhooks/${id}`);
+  });
+
   it('disables an endpoint after 24 hours of failures and says so; enabling it again resumes its events', async () => {
     const { receiver, target, id } = await endpointFor(home, ['message.sent']);
     const owner = home.staff.company_admin.token;
@@ -330,12 +359,18 @@ describe('deliveries', () => {
   });
 
   it('writes no events for a company without an endpoint wanting them, and posts a company’s only to its own', async () => {
+    // Home has an endpoint wanting subscriptions only; the other company has none yet.
+    const mine = await endpointFor(home, ['subscriber.subscribed']);
     const before = (await eventsOf(other.company.id)).length;
     const theirService = await createService(ctx.ownerDb, other.company.id);
     await subscribeNumbers(ctx.ownerDb, theirService, nextNumbers(5));
     expect((await eventsOf(other.company.id)).length).toBe(before);
+    // Nor a type no endpoint wants.
+    const homeBefore = (await eventsOf(home.company.id)).length;
+    await sql`update subscriptions set status = 'unsubscribed', unsubscribed_at = now()
+               where company_id = ${home.company.id} and status = 'active'`.execute(ctx.ownerDb);
+    expect((await eventsOf(home.company.id)).length).toBe(homeBefore);
 
-    const mine = await endpointFor(home, ['subscriber.subscribed']);
     const theirs = await endpointFor(other, ['subscriber.subscribed']);
     const myService = await createService(ctx.ownerDb, home.company.id);
     const myPhones = nextNumbers(2);
