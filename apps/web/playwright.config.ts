@@ -54,6 +54,8 @@ export default defineConfig({
       E2E_FRESH_DATA: '1',
       // Every test signs in from the same address, more often than a person would.
       RATE_LIMIT_AUTH_PER_MINUTE: '1000',
+      // The webhooks spec's receiver listens there; every other private address stays refused.
+      PROVIDER_ALLOWED_PRIVATE_HOSTS: '127.0.0.1',
     },
     url: `${BASE_URL}/api/v1/health`,
     timeout: 120_000,

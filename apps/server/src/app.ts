@@ -80,6 +80,19 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
         },
       },
       security: [{ bearerAuth: [] }],
+      tags: [
+        {
+          name: 'webhooks',
+          description:
+            'Signed outbound webhooks (README, "Webhooks"). Each delivery is a POST of ' +
+            '`{ "events": [{ "id": "evt_123", "type": "message.delivered", "created": "<ISO time>", "data": {...} }] }` ' +
+            '(up to 500 events, oldest first) with the header `Webhook-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 ' +
+            'of "<t>.<raw body>" with the endpoint\'s secret>`. Refuse a t more than 5 minutes from your clock; ' +
+            'answer 2xx once stored. Failures are retried with exponential backoff and jitter for 24 hours, then the ' +
+            'endpoint is disabled. Event types: message.sent, message.delivered, message.failed, message.received, ' +
+            'subscriber.subscribed, subscriber.unsubscribed; the test button sends webhook.test.',
+        },
+      ],
     },
     transform: jsonSchemaTransform,
   });

@@ -16,6 +16,7 @@ import { reportsRoutes } from './modules/reports/reports.routes.ts';
 import { searchRoutes } from './modules/search/search.routes.ts';
 import { servicesRoutes } from './modules/services/services.routes.ts';
 import { subscribersRoutes } from './modules/subscribers/subscribers.routes.ts';
+import { webhooksRoutes } from './modules/webhooks/webhooks.routes.ts';
 import { installRouteAccess } from './plugins/guards.ts';
 
 /** Every API module, mounted under /api/v1. */
@@ -29,6 +30,7 @@ export async function registerRoutes(api: ApiInstance, deps: AppDeps) {
   auditRoutes(api, deps);
   callbacksRoutes(api, deps);
   apiKeysRoutes(api, deps);
+  webhooksRoutes(api, deps);
   servicesRoutes(api, deps);
   subscribersRoutes(api, deps);
   messageLogsRoutes(api, deps);

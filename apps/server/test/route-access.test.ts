@@ -36,6 +36,8 @@ const SPEC_RULES: [RegExp, 'public' | readonly TRole[] | ((method: string) => re
   [/^\/callbacks\/company\/:id(\/|$)/, ['system_admin', 'company_admin']],
   // A company admin's own company's API keys (issue 38): the console's, no key can call them.
   [/^\/api-keys(\/|$)/, ['company_admin']],
+  // A company admin's own company's signed outbound webhooks (issue 38).
+  [/^\/webhooks(\/|$)/, ['company_admin']],
   [/^\/(subscriptions\/|services\/:id\/(subscribe|unsubscribe|subscribers))/, ROUTE_ROLES.subscribers],
   // Content managers view services only.
   [/^\/services(\/|$)/, (method) => (method === 'GET' ? ROUTE_ROLES.services : EDITORS)],
@@ -64,6 +66,13 @@ const fixtureOf: Record<IdTable, (companyId: number) => Promise<number>> = {
       insert into api_keys (company_id, name, prefix, key_hash, scopes, created_by)
       values (${companyId}, ${`Key ${creator.id}`}, ${`smsk_live_${creator.id}`}, ${Buffer.from([creator.id])},
               '{messages:read}', ${creator.id})
+      returning id`.execute(ctx.ownerDb);
+    return rows[0]!.id;
+  },
+  webhook_endpoints: async (companyId) => {
+    const { rows } = await sql<{ id: number }>`
+      insert into webhook_endpoints (company_id, url, event_types, secret_encrypted, secret_prefix)
+      values (${companyId}, 'https://hooks.example.com/probe', '{message.sent}', 'v1.x.y.z', 'whsec_prob')
       returning id`.execute(ctx.ownerDb);
     return rows[0]!.id;
   },

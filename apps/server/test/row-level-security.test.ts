@@ -75,6 +75,15 @@ async function seedTenantRows(companyId: number) {
     // API keys (migration 0054).
     sql`insert into api_keys (company_id, name, prefix, key_hash, scopes, created_by)
         values (${companyId}, 'Wall key', ${`smsk_live_w${companyId}`}, ${Buffer.from([1])}, '{messages:read}', ${user.id})`,
+    // Webhooks: an endpoint, an event of its outbox, a delivery (migration 0056).
+    sql`insert into webhook_endpoints (company_id, url, event_types, secret_encrypted, secret_prefix)
+        values (${companyId}, 'https://hooks.example.com/wall', '{message.sent}', 'v1.x.y.z', 'whsec_wall')`,
+    sql`insert into webhook_events (company_id, type, subject, payload)
+        values (${companyId}, 'message.sent', 'message:1', '{}')`,
+    sql`insert into webhook_deliveries (company_id, endpoint_id, event_count, event_types, attempt,
+                                        status_code, duration_ms, succeeded)
+        select company_id, id, 1, '{message.sent}', 1, 200, 5, true from webhook_endpoints
+         where company_id = ${companyId}`,
     // A provider failing for the whole account (hand-over.ts).
     sql`insert into company_provider_health (company_id, reason, next_probe_at)
         values (${companyId}, 'not bound to the SMSC', now())`,

@@ -216,6 +216,54 @@ export type HandOverClaimsTable = {
   claimed_until: GivenTimestamp;
 };
 
+/** A company's webhook endpoint (migration 0056, modules/webhooks). */
+export type WebhookEndpointsTable = {
+  company_id: number;
+  id: Id;
+  url: string;
+  description: Generated<string>;
+  event_types: string[];
+  secret_encrypted: string;
+  secret_prefix: string;
+  enabled: Generated<boolean>;
+  disabled_reason: string | null;
+  disabled_at: NullableTimestamp;
+  after_event_id: Counter;
+  failing_since: NullableTimestamp;
+  last_attempt_at: NullableTimestamp;
+  created_by: number | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+};
+
+/** The webhook outbox, written by db/functions/40-webhook-events.sql. */
+export type WebhookEventsTable = {
+  company_id: number;
+  id: Id;
+  type: string;
+  subject: string;
+  payload: ColumnType<Record<string, unknown>, string, string>;
+  created_at: Timestamp;
+};
+
+/** One POST to a webhook endpoint. */
+export type WebhookDeliveriesTable = {
+  company_id: number;
+  id: Id;
+  endpoint_id: number;
+  first_event_id: number | null;
+  last_event_id: number | null;
+  event_count: number;
+  event_types: string[];
+  attempt: number;
+  is_test: Generated<boolean>;
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+  succeeded: boolean;
+  created_at: Timestamp;
+};
+
 /** While a company's provider fails for the whole account (migration 0055). */
 export type CompanyProviderHealthTable = {
   company_id: number;
@@ -387,6 +435,9 @@ export type DB = {
   company_provider_health: CompanyProviderHealthTable;
   api_keys: ApiKeysTable;
   hand_over_claims: HandOverClaimsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_events: WebhookEventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
   message_delivery_counts: MessageDeliveryCountsTable;
   message_delivery_totals: MessageDeliveryTotalsView;
   company_monthly_usage: CompanyMonthlyUsageTable;

@@ -1,5 +1,6 @@
 import type { MessagingConfig } from '../config.ts';
 import type { Database } from '../db/database.ts';
+import { startWebhookDelivery } from '../modules/webhooks/webhook-delivery.ts';
 import { applyCompanyInbox, enqueueJobsForWaitingReports, InboxBusy } from './delivery-report-applier.ts';
 import { runFanOutStep } from './fan-out.ts';
 import { HandOverLater, handOverBatch } from './hand-over.ts';
@@ -39,6 +40,8 @@ export type MessagingEngineOptions = {
   config: MessagingConfig;
   log: (level: 'info' | 'warn' | 'error', message: string, error?: unknown) => void;
   maintenanceIntervalMs?: number;
+  /** ENCRYPTION_KEY: webhook signing secrets are stored under it. */
+  encryptionKey: Buffer;
 };
 
 /** How long a stopping worker's running batches may take before they are told to give up. */
@@ -126,6 +129,7 @@ export function createMessagingEngine(options: MessagingEngineOptions): Messagin
         const { provider } = await providers.forCompany(batch.companyId);
         await postSimulatedReports(provider, reportsOf(batch), job.signal);
       });
+      await startWebhookDelivery({ db, queue, config, log, every, encryptionKey: options.encryptionKey });
       every(options.maintenanceIntervalMs ?? 30_000, maintain);
     },
     async stop() {

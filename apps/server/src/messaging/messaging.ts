@@ -93,6 +93,7 @@ export function createMessaging(input: {
         providers,
         config: config.messaging,
         log,
+        encryptionKey: input.encryptionKey,
       });
       await engine.start();
       worker = { engine, providers };

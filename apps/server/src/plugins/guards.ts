@@ -23,9 +23,10 @@ const ID_TABLES = {
   users: 'User',
   messages: 'Message',
   api_keys: 'API key',
+  webhook_endpoints: 'Webhook endpoint',
 } as const;
 export type IdTable = keyof typeof ID_TABLES;
-const COMPANY_KEYED = new Set<IdTable>(['services', 'messages', 'api_keys']);
+const COMPANY_KEYED = new Set<IdTable>(['services', 'messages', 'api_keys', 'webhook_endpoints']);
 
 /**
  * Who may call a route, declared where the route is defined and enforced from that same

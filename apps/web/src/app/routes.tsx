@@ -84,6 +84,12 @@ export function createRoutes(): RouteObject[] {
                   'Only company administrators manage API keys.',
                 ),
                 lazyPage(
+                  '/settings/webhooks',
+                  ['company_admin'],
+                  () => import('../features/webhooks/pages/webhooks-page.tsx'),
+                  'Only company administrators manage webhook endpoints.',
+                ),
+                lazyPage(
                   '/admin',
                   ROUTE_ROLES.admin,
                   () => import('../features/admin/pages/admin-page.tsx'),

@@ -16,7 +16,15 @@ export const AUDIT_ACTIONS = [
 ] as const;
 export type TAuditAction = (typeof AUDIT_ACTIONS)[number];
 
-export const AUDIT_ENTITIES = ['SERVICE', 'COMPANY', 'SUBSCRIBER', 'USER', 'MESSAGE', 'API_KEY'] as const;
+export const AUDIT_ENTITIES = [
+  'SERVICE',
+  'COMPANY',
+  'SUBSCRIBER',
+  'USER',
+  'MESSAGE',
+  'API_KEY',
+  'WEBHOOK_ENDPOINT',
+] as const;
 export type TAuditEntity = (typeof AUDIT_ENTITIES)[number];
 
 export const AUDIT_LOG_LIMIT = 50;

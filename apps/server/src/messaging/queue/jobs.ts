@@ -161,6 +161,34 @@ export const SIMULATOR_REPORT_JOB: JobDefinition<
   },
 };
 
+const webhookEndpointRef = z.object({
+  companyId: z.number().int().positive(),
+  endpointId: z.number().int().positive(),
+});
+
+/**
+ * Posts one webhook endpoint's waiting events in order, in batches (modules/webhooks/webhook-delivery.ts).
+ * Stately per endpoint (singleton key), so one runs at a time and in order; a failed post throws
+ * and the queue retries with exponential backoff and jitter, capped at an hour, while the endpoint
+ * has failed for less than 24 hours (then the handler disables it).
+ */
+export const WEBHOOK_DELIVER_JOB: JobDefinition<z.infer<typeof webhookEndpointRef>> = {
+  name: 'webhook-deliver',
+  payload: webhookEndpointRef,
+  queue: {
+    retryLimit: 10_000,
+    retryDelay: 10,
+    retryBackoff: true,
+    retryDelayMax: 3600,
+    // Twenty batches of ten-second time-outs at most.
+    expireInSeconds: 300,
+    // One a second per endpoint with events waiting: kept briefly.
+    deleteAfterSeconds: 600,
+    notify: true,
+    policy: 'stately',
+  },
+};
+
 export const JOB_DEFINITIONS = [
   SEND_START_JOB,
   SEND_FANOUT_JOB,
@@ -168,6 +196,7 @@ export const JOB_DEFINITIONS = [
   DLR_APPLY_JOB,
   DLR_UNMATCHED_JOB,
   SIMULATOR_REPORT_JOB,
+  WEBHOOK_DELIVER_JOB,
 ] as const;
 
 const JOB_ID_NAMESPACE = 'sms-console.jobs';

@@ -35,6 +35,9 @@ export function QuickActions({ role }: { role: TRole }) {
             <Link to="/settings/api-keys" className={buttonStyles('secondary')}>
               API Keys
             </Link>
+            <Link to="/settings/webhooks" className={buttonStyles('secondary')}>
+              Webhook Endpoints
+            </Link>
           </>
         ) : null}
       </div>

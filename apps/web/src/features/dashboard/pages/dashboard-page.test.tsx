@@ -1,5 +1,6 @@
 import type { TRole } from '@sms/contracts/auth/roles';
 import type { TDashboardStats } from '@sms/contracts/dashboard/dashboard-stats';
+import { WEBHOOK_MESSAGES } from '@sms/contracts/webhooks/webhook';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { render, screen, within } from '@testing-library/react';
 import { MemoryRouter } from 'react-router';
@@ -53,8 +54,11 @@ beforeEach(() => {
   vi.stubGlobal('fetch', fetchMock);
 });
 
-function renderAs(role: TRole, answer: Promise<Response> | Response) {
-  fetchMock.mockImplementation(async () => answer);
+/** A company admin's dashboard also reads the webhook endpoints (for the disabled-endpoint notice). */
+function renderAs(role: TRole, answer: Promise<Response> | Response, endpoints: unknown[] = []) {
+  fetchMock.mockImplementation(async (url) =>
+    String(url).includes('/webhooks') ? json(200, { success: true, data: { endpoints } }) : answer,
+  );
   render(
     <QueryClientProvider client={new QueryClient({ defaultOptions: { queries: { retry: false } } })}>
       <ToastProvider>
@@ -209,5 +213,33 @@ describe('DashboardPage', () => {
     expect(within(activity).getAllByRole('listitem')).toHaveLength(1);
     expect(within(activity).getByText('Unable to load recent activity')).toBeInTheDocument();
     expect(within(card('Total Services')).getByTestId('stat-value')).toHaveTextContent('—');
+  });
+
+  it('tells a company admin which webhook endpoints were disabled after a day of failures', async () => {
+    const endpoint = (id: number, url: string, enabled: boolean, disabledReason: string | null) => ({
+      id,
+      url,
+      description: '',
+      eventTypes: ['message.sent'],
+      secretPrefix: 'whsec_abcd',
+      enabled,
+      disabledReason,
+      disabledAt: enabled ? null : inDays(0),
+      failingSince: null,
+      pendingEvents: 0,
+      createdAt: inDays(-3),
+    });
+    renderAs('company_admin', json(200, { success: true, data: stats() }), [
+      endpoint(1, 'https://crm.example.com/hooks', false, WEBHOOK_MESSAGES.disabledAfterFailures),
+      endpoint(2, 'https://paused.example.com/hooks', false, 'Disabled by an admin'),
+      endpoint(3, 'https://fine.example.com/hooks', true, null),
+    ]);
+    const notice = await screen.findByRole('alert', { name: 'Disabled webhook endpoints' });
+    expect(notice).toHaveTextContent(WEBHOOK_MESSAGES.disabledNotice('https://crm.example.com/hooks'));
+    expect(notice).not.toHaveTextContent('paused.example.com');
+    expect(within(notice).getByRole('link', { name: 'Open Webhook Endpoints' })).toHaveAttribute(
+      'href',
+      '/settings/webhooks',
+    );
   });
 });

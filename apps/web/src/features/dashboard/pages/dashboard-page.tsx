@@ -8,6 +8,7 @@ import { useEffect } from 'react';
 import { useToast } from '../../../components/toast/toast-provider.tsx';
 import { useDocumentTitle } from '../../../lib/use-document-title.ts';
 import { useAuth } from '../../auth/components/auth-provider.tsx';
+import { DisabledWebhooksNotice } from '../../webhooks/components/disabled-webhooks-notice.tsx';
 import { useDashboardStats } from '../api/get-dashboard-stats.ts';
 import { BillingStatusCard } from '../components/billing-status-card.tsx';
 import { PlatformOverview } from '../components/platform-overview.tsx';
@@ -56,6 +57,8 @@ export default function DashboardPage() {
           </div>
         ) : null}
       </div>
+
+      {role === 'company_admin' ? <DisabledWebhooksNotice /> : null}
 
       <StatCards role={role} stats={data} isLoading={stats.isPending} />
 
