@@ -146,6 +146,23 @@ export async function sendToEveryone(apiUrl: string, token: string, serviceIds: 
   return { messageId: body.data.message.id, apiMs };
 }
 
+/**
+ * One POST /messages/bulk/send: its answer's status, the new message's id when accepted (201), and
+ * the first words of any other answer, for the log.
+ */
+export async function postBulkSend(apiUrl: string, token: string, serviceIds: number[], message: string) {
+  const response = await fetch(`${apiUrl}/api/v1/messages/bulk/send`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ serviceIds, message }),
+  });
+  const text = await response.text();
+  if (response.status !== 201)
+    return { status: response.status, messageId: undefined, answer: text.slice(0, 200) };
+  const body = JSON.parse(text) as { data: { message: { id: number } } };
+  return { status: response.status, messageId: body.data.message.id, answer: '' };
+}
+
 export type SendTimings = {
   /** From the API call to every recipient row written (the fan-out done). */
   rowsWrittenMs: number;
