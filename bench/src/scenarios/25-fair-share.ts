@@ -261,10 +261,16 @@ async function manySmallSends(
   posting = false;
   const postedMs = performance.now() - startedAt;
   await watching;
+  const watchedUntil = performance.now();
 
   const refused = sends.filter((send) => send.status < 200 || send.status >= 300);
   const delivered = sends.filter((send) => send.deliveredAt !== undefined);
-  const lastDeliveredAt = Math.max(startedAt, ...delivered.map((send) => send.deliveredAt as number));
+  const allDelivered = delivered.length === sends.length;
+  // Not all delivered: the wait ended at the time-out, and the per-send figures are of those delivered.
+  const endedAt = allDelivered
+    ? Math.max(...delivered.map((send) => send.deliveredAt as number))
+    : watchedUntil;
+  const perSendUnit = allDelivered ? 'ms' : `ms (of the ${count(delivered.length)} delivered)`;
   const perSend = Float64Array.from(
     delivered.map((send) => (send.deliveredAt as number) - send.answeredAt),
   ).sort();
@@ -303,28 +309,28 @@ async function manySmallSends(
       figure: delivered.length,
       unit: `of ${count(sends.length)}`,
       target: 'every one',
-      met: delivered.length === sends.length,
+      met: allDelivered,
     },
     {
       scenario: 'fair-share',
       measure: 'all small sends delivered after (first POST to last delivery)',
       work,
-      figure: (lastDeliveredAt - startedAt) / 1000,
-      unit: delivered.length === sends.length ? 's' : 's (not all delivered)',
+      figure: (endedAt - startedAt) / 1000,
+      unit: allDelivered ? 's' : 's (timed out)',
     },
     {
       scenario: 'fair-share',
       measure: 'a small send: POST answered to delivered, p50',
       work,
       figure: percentileOf(perSend, 0.5),
-      unit: 'ms',
+      unit: perSendUnit,
     },
     {
       scenario: 'fair-share',
       measure: 'a small send: POST answered to delivered, p95',
       work,
       figure: percentileOf(perSend, 0.95),
-      unit: 'ms',
+      unit: perSendUnit,
     },
     {
       scenario: 'fair-share',
