@@ -276,19 +276,19 @@ async function manySmallSends(
   ).sort();
   const answers = Float64Array.from(sends.map((send) => send.answeredAt - send.postedAt)).sort();
   // Fair share within the crowd: each company's time from the first POST to its own last delivery.
-  const companyDone = Float64Array.from(
+  const companiesDone = Float64Array.from(
     companies
-      .map((company) =>
-        sends
-          .filter((send) => send.company === company)
-          .map((send) => send.deliveredAt ?? Number.POSITIVE_INFINITY),
-      )
-      .map((times) => (Math.max(...times) - startedAt) / 1000),
+      .map((company) => sends.filter((send) => send.company === company))
+      .filter((own) => own.every((send) => send.deliveredAt !== undefined))
+      .map((own) => (Math.max(...own.map((send) => send.deliveredAt as number)) - startedAt) / 1000),
   ).sort();
+  const spread =
+    companiesDone.length > 0
+      ? `, theirs last delivered after ${companiesDone[0].toFixed(1)}-${companiesDone[companiesDone.length - 1].toFixed(1)} s (median ${percentileOf(companiesDone, 0.5).toFixed(1)} s)`
+      : '';
   ctx.log(
     `${count(sends.length)} POSTs answered within ${(postedMs / 1000).toFixed(1)} s; ${count(delivered.length)} delivered, ` +
-      `${awaiting.size} still waiting, ${refused.length} refused; each company's last delivery after ` +
-      `${companyDone[0]?.toFixed(1)}-${companyDone[companyDone.length - 1]?.toFixed(1)} s (median ${percentileOf(companyDone, 0.5).toFixed(1)} s); ` +
+      `${awaiting.size} still waiting, ${refused.length} refused; ${companiesDone.length} of ${companies.length} companies had every send delivered${spread}; ` +
       `jobs: ${await jobCounts(owner)}`,
   );
 

@@ -15,9 +15,10 @@ export async function jobCounts(owner: DatabaseHandle) {
 }
 
 /**
- * Where the queue's time went for the jobs created since `since` (of one company, if given), per queue: how many, how many
- * retries, how long each waited from its due time to a worker taking it, and how long it ran
- * (p50 / p95 in ms). One line for the log.
+ * Where the queue's time went for the jobs created since `since` (of one company, if given), per
+ * queue: how many, how many retries, how long each waited from its due time to a worker taking it
+ * and how long it ran (p50 / p95 in ms), and how many were taken a second from the first taken to
+ * the last (for a queue with a backlog, the rate its workers drain it at). One line for the log.
  */
 export async function queueTimings(owner: DatabaseHandle, since: Date, companyId?: number) {
   const { rows } = await sql<{
@@ -28,11 +29,13 @@ export async function queueTimings(owner: DatabaseHandle, since: Date, companyId
     wait_p95: number;
     run_p50: number;
     run_p95: number;
+    taken_per_second: number | null;
   }>`
     with timed as (
       select name, retry_count,
              extract(epoch from started_on - start_after) * 1000 as wait_ms,
-             extract(epoch from completed_on - started_on) * 1000 as run_ms
+             extract(epoch from completed_on - started_on) * 1000 as run_ms,
+             started_on
         from pgboss.job
        where created_on >= ${since}
          and (${companyId ?? null}::bigint is null or (data->>'companyId')::bigint = ${companyId ?? null}::bigint))
@@ -40,13 +43,14 @@ export async function queueTimings(owner: DatabaseHandle, since: Date, companyId
            percentile_cont(0.5) within group (order by wait_ms) as wait_p50,
            percentile_cont(0.95) within group (order by wait_ms) as wait_p95,
            percentile_cont(0.5) within group (order by run_ms) as run_p50,
-           percentile_cont(0.95) within group (order by run_ms) as run_p95
+           percentile_cont(0.95) within group (order by run_ms) as run_p95,
+           count(started_on) / nullif(extract(epoch from max(started_on) - min(started_on)), 0) as taken_per_second
       from timed group by name order by name`.execute(owner.db);
   const ms = (value: number | null) => (value === null ? '-' : Number(value).toFixed(0));
   return rows
     .map(
       (row) =>
-        `${row.name}: ${row.jobs} jobs, ${row.retries} retries, waited ${ms(row.wait_p50)} / ${ms(row.wait_p95)} ms, ran ${ms(row.run_p50)} / ${ms(row.run_p95)} ms`,
+        `${row.name}: ${row.jobs} jobs, ${row.retries} retries, waited ${ms(row.wait_p50)} / ${ms(row.wait_p95)} ms, ran ${ms(row.run_p50)} / ${ms(row.run_p95)} ms, taken ${row.taken_per_second === null ? '-' : Number(row.taken_per_second).toFixed(1)}/s`,
     )
     .join('; ');
 }
