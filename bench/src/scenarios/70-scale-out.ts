@@ -1,7 +1,6 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { connectDatabase } from '../../../apps/server/src/db/database.ts';
 import {
   countDoubleSends,
@@ -10,6 +9,7 @@ import {
   signIn,
   waitForHandOver,
 } from '../support/bulk-send-fixture.ts';
+import { copyDatabase, dropDatabaseCopy } from '../support/database-copy.ts';
 import type { BenchContext, BenchScenario } from '../support/scenario.ts';
 import { startServerProcess } from '../support/server-process.ts';
 import { SIMULATOR_ENV } from './20-fan-out.ts';
@@ -27,28 +27,6 @@ const ONE_PROCESS: Layout = { label: '1 process (role both)', roles: ['both'] };
 const SCALED_OUT: Layout = { label: '1 API + 2 workers', roles: ['api', 'worker', 'worker'] };
 
 type Run = { handedOverMs: number; rowsWrittenMs: number; perProcess: number[]; reoffers: number };
-
-async function adminQuery(databaseUrl: string, text: string) {
-  const url = new URL(databaseUrl);
-  url.pathname = '/postgres';
-  const admin = new pg.Client({ connectionString: url.toString() });
-  await admin.connect();
-  try {
-    await admin.query(text);
-  } finally {
-    await admin.end();
-  }
-}
-
-/** A copy of the scenario's database, fixture included, for the second layout. */
-async function cloneDatabase(databaseUrl: string) {
-  const source = new URL(databaseUrl).pathname.slice(1);
-  const copy = `${source}_scaled`;
-  await adminQuery(databaseUrl, `create database ${copy} template ${source}`);
-  const url = new URL(databaseUrl);
-  url.pathname = `/${copy}`;
-  return url.toString();
-}
 
 const ledgerLines = async (file: string) => (await readFile(file, 'utf8').catch(() => '')).split('\n');
 
@@ -134,7 +112,7 @@ export const scenario: BenchScenario = {
     await prepared.owner.close();
     const fixture = { adminEmail: prepared.adminEmail, serviceIds: prepared.serviceIds, size };
     // Cloned before anything was sent, so both layouts start from the same rows.
-    const scaledUrl = await cloneDatabase(ctx.databaseUrl);
+    const scaledUrl = await copyDatabase(ctx.databaseUrl, 'scaled');
     const dir = await mkdtemp(path.join(os.tmpdir(), 'sms-bench-scale-'));
     try {
       const work = `${size.toLocaleString('en-US')} recipients, 3 services`;
@@ -190,10 +168,7 @@ export const scenario: BenchScenario = {
         met: true,
       });
     } finally {
-      await adminQuery(
-        ctx.databaseUrl,
-        `drop database if exists ${new URL(scaledUrl).pathname.slice(1)} with (force)`,
-      );
+      await dropDatabaseCopy(scaledUrl);
       await rm(dir, { recursive: true, force: true });
     }
   },
