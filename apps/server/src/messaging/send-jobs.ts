@@ -23,7 +23,7 @@ export async function enqueueSend(
     trx,
     SEND_START_JOB,
     { companyId, messageId },
-    { key: sendJobKey(messageId, startAfter), startAfter: startAfter ?? undefined },
+    { key: sendJobKey(messageId, startAfter), startAfter: startAfter ?? undefined, group: String(companyId) },
   );
   await sql`update messages set queue_job_id = ${jobId} where company_id = ${companyId} and id = ${messageId}`.execute(
     trx,

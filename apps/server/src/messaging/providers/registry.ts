@@ -78,7 +78,8 @@ export function buildProvider(settings: CompanyProviderSettings, context: Provid
         {
           companyId: context.companyId,
           dlrUrl: context.dlrCallbackUrl,
-          scheduleReports: (payload, options) => context.enqueue(SIMULATOR_REPORT_JOB, payload, options),
+          scheduleReports: (payload, options) =>
+            context.enqueue(SIMULATOR_REPORT_JOB, payload, { ...options, group: String(payload.companyId) }),
         },
         context.log,
       );
