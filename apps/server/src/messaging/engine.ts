@@ -120,8 +120,11 @@ export function createMessagingEngine(options: MessagingEngineOptions): Messagin
       await queue.work(DLR_UNMATCHED_JOB, { concurrency: 1 }, async ({ companyId }) => {
         await runUnmatchedJob(db, queue, companyId);
       });
-      // A million recipients' reports of one company must not hold up another company's one report.
-      await queue.work(SIMULATOR_REPORT_JOB, perCompany, async (batch, job) => {
+      // A million recipients' reports of one company must not hold up another company's one report
+      // (one job per company at a time). Few at once: each posts SIMULATOR_DLR_CONCURRENCY reports
+      // at a time to the API, whose requests then queue for the pool (8 jobs x 32 posts turned the
+      // API's other requests away as busy).
+      await queue.work(SIMULATOR_REPORT_JOB, { concurrency: 2, perGroup: 1 }, async (batch, job) => {
         const { provider } = await providers.forCompany(batch.companyId);
         await postSimulatedReports(provider, reportsOf(batch), job.signal);
       });
