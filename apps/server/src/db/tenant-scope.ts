@@ -1,5 +1,5 @@
 import { sql, type Transaction } from 'kysely';
-import { type Database, DEFAULT_STATEMENT_TIMEOUTS, settingsOf } from './database.ts';
+import { type Database, DEFAULT_STATEMENT_TIMEOUTS, type Executor, settingsOf } from './database.ts';
 import type { DB } from './schema.ts';
 
 /**
@@ -46,6 +46,16 @@ export async function inTenantTransaction<T>(
     await sql.raw('commit').execute(connection);
     return result;
   });
+}
+
+/**
+ * A request that does a job's work in its own transaction (a million-row import) gives its
+ * statements the jobs' time-out instead of the requests' 5 s, for the rest of that transaction.
+ */
+export async function allowJobLengthStatements(trx: Executor, statementTimeoutMs: number) {
+  await sql`select set_config('statement_timeout', ${String(Math.max(0, Math.trunc(statementTimeoutMs)))}, true)`.execute(
+    trx,
+  );
 }
 
 /** Binds a scope inside a transaction the caller already holds (a request's: its statement timeout). */

@@ -13,6 +13,7 @@ import {
 import type { AppDeps } from '../../app-deps.ts';
 import { inActorTransaction } from '../../db/actor-transaction.ts';
 import type { Executor } from '../../db/database.ts';
+import { allowJobLengthStatements } from '../../db/tenant-scope.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import { isoString } from '../../lib/iso-time.ts';
 import { type RequestContext, tenantOf } from '../../request-context.ts';
@@ -353,6 +354,8 @@ export async function importSubscribers(
   });
 
   const result = await inActorTransaction(deps.db, ctx, async (trx) => {
+    // A million rows are set-based statements of tens of seconds: a job's time-out, not a request's.
+    await allowJobLengthStatements(trx, deps.config.statementTimeouts.jobMs);
     await importRepo.createImportStaging(trx);
     // One batch is written while the next is parsed (the database and the parser overlap); no more
     // than one is in flight, so memory stays at two batches.
