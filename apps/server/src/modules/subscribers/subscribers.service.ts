@@ -403,7 +403,11 @@ export async function importSubscribers(
 
   if (result.imported >= ANALYZE_AFTER_IMPORTED) {
     // After commit, so the import's locks are not held through it; awaited, so the next request plans with it.
-    await inActorTransaction(deps.db, ctx, (trx) => importRepo.analyzeSubscriberTables(trx));
+    await inActorTransaction(deps.db, ctx, async (trx) => {
+      // ANALYZE of a million subscribers outlasts a request's statement time-out too.
+      await allowJobLengthStatements(trx, deps.config.statementTimeouts.jobMs);
+      await importRepo.analyzeSubscriberTables(trx);
+    });
   }
   return result;
 }
