@@ -4,8 +4,8 @@ import { createService } from './support/services-factories.ts';
 import { createTestContext, type TestContext } from './support/test-app.ts';
 
 // Requests' statements are cut at REQUEST_STATEMENT_TIMEOUT_MS; an import's set-based statements
-// over a big file take longer by nature and run under the jobs' time-out. The requests' limit is
-// set so low here that the import's statements pass it, while a sign-in's do not.
+// over a big file take longer by nature and run with none. The requests' limit is set so low here
+// that the import's statements pass it, while a sign-in's do not.
 let ctx: TestContext;
 let tenant: Awaited<ReturnType<typeof createTenantWithStaff>>;
 beforeAll(async () => {

@@ -49,10 +49,10 @@ export async function inTenantTransaction<T>(
 }
 
 /**
- * A request that does a job's work in its own transaction (a million-row import) gives its
- * statements the jobs' time-out instead of the requests' 5 s, for the rest of that transaction.
+ * A request that does bulk work in its own transaction (a million-row import) sets its own
+ * statement time-out for the rest of that transaction (0: none) instead of the requests' 5 s.
  */
-export async function allowJobLengthStatements(trx: Executor, statementTimeoutMs: number) {
+export async function setStatementTimeout(trx: Executor, statementTimeoutMs: number) {
   await sql`select set_config('statement_timeout', ${String(Math.max(0, Math.trunc(statementTimeoutMs)))}, true)`.execute(
     trx,
   );

@@ -13,7 +13,7 @@ import {
 import type { AppDeps } from '../../app-deps.ts';
 import { inActorTransaction } from '../../db/actor-transaction.ts';
 import type { Executor } from '../../db/database.ts';
-import { allowJobLengthStatements } from '../../db/tenant-scope.ts';
+import { setStatementTimeout } from '../../db/tenant-scope.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import { isoString } from '../../lib/iso-time.ts';
 import { type RequestContext, tenantOf } from '../../request-context.ts';
@@ -354,8 +354,9 @@ export async function importSubscribers(
   });
 
   const result = await inActorTransaction(deps.db, ctx, async (trx) => {
-    // A million rows are set-based statements of tens of seconds: a job's time-out, not a request's.
-    await allowJobLengthStatements(trx, deps.config.statementTimeouts.jobMs);
+    // An import's statements are as long as its file (a million rows: over a minute on two cores),
+    // bounded by the upload's size cap: no statement time-out, as the migrations have none.
+    await setStatementTimeout(trx, 0);
     await importRepo.createImportStaging(trx);
     // One batch is written while the next is parsed (the database and the parser overlap); no more
     // than one is in flight, so memory stays at two batches.
@@ -405,7 +406,7 @@ export async function importSubscribers(
     // After commit, so the import's locks are not held through it; awaited, so the next request plans with it.
     await inActorTransaction(deps.db, ctx, async (trx) => {
       // ANALYZE of a million subscribers outlasts a request's statement time-out too.
-      await allowJobLengthStatements(trx, deps.config.statementTimeouts.jobMs);
+      await setStatementTimeout(trx, 0);
       await importRepo.analyzeSubscriberTables(trx);
     });
   }
