@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import { XCircleIcon } from './icons.tsx';
 
 export const INPUT_CLASSES =
   'block w-full rounded-lg border-0 bg-white px-3 py-2 text-sm text-slate-900 shadow-sm ring-1 ring-inset ring-slate-300 placeholder:text-slate-400 focus:outline-none focus:ring-2 focus:ring-inset focus:ring-indigo-600 disabled:bg-slate-50 disabled:text-slate-500';
@@ -26,6 +27,20 @@ export function FormField({ id, label, required, error, hint, children }: TFormF
           {error}
         </p>
       ) : null}
+    </div>
+  );
+}
+
+/** A form's whole-form error (the server's refusal), above its fields. */
+export function FormError({ error }: { error: string | null | undefined }) {
+  if (!error) return null;
+  return (
+    <div
+      role="alert"
+      className="flex items-start gap-2 rounded-lg border border-red-200 bg-red-50 p-3 text-sm text-red-700"
+    >
+      <XCircleIcon className="mt-0.5 size-4 shrink-0" />
+      <p>{error}</p>
     </div>
   );
 }

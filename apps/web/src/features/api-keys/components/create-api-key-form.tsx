@@ -3,9 +3,9 @@ import { API_KEY_SCOPE_LABELS, API_KEY_SCOPES } from '@sms/contracts/api-keys/ap
 import { type TCreateApiKeyRequest, ZCreateApiKeyRequest } from '@sms/contracts/api-keys/create-api-key';
 import { useForm } from 'react-hook-form';
 import type { z } from 'zod';
+import { CheckboxCards } from '../../../components/checkbox-cards.tsx';
 import { FormActions } from '../../../components/form-actions.tsx';
-import { FormField, INPUT_CLASSES } from '../../../components/form-field.tsx';
-import { XCircleIcon } from '../../../components/icons.tsx';
+import { FormError, FormField, INPUT_CLASSES } from '../../../components/form-field.tsx';
 
 type TCreateApiKeyValues = z.output<typeof ZCreateApiKeyRequest>;
 
@@ -35,15 +35,7 @@ export function CreateApiKeyForm({ onSubmit, onCancel, isSubmitting, error }: TC
 
   return (
     <form onSubmit={handleSubmit(onSubmit)} className="space-y-4" noValidate aria-label="Create API key">
-      {error ? (
-        <div
-          role="alert"
-          className="flex items-start gap-2 rounded-lg border border-red-200 bg-red-50 p-3 text-sm text-red-700"
-        >
-          <XCircleIcon className="mt-0.5 size-4 shrink-0" />
-          <p>{error}</p>
-        </div>
-      ) : null}
+      <FormError error={error} />
       <FormField
         id="api-key-name"
         label="Name"
@@ -59,37 +51,16 @@ export function CreateApiKeyForm({ onSubmit, onCancel, isSubmitting, error }: TC
           {...register('name')}
         />
       </FormField>
-      <fieldset>
-        <legend className="block text-sm font-medium text-slate-700">
-          Scopes<span className="text-red-600"> *</span>
-        </legend>
-        <div className="mt-2 space-y-2">
-          {API_KEY_SCOPES.map((scope) => (
-            <label
-              key={scope}
-              className="flex cursor-pointer items-start gap-3 rounded-lg p-2 ring-1 ring-inset ring-slate-200 hover:bg-slate-50"
-            >
-              <input
-                type="checkbox"
-                value={scope}
-                className="mt-0.5 size-4 rounded border-slate-300 text-indigo-600"
-                {...register('scopes')}
-              />
-              <span>
-                <span className="block text-sm font-medium text-slate-900">
-                  {API_KEY_SCOPE_LABELS[scope]}
-                </span>
-                <span className="block text-xs text-slate-500">{SCOPE_HINTS[scope]}</span>
-              </span>
-            </label>
-          ))}
-        </div>
-        {errors.scopes?.message ? (
-          <p className="mt-1 text-xs text-red-600" role="alert">
-            {errors.scopes.message}
-          </p>
-        ) : null}
-      </fieldset>
+      <CheckboxCards
+        legend="Scopes"
+        cards={API_KEY_SCOPES.map((scope) => ({
+          value: scope,
+          title: API_KEY_SCOPE_LABELS[scope],
+          detail: SCOPE_HINTS[scope],
+        }))}
+        field={register('scopes')}
+        error={errors.scopes?.message}
+      />
       <FormActions
         onCancel={onCancel}
         isPending={isSubmitting}

@@ -13,8 +13,7 @@ import {
 } from '@sms/contracts/services/service';
 import { useForm } from 'react-hook-form';
 import { FormActions } from '../../../components/form-actions.tsx';
-import { FormField, INPUT_CLASSES } from '../../../components/form-field.tsx';
-import { XCircleIcon } from '../../../components/icons.tsx';
+import { FormError, FormField, INPUT_CLASSES } from '../../../components/form-field.tsx';
 
 type TServiceFormProps = {
   service?: TService;
@@ -67,15 +66,7 @@ export function ServiceForm({
       noValidate
       aria-label={service ? 'Edit service' : 'Create service'}
     >
-      {error ? (
-        <div
-          role="alert"
-          className="flex items-start gap-2 rounded-lg border border-red-200 bg-red-50 p-3 text-sm text-red-700"
-        >
-          <XCircleIcon className="mt-0.5 size-4 shrink-0" />
-          <p>{error}</p>
-        </div>
-      ) : null}
+      <FormError error={error} />
       <FormField id="service-name" label="Service Name" required error={errors.name?.message}>
         <input id="service-name" className={INPUT_CLASSES} placeholder="Daily News" {...register('name')} />
       </FormField>

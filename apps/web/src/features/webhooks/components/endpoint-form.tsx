@@ -8,9 +8,9 @@ import {
 } from '@sms/contracts/webhooks/webhook';
 import { useForm } from 'react-hook-form';
 import type { z } from 'zod';
+import { CheckboxCards } from '../../../components/checkbox-cards.tsx';
 import { FormActions } from '../../../components/form-actions.tsx';
-import { FormField, INPUT_CLASSES } from '../../../components/form-field.tsx';
-import { XCircleIcon } from '../../../components/icons.tsx';
+import { FormError, FormField, INPUT_CLASSES } from '../../../components/form-field.tsx';
 
 export type TEndpointFormValues = z.output<typeof ZCreateWebhookRequest>;
 
@@ -44,15 +44,7 @@ export function EndpointForm({ endpoint, onSubmit, onCancel, isSubmitting, error
       noValidate
       aria-label={endpoint ? 'Edit webhook endpoint' : 'Add webhook endpoint'}
     >
-      {error ? (
-        <div
-          role="alert"
-          className="flex items-start gap-2 rounded-lg border border-red-200 bg-red-50 p-3 text-sm text-red-700"
-        >
-          <XCircleIcon className="mt-0.5 size-4 shrink-0" />
-          <p>{error}</p>
-        </div>
-      ) : null}
+      <FormError error={error} />
       <FormField
         id="webhook-url"
         label="Endpoint URL"
@@ -77,35 +69,17 @@ export function EndpointForm({ endpoint, onSubmit, onCancel, isSubmitting, error
           {...register('description')}
         />
       </FormField>
-      <fieldset>
-        <legend className="block text-sm font-medium text-slate-700">
-          Events<span className="text-red-600"> *</span>
-        </legend>
-        <div className="mt-2 grid gap-2 sm:grid-cols-2">
-          {WEBHOOK_EVENT_TYPES.map((type) => (
-            <label
-              key={type}
-              className="flex cursor-pointer items-start gap-3 rounded-lg p-2 ring-1 ring-inset ring-slate-200 hover:bg-slate-50"
-            >
-              <input
-                type="checkbox"
-                value={type}
-                className="mt-0.5 size-4 rounded border-slate-300 text-indigo-600"
-                {...register('eventTypes')}
-              />
-              <span>
-                <span className="block text-sm font-medium text-slate-900">{WEBHOOK_EVENT_LABELS[type]}</span>
-                <span className="block font-mono text-xs text-slate-500">{type}</span>
-              </span>
-            </label>
-          ))}
-        </div>
-        {errors.eventTypes?.message ? (
-          <p className="mt-1 text-xs text-red-600" role="alert">
-            {errors.eventTypes.message}
-          </p>
-        ) : null}
-      </fieldset>
+      <CheckboxCards
+        legend="Events"
+        cards={WEBHOOK_EVENT_TYPES.map((type) => ({
+          value: type,
+          title: WEBHOOK_EVENT_LABELS[type],
+          detail: <span className="font-mono">{type}</span>,
+        }))}
+        field={register('eventTypes')}
+        error={errors.eventTypes?.message}
+        twoColumns
+      />
       <FormActions
         onCancel={onCancel}
         isPending={isSubmitting}

@@ -392,7 +392,8 @@ function VerificationHelp() {
         </li>
         <li>
           Answer 2xx once stored. Failures are retried with growing pauses for {WEBHOOK_RETRY_HOURS} hours;
-          then the endpoint is disabled until you enable it again. The README has a Node example.
+          then the endpoint is disabled until you enable it again. The API guide (docs/api.md) has a Node
+          example.
         </li>
       </ul>
     </section>
