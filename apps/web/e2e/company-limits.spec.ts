@@ -1,5 +1,6 @@
-import { type APIRequestContext, expect, test } from '@playwright/test';
-import { DEMO_PASSWORD, DEMO_USERS, sidebarLinks, signIn } from './sign-in.ts';
+import { expect, test } from '@playwright/test';
+import { callApi, createCompanyWithOwner, deleteCompany } from './api-setup.ts';
+import { DEMO_USERS, sidebarLinks, signIn } from './sign-in.ts';
 
 /**
  * A system admin gives a company a monthly message limit of its own in the company form (below
@@ -9,65 +10,32 @@ const suffix = Date.now().toString(36);
 const companyName = `Own Limits Co ${suffix}`;
 const OWNER = `own-limits-${suffix}@limits.example.com`;
 
-async function call(
-  request: APIRequestContext,
-  token: string,
-  method: 'POST' | 'DELETE',
-  path: string,
-  data?: object,
-) {
-  const response = await request.fetch(`/api/v1${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}` },
-    data,
-  });
-  expect(response.ok(), `${method} ${path}: ${response.status()} ${await response.text()}`).toBe(true);
-  return (await response.json()).data;
-}
-
-async function tokenOf(request: APIRequestContext, email: string) {
-  const response = await request.post('/api/v1/auth/login', { data: { email, password: DEMO_PASSWORD } });
-  return (await response.json()).data.accessToken as string;
-}
-
 test.describe.configure({ mode: 'serial' });
 
 let companyId: number;
 
 test.beforeAll(async ({ request }) => {
-  const admin = await tokenOf(request, DEMO_USERS.systemAdmin);
-  const { company } = await call(request, admin, 'POST', '/admin/companies', {
-    name: companyName,
-    email: `ops-${suffix}@own-limits.example.com`,
-    phoneNumber: '+254700111333',
-    address: '3 Deal Street, Nairobi',
-    plan: 'basic',
-    status: 'active',
-  });
-  companyId = company.id;
-  await call(request, admin, 'POST', '/admin/users', {
-    name: 'Olive Owner',
-    email: OWNER,
-    password: DEMO_PASSWORD,
-    role: 'company_admin',
-    companyId,
-    status: 'active',
-  });
-  const owner = await tokenOf(request, OWNER);
-  const { service } = await call(request, owner, 'POST', '/services', {
+  let owner: string;
+  ({ companyId, ownerToken: owner } = await createCompanyWithOwner(
+    request,
+    {
+      name: companyName,
+      email: `ops-${suffix}@own-limits.example.com`,
+      phoneNumber: '+254700111333',
+      address: '3 Deal Street, Nairobi',
+    },
+    { name: 'Olive Owner', email: OWNER },
+  ));
+  const { service } = await callApi(request, owner, 'POST', '/services', {
     name: 'Deal News',
     shortcode: `7${String(Date.now() % 1_000_000).padStart(6, '0')}`.slice(0, 7),
     keyword: `DEAL${suffix}`.toUpperCase().slice(0, 20),
   });
   const csv = ['phone', '+254794000001', '+254794000002', '+254794000003'].join('\n');
-  await call(request, owner, 'POST', `/services/${service.id}/subscribers/import`, { csv });
+  await callApi(request, owner, 'POST', `/services/${service.id}/subscribers/import`, { csv });
 });
 
-// The other specs count the demo data: the company and everything it holds go again.
-test.afterAll(async ({ request }) => {
-  const admin = await tokenOf(request, DEMO_USERS.systemAdmin);
-  await call(request, admin, 'DELETE', `/admin/companies/${companyId}?cascade=true`);
-});
+test.afterAll(async ({ request }) => deleteCompany(request, companyId));
 
 test('a system admin sets a monthly message limit of the company’s own in the company form', async ({
   page,

@@ -1,5 +1,6 @@
-import { type APIRequestContext, expect, test } from '@playwright/test';
-import { DEMO_PASSWORD, DEMO_USERS, signIn } from './sign-in.ts';
+import { expect, test } from '@playwright/test';
+import { callApi, createCompanyWithOwner, deleteCompany } from './api-setup.ts';
+import { signIn } from './sign-in.ts';
 
 /**
  * Each plan limit refused through the console, for a company set up through the API on the basic
@@ -12,54 +13,25 @@ const suffix = Date.now().toString(36);
 const OWNER = `limits-${suffix}@limits.example.com`;
 const NEW_NUMBERS = ['0791000001', '0791000002', '0791000003'];
 
-async function call(
-  request: APIRequestContext,
-  token: string,
-  method: 'POST' | 'GET',
-  path: string,
-  data?: object,
-) {
-  const response = await request.fetch(`/api/v1${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}` },
-    data,
-  });
-  expect(response.ok(), `${method} ${path}: ${response.status()} ${await response.text()}`).toBe(true);
-  return (await response.json()).data;
-}
-
-async function tokenOf(request: APIRequestContext, email: string) {
-  const response = await request.post('/api/v1/auth/login', { data: { email, password: DEMO_PASSWORD } });
-  return (await response.json()).data.accessToken as string;
-}
-
 test.describe.configure({ mode: 'serial' });
 
 let companyId: number;
 
 test.beforeAll(async ({ request }) => {
-  const admin = await tokenOf(request, DEMO_USERS.systemAdmin);
-  const { company } = await call(request, admin, 'POST', '/admin/companies', {
-    name: `Limits Co ${suffix}`,
-    email: `ops-${suffix}@limits.example.com`,
-    phoneNumber: '+254700111222',
-    address: '1 Plan Street, Nairobi',
-    plan: 'basic',
-    status: 'active',
-  });
-  companyId = company.id;
-  await call(request, admin, 'POST', '/admin/users', {
-    name: 'Lima Owner',
-    email: OWNER,
-    password: DEMO_PASSWORD,
-    role: 'company_admin',
-    companyId: company.id,
-    status: 'active',
-  });
-  const owner = await tokenOf(request, OWNER);
+  let owner: string;
+  ({ companyId, ownerToken: owner } = await createCompanyWithOwner(
+    request,
+    {
+      name: `Limits Co ${suffix}`,
+      email: `ops-${suffix}@limits.example.com`,
+      phoneNumber: '+254700111222',
+      address: '1 Plan Street, Nairobi',
+    },
+    { name: 'Lima Owner', email: OWNER },
+  ));
   const ids: number[] = [];
   for (let i = 1; i <= 20; i++) {
-    const { service } = await call(request, owner, 'POST', '/services', {
+    const { service } = await callApi(request, owner, 'POST', '/services', {
       name: `Limit Service ${i}`,
       shortcode: `8${String(Date.now() % 1_000_000).padStart(6, '0')}`.slice(0, 7),
       keyword: `L${suffix}X${i}`,
@@ -71,18 +43,11 @@ test.beforeAll(async ({ request }) => {
     'phone',
     ...Array.from({ length: 5_000 }, (_, i) => `+2547930${String(i).padStart(5, '0')}`),
   ].join('\n');
-  const report = await call(request, owner, 'POST', `/services/${ids[0]}/subscribers/import`, { csv });
+  const report = await callApi(request, owner, 'POST', `/services/${ids[0]}/subscribers/import`, { csv });
   expect(report).toMatchObject({ imported: 5_000, refusedByLimit: 0 });
 });
 
-// The other specs count the demo data: the company and everything it holds go again.
-test.afterAll(async ({ request }) => {
-  const admin = await tokenOf(request, DEMO_USERS.systemAdmin);
-  const response = await request.delete(`/api/v1/admin/companies/${companyId}?cascade=true`, {
-    headers: { authorization: `Bearer ${admin}` },
-  });
-  expect(response.ok(), await response.text()).toBe(true);
-});
+test.afterAll(async ({ request }) => deleteCompany(request, companyId));
 
 test('a 21st service is refused with the limit named, and the gauge shows 20 / 20', async ({ page }) => {
   await signIn(page, OWNER);
