@@ -7,7 +7,7 @@
 -- trigger for the many companies with none. Rows are inserted in the statement's id order, so
 -- event ids keep each subscriber's and each message's changes in the order they happened.
 --
--- Event ids are taken in a company's shared webhook lock (webhook_lock_for_events), which the
+-- Event ids are taken in a company's shared webhook lock (advisory key 7201556), which the
 -- deliverer takes exclusively before it reads: while it holds it, no transaction that wrote an
 -- event of the company is still open, so every id up to the highest it sees is committed (or gone)
 -- and its cursor can never pass an event committed later with a lower id.
@@ -15,32 +15,13 @@
 -- Status changes are found with NOT EXISTS against the old rows (a hash anti-join), not a join on
 -- the transition tables, which have no statistics (see 11-message-triggers.sql).
 
-create or replace function webhook_lock_for_events(p_company_id bigint)
- returns void
- language sql
-as $function$
-  select pg_advisory_xact_lock_shared(7201556, p_company_id::int)
-$function$;
+-- Functions an earlier version of this file defined, now written into the two triggers below.
+drop function if exists webhook_lock_for_events(bigint);
+drop function if exists webhook_wanted(bigint, text);
+drop function if exists webhook_message_event_type(text, text);
+drop function if exists webhook_subscription_event_type(text);
 
--- Whether the company has an enabled endpoint that wants this event type.
-create or replace function webhook_wanted(p_company_id bigint, p_type text)
- returns boolean
- language sql
- stable
-as $function$
-  select exists (select 1 from webhook_endpoints w
-                  where w.company_id = p_company_id and w.enabled and p_type = any(w.event_types))
-$function$;
-
-create or replace function webhook_message_event_type(p_direction text, p_status text)
- returns text
- language sql
- immutable
-as $function$
-  select case when p_direction = 'inbound' then 'message.received' else 'message.' || p_status end
-$function$;
-
--- What an endpoint receives as a message event's data (README, "Webhooks").
+-- What an endpoint receives as an event's data (docs/api.md, "Webhooks").
 create or replace function webhook_message_payload(m messages)
  returns jsonb
  language sql
@@ -53,14 +34,6 @@ as $function$
                        else '[]'::jsonb end,
     'content', m.content, 'recipientCount', m.recipient_count,
     'sentAt', m.sent_at, 'createdAt', m.created_at)
-$function$;
-
-create or replace function webhook_subscription_event_type(p_status text)
- returns text
- language sql
- immutable
-as $function$
-  select case when p_status = 'active' then 'subscriber.subscribed' else 'subscriber.unsubscribed' end
 $function$;
 
 create or replace function webhook_subscription_payload(s subscriptions, p_msisdn text)
@@ -85,24 +58,28 @@ begin
   if not exists (select 1 from webhook_endpoints where enabled) then
     return null;
   end if;
-  perform webhook_lock_for_events(c.company_id) from (select distinct company_id from new_rows) c
+  perform pg_advisory_xact_lock_shared(7201556, c.company_id::int) from (select distinct company_id from new_rows) c
    where exists (select 1 from webhook_endpoints w where w.company_id = c.company_id and w.enabled)
    order by c.company_id;
   -- Two statements: an insert has no old rows to name.
   if tg_op = 'INSERT' then
     insert into webhook_events (company_id, type, subject, payload)
-    select n.company_id, webhook_message_event_type(n.direction, n.status), 'message:' || n.id, webhook_message_payload(n)
+    select n.company_id, e.type, 'message:' || n.id, webhook_message_payload(n)
       from new_rows n
+     cross join lateral (select case when n.direction = 'inbound' then 'message.received'
+                                     else 'message.' || n.status end as type) e
      where (n.direction = 'inbound' or n.status in ('sent', 'delivered', 'failed'))
-       and webhook_wanted(n.company_id, webhook_message_event_type(n.direction, n.status))
+       and exists (select 1 from webhook_endpoints w
+                    where w.company_id = n.company_id and w.enabled and e.type = any(w.event_types))
      order by n.company_id, n.id;
   else
     insert into webhook_events (company_id, type, subject, payload)
-    select n.company_id, webhook_message_event_type(n.direction, n.status), 'message:' || n.id, webhook_message_payload(n)
+    select n.company_id, 'message.' || n.status, 'message:' || n.id, webhook_message_payload(n)
       from new_rows n
      where n.direction = 'outbound' and n.status in ('sent', 'delivered', 'failed')
        and not exists (select 1 from old_rows o where o.company_id = n.company_id and o.id = n.id and o.status = n.status)
-       and webhook_wanted(n.company_id, webhook_message_event_type(n.direction, n.status))
+       and exists (select 1 from webhook_endpoints w
+                    where w.company_id = n.company_id and w.enabled and 'message.' || n.status = any(w.event_types))
      order by n.company_id, n.id;
   end if;
   return null;
@@ -124,7 +101,7 @@ begin
   if not exists (select 1 from webhook_endpoints where enabled) then
     return null;
   end if;
-  perform webhook_lock_for_events(c.company_id) from (select distinct company_id from new_rows) c
+  perform pg_advisory_xact_lock_shared(7201556, c.company_id::int) from (select distinct company_id from new_rows) c
    where exists (select 1 from webhook_endpoints w where w.company_id = c.company_id and w.enabled)
    order by c.company_id;
   if tg_op = 'INSERT' then
@@ -132,18 +109,22 @@ begin
     select n.company_id, 'subscriber.subscribed', 'subscriber:' || n.subscriber_id, webhook_subscription_payload(n, s.msisdn)
       from new_rows n
       join subscribers s on s.company_id = n.company_id and s.id = n.subscriber_id
-     where n.status = 'active' and webhook_wanted(n.company_id, 'subscriber.subscribed')
+     where n.status = 'active'
+       and exists (select 1 from webhook_endpoints w
+                    where w.company_id = n.company_id and w.enabled and 'subscriber.subscribed' = any(w.event_types))
      order by n.company_id, n.subscriber_id, n.service_id;
   else
     insert into webhook_events (company_id, type, subject, payload)
-    select n.company_id, webhook_subscription_event_type(n.status), 'subscriber:' || n.subscriber_id,
-           webhook_subscription_payload(n, s.msisdn)
+    select n.company_id, e.type, 'subscriber:' || n.subscriber_id, webhook_subscription_payload(n, s.msisdn)
       from new_rows n
       join subscribers s on s.company_id = n.company_id and s.id = n.subscriber_id
+     cross join lateral (select case when n.status = 'active' then 'subscriber.subscribed'
+                                     else 'subscriber.unsubscribed' end as type) e
      where not exists (select 1 from old_rows o
                         where o.company_id = n.company_id and o.service_id = n.service_id
                           and o.subscriber_id = n.subscriber_id and o.status = n.status)
-       and webhook_wanted(n.company_id, webhook_subscription_event_type(n.status))
+       and exists (select 1 from webhook_endpoints w
+                    where w.company_id = n.company_id and w.enabled and e.type = any(w.event_types))
      order by n.company_id, n.subscriber_id, n.service_id;
   end if;
   return null;
