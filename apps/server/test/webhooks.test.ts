@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicAddressPolicy } from '../src/lib/public-address.ts';
 import {
   deliverWebhookEvents,
+  pruneWebhookOutbox,
   type WebhookDeliveryDeps,
   WebhookDeliveryFailed,
 } from '../src/modules/webhooks/webhook-delivery.ts';
@@ -270,6 +271,38 @@ describe('deliveries', () => {
     expect(receiver.received).toHaveLength(1000);
     expect(new Set(receiver.received.map((event) => event.id)).size).toBe(1000);
     await api(home.staff.company_admin.token, 'DELETE', `/webhooks/${id}`);
+  });
+
+  it('prunes what nobody needs: events every endpoint took, a week-old backlog, month-old deliveries', async () => {
+    const first = await endpointFor(other, ['subscriber.subscribed']);
+    const service = await createService(ctx.ownerDb, other.company.id);
+    await subscribeNumbers(ctx.ownerDb, service, nextNumbers(5));
+    expect(await deliverAll(first.target)).toBe(1);
+    // A second endpoint, added after those five: it wants only what comes next.
+    const second = await endpointFor(other, ['subscriber.subscribed']);
+    await sql`update webhook_endpoints set after_event_id = (select max(id) from webhook_events
+               where company_id = ${other.company.id}) where id = ${second.id}`.execute(ctx.ownerDb);
+    await subscribeNumbers(ctx.ownerDb, service, nextNumbers(3));
+    expect(await deliverAll(first.target)).toBe(1);
+    const waiting = (await eventsOf(other.company.id)).slice(-3);
+
+    // Taken by the first endpoint, not yet by the second: only the first five go, in batches of 2.
+    expect(await pruneWebhookOutbox(ctx.jobDb, 2)).toBe(5);
+    expect(await eventsOf(other.company.id)).toEqual(waiting);
+
+    // The second endpoint is disabled and its backlog grows old; its month-old requests go too.
+    await sql`update webhook_events set created_at = now() - interval '8 days' where company_id = ${other.company.id}`.execute(
+      ctx.ownerDb,
+    );
+    await sql`update webhook_deliveries set created_at = now() - interval '31 days' where endpoint_id = ${first.id}`.execute(
+      ctx.ownerDb,
+    );
+    expect(await pruneWebhookOutbox(ctx.jobDb, 2)).toBe(3 + 2);
+    expect(await eventsOf(other.company.id)).toEqual([]);
+    // Another company's events are untouched (home's, written by the tests above).
+    expect((await eventsOf(home.company.id)).length).toBeGreaterThan(0);
+    for (const endpoint of [first, second])
+      await api(other.staff.company_admin.token, 'DELETE', `/webhooks/${endpoint.id}`);
   });
 
   it('never passes an event still uncommitted when a later one is committed first', async () => {

@@ -32,6 +32,13 @@ export const WEBHOOK_REPLAY_WINDOW_SECONDS = 5 * 60;
 export const WEBHOOK_RETRY_HOURS = 24;
 /** Events per POST at most: a burst of events reaches an endpoint in few requests. */
 export const WEBHOOK_BATCH_MAX = 500;
+/**
+ * An event every endpoint of its company has taken is deleted; one still waiting is kept this long
+ * (well past the retries), so an endpoint enabled again within it gets the events of its gap.
+ */
+export const WEBHOOK_EVENTS_KEPT_DAYS = 7;
+/** The deliveries list keeps this many days of requests. */
+export const WEBHOOK_DELIVERIES_KEPT_DAYS = 30;
 export const WEBHOOK_SECRET_START = 'whsec_';
 export const WEBHOOK_URL_MAX = 2000;
 export const WEBHOOK_DESCRIPTION_MAX = 200;

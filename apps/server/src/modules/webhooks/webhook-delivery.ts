@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { WEBHOOK_BATCH_MAX, WEBHOOK_MESSAGES, WEBHOOK_RETRY_HOURS } from '@sms/contracts/webhooks/webhook';
+import {
+  WEBHOOK_BATCH_MAX,
+  WEBHOOK_DELIVERIES_KEPT_DAYS,
+  WEBHOOK_EVENTS_KEPT_DAYS,
+  WEBHOOK_MESSAGES,
+  WEBHOOK_RETRY_HOURS,
+} from '@sms/contracts/webhooks/webhook';
 import type { MessagingConfig } from '../../config.ts';
-import type { Database } from '../../db/database.ts';
+import type { Database, Executor } from '../../db/database.ts';
 import { companyScope, inTenantTransaction, platformScope } from '../../db/tenant-scope.ts';
 import { createPublicAddressPolicy, type PublicAddressPolicy } from '../../lib/public-address.ts';
 import type { JobQueue } from '../../messaging/queue/job-queue.ts';
@@ -18,6 +24,10 @@ const BATCHES_PER_JOB = 20;
  * whose last attempt is older than this has lost its job, and the next look gives it a new one.
  */
 const JOB_LOST_AFTER_SECONDS = 2 * 3600;
+/** How often a worker deletes what the outbox and the deliveries list no longer need. */
+const PRUNE_EVERY_MS = 10 * 60_000;
+/** Rows one delete statement takes: each is a short transaction, however big the backlog. */
+const PRUNE_BATCH = 10_000;
 
 /** A delivery that failed: the queue runs the job again after its backoff. */
 export class WebhookDeliveryFailed extends Error {}
@@ -125,8 +135,30 @@ export async function enqueueWebhookDeliveries(db: Database, queue: JobQueue) {
 }
 
 /**
- * The worker's part (registered by messaging/engine.ts): the deliver job's handler, and the look
- * for waiting events every LOOK_FOR_EVENTS_MS on the engine's upkeep timer.
+ * Deletes, in batches, the events every endpoint of their company has taken, events older than
+ * WEBHOOK_EVENTS_KEPT_DAYS (a disabled endpoint's backlog), and deliveries older than
+ * WEBHOOK_DELIVERIES_KEPT_DAYS. Returns how many rows went.
+ */
+export async function pruneWebhookOutbox(db: Database, batch = PRUNE_BATCH) {
+  const steps = [
+    (trx: Executor) => repo.deleteTakenEvents(trx, batch),
+    (trx: Executor) => repo.deleteOlderThan(trx, 'webhook_events', WEBHOOK_EVENTS_KEPT_DAYS, batch),
+    (trx: Executor) => repo.deleteOlderThan(trx, 'webhook_deliveries', WEBHOOK_DELIVERIES_KEPT_DAYS, batch),
+  ];
+  let deleted = 0;
+  for (const step of steps) {
+    for (;;) {
+      const count = await inTenantTransaction(db, platformScope, step);
+      deleted += count;
+      if (count < batch) break;
+    }
+  }
+  return deleted;
+}
+
+/**
+ * The worker's part (registered by messaging/engine.ts): the deliver job's handler, the look for
+ * waiting events every LOOK_FOR_EVENTS_MS and the pruning every PRUNE_EVERY_MS, on the engine's timers.
  */
 export async function startWebhookDelivery(options: {
   db: Database;
@@ -146,4 +178,5 @@ export async function startWebhookDelivery(options: {
     await deliverWebhookEvents(deps, target);
   });
   options.every(LOOK_FOR_EVENTS_MS, () => enqueueWebhookDeliveries(db, queue));
+  options.every(PRUNE_EVERY_MS, () => pruneWebhookOutbox(db));
 }

@@ -251,3 +251,35 @@ export async function endpointsWithPendingEvents(db: Executor, lostAfterSeconds:
      order by w.company_id, w.id`.execute(db);
   return rows;
 }
+
+/**
+ * Deletes up to `limit` events every endpoint of their company has moved past (its cursor), the
+ * oldest first, by the primary key. Returns how many. Run in the platform scope.
+ */
+export async function deleteTakenEvents(db: Executor, limit: number) {
+  const result = await sql`
+    delete from webhook_events e
+     using (select t.company_id, t.id
+              from (select company_id, min(after_event_id) as taken from webhook_endpoints group by company_id) w
+              cross join lateral (select company_id, id from webhook_events
+                                   where company_id = w.company_id and id <= w.taken
+                                   order by id limit ${limit}) t
+             limit ${limit}) taken
+     where e.company_id = taken.company_id and e.id = taken.id`.execute(db);
+  return Number(result.numAffectedRows ?? 0);
+}
+
+/** Deletes up to `limit` events or deliveries older than their kept days. Returns how many. */
+export async function deleteOlderThan(
+  db: Executor,
+  table: 'webhook_events' | 'webhook_deliveries',
+  keptDays: number,
+  limit: number,
+) {
+  const result = await sql`
+    delete from ${sql.table(table)} e
+     using (select company_id, id from ${sql.table(table)}
+             where created_at < now() - make_interval(days => ${keptDays}) limit ${limit}) old
+     where e.company_id = old.company_id and e.id = old.id`.execute(db);
+  return Number(result.numAffectedRows ?? 0);
+}

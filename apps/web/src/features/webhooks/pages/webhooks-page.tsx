@@ -1,6 +1,7 @@
 import {
   type TWebhookDelivery,
   type TWebhookEndpoint,
+  WEBHOOK_DELIVERIES_KEPT_DAYS,
   WEBHOOK_EVENT_LABELS,
   WEBHOOK_MESSAGES,
   WEBHOOK_REPLAY_WINDOW_SECONDS,
@@ -308,7 +309,8 @@ function Deliveries({ endpoint }: { endpoint: TWebhookEndpoint }) {
           Deliveries <span className="font-mono text-xs font-normal text-slate-500">{endpoint.url}</span>
         </h2>
         <p className="text-xs text-slate-500">
-          {endpoint.pendingEvents} event{endpoint.pendingEvents === 1 ? '' : 's'} waiting
+          {endpoint.pendingEvents} event{endpoint.pendingEvents === 1 ? '' : 's'} waiting · requests of the
+          last {WEBHOOK_DELIVERIES_KEPT_DAYS} days
         </p>
       </div>
       {deliveries.isPending ? (
