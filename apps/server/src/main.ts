@@ -86,7 +86,7 @@ async function main() {
   messaging = createMessaging({
     // The engine's and jobs' transactions get the longer statement timeout.
     db: database.jobDb,
-    pool: database.pool,
+    pool: database.jobPool,
     config,
     encryptionKey: keys.encryption,
     log,

@@ -64,6 +64,23 @@ describe('a request that cannot get a database connection in time', () => {
   });
 });
 
+describe('a process that serves and works', () => {
+  let tiny: { handle: DatabaseHandle; app: App; close: () => Promise<void> };
+  beforeAll(async () => {
+    tiny = await appOnPoolOfOne(200);
+  });
+  afterAll(() => tiny?.close());
+
+  it('serves requests while its jobs hold every job connection (requests and jobs have pools of their own)', async () => {
+    const held = await tiny.handle.jobPool.connect();
+    try {
+      expect((await listMessages(tiny.app)).statusCode).toBe(200);
+    } finally {
+      held.release();
+    }
+  });
+});
+
 describe('a process with too many requests waiting for a connection (@fastify/under-pressure)', () => {
   let tiny: { handle: DatabaseHandle; app: App; close: () => Promise<void> };
   beforeAll(async () => {

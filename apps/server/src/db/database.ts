@@ -11,10 +11,19 @@ export type Database = Kysely<DB>;
 export type Executor = Kysely<DB> | Transaction<DB>;
 
 /**
- * `db`: requests' work (REQUEST_STATEMENT_TIMEOUT_MS). `jobDb`: the same pool for the messaging
- * engine and the job queue's work (JOB_STATEMENT_TIMEOUT_MS).
+ * `db` on `pool`: requests' work (REQUEST_STATEMENT_TIMEOUT_MS). `jobDb` on `jobPool`: the messaging
+ * engine's and the job queue's work (JOB_STATEMENT_TIMEOUT_MS). Two pools, so that a process that
+ * serves and works never makes a request wait for a connection behind its own jobs (a pool is
+ * lazy: a process that only serves opens no job connections, and one that only works no request
+ * connections beyond its start-up).
  */
-export type DatabaseHandle = { db: Database; jobDb: Database; pool: pg.Pool; close: () => Promise<void> };
+export type DatabaseHandle = {
+  db: Database;
+  jobDb: Database;
+  pool: pg.Pool;
+  jobPool: pg.Pool;
+  close: () => Promise<void>;
+};
 
 /**
  * The role the application's connections log in as (migration 0005 creates it, the start-up lets
@@ -66,8 +75,8 @@ export function settingsOf(db: object): DatabaseSettings {
 }
 
 /**
- * One pg.Pool on the connection string (its user is who the connections are), with Kysely over it;
- * and, with `readUrl`, a second pool on a read replica.
+ * Two pg.Pools of `poolSize` on the connection string (its user is who the connections are), one
+ * for requests and one for jobs, with Kysely over each; and, with `readUrl`, a pool on a read replica.
  */
 export function connectDatabase(
   connectionString: string,
@@ -76,12 +85,11 @@ export function connectDatabase(
 ): DatabaseHandle {
   const timeouts = options.statementTimeouts ?? DEFAULT_STATEMENT_TIMEOUTS;
   const primary = openPool(connectionString, poolSize, options);
+  const jobs = openPool(connectionString, poolSize, options);
   const replica = options.readUrl ? openPool(options.readUrl, poolSize, options) : undefined;
-  // Two Kysely instances on the one pool, told apart only by the statement timeout they set.
-  const jobDb = new Kysely<DB>({ dialect: new PostgresDialect({ pool: primary.pool }) });
   const { pool } = primary;
   settingsByDatabase.set(primary.db, { statementTimeoutMs: timeouts.requestMs, replica: replica?.db, pool });
-  settingsByDatabase.set(jobDb, { statementTimeoutMs: timeouts.jobMs, replica: undefined, pool });
+  settingsByDatabase.set(jobs.db, { statementTimeoutMs: timeouts.jobMs, replica: undefined, pool: jobs.pool });
   if (replica)
     settingsByDatabase.set(replica.db, {
       statementTimeoutMs: timeouts.requestMs,
@@ -90,11 +98,12 @@ export function connectDatabase(
     });
   return {
     db: primary.db,
-    jobDb,
+    jobDb: jobs.db,
     pool: primary.pool,
-    // jobDb shares primary's pool: destroying primary ends it.
+    jobPool: jobs.pool,
     close: async () => {
       await replica?.db.destroy();
+      await jobs.db.destroy();
       await primary.db.destroy();
     },
   };

@@ -173,7 +173,7 @@ export async function openProcess(ctx: TestContext) {
   const handle = connectDatabase(ctx.config.databaseAppUrl!, 5);
   const messaging = createMessaging({
     db: handle.jobDb,
-    pool: handle.pool,
+    pool: handle.jobPool,
     config: ctx.config,
     encryptionKey: ENCRYPTION_KEY,
     log: () => {},

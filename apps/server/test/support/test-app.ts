@@ -59,7 +59,7 @@ export async function createTestContext(env: Record<string, string> = {}): Promi
   // The queue starts on first use; the worker side only where a test starts it (messaging tests).
   const messaging = createMessaging({
     db: handle.jobDb,
-    pool: handle.pool,
+    pool: handle.jobPool,
     config,
     encryptionKey: Buffer.from(TEST_ENCRYPTION_KEY, 'hex'),
     log: () => {},
