@@ -43,6 +43,8 @@ export const SEND_START_JOB: JobDefinition<z.infer<typeof sendRef>> = {
     retryBackoff: true,
     retryDelayMax: 60,
     expireInSeconds: 60,
+    // A worker killed mid-start is noticed by its missing heartbeat, not after the expiry.
+    heartbeatSeconds: 10,
     deleteAfterSeconds: 7 * 24 * 3600,
     notify: true,
   },
@@ -61,6 +63,9 @@ export const SEND_FANOUT_JOB: JobDefinition<z.infer<typeof sendRef> & { after: s
     retryBackoff: true,
     retryDelayMax: 60,
     expireInSeconds: 300,
+    // A worker killed mid-step leaves the step active: its missing heartbeat has it run again
+    // within seconds, where the expiry alone held the whole send for five minutes.
+    heartbeatSeconds: 10,
     deleteAfterSeconds: 24 * 3600,
     notify: true,
   },
