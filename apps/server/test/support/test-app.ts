@@ -32,8 +32,12 @@ export type TestContext = {
 let sequence = 0;
 
 /** A fresh database cloned from the migrated template, and the real app on top of it. */
-export async function createTestContext(env: Record<string, string> = {}): Promise<TestContext> {
-  const { adminUrl, template, appPassword } = inject('database');
+export async function createTestContext(
+  env: Record<string, string> = {},
+  /** Another server than the run's (a cluster the test kills: killable-postgres.ts). */
+  server: { adminUrl: string; template: string; appPassword: string } = inject('database'),
+): Promise<TestContext> {
+  const { adminUrl, template, appPassword } = server;
   const name = `sms_t_${process.pid}_${Date.now().toString(36)}_${sequence++}`;
   await withAdmin(adminUrl, (admin) => admin.query(`create database ${name} template ${template}`));
   const url = databaseUrl(adminUrl, name);

@@ -157,6 +157,10 @@ export function createJobQueue(pool: pg.Pool, options: JobQueueOptions): JobQueu
     // The application role does not own pg-boss's indexes.
     reindex: false,
     superviseIntervalSeconds: 5,
+    // The monitor pass is where jobs whose heartbeat stopped (a killed worker, a handler whose
+    // completion was lost with the database) are failed and retried: at pg-boss's 60 s a send waited
+    // up to 70 s on such a batch, at 10 s up to 20 s. It also refreshes queue stats (one aggregate).
+    monitorIntervalSeconds: 10,
     schedule: false,
     registerInstance: false,
   });
