@@ -91,6 +91,7 @@ async function main() {
     encryptionKey: keys.encryption,
     log,
   });
+  await messaging.queue.start();
   let listening = config.publicUrl;
   let port = config.port;
   if (serves) {
