@@ -74,7 +74,7 @@ it('a scheduled message that fell due while everything was down is sent on the n
   const row = await waitFor(
     () => messageRow(ctx.ownerDb, id),
     (found) => found?.status === 'delivered',
-    { timeoutMs: 60_000, everyMs: 100, what: `the missed message to be sent (${second.output()})` },
+    { timeoutMs: 45_000, everyMs: 100, what: `the missed message to be sent (${second.output()})` },
   );
   const { rows } = await sql<{ recipients: number; delivered: number; started_at: Date }>`
     select count(*)::int as recipients, count(*) filter (where d.status = 'delivered')::int as delivered,

@@ -24,6 +24,12 @@ export async function startFakeAfricasTalking(options: { apiKey: string; usernam
   const answers = new Map<string, RecipientAnswer | 'omit'>();
   let override: ((res: ServerResponse) => void) | null = null;
   let nextId = 1;
+  /** The fake's ledger: how many times each number was taken over (a message id given). */
+  const acceptedCounts = new Map<string, number>();
+  /** Numbers taken over in requests whose answer was withheld (the client timed out on them). */
+  const acceptedUnanswered: string[] = [];
+  let withholdAnswers = false;
+  const held = new Set<ServerResponse>();
 
   const server = createServer(async (req, res) => {
     let raw = '';
@@ -48,6 +54,8 @@ export async function startFakeAfricasTalking(options: { apiKey: string; usernam
       const answer = answers.get(number) ?? SUCCESS;
       if (answer === 'omit') return [];
       const accepted = answer.statusCode >= 100 && answer.statusCode <= 102;
+      if (accepted) acceptedCounts.set(number, (acceptedCounts.get(number) ?? 0) + 1);
+      if (accepted && withholdAnswers) acceptedUnanswered.push(number);
       return [
         {
           statusCode: answer.statusCode,
@@ -65,6 +73,11 @@ export async function startFakeAfricasTalking(options: { apiKey: string; usernam
         Recipients: recipients,
       },
     };
+    if (withholdAnswers) {
+      // Taken over, and never answered: the client's time-out is all it learns.
+      held.add(res);
+      return;
+    }
     if (req.headers.accept !== 'application/json') {
       res.writeHead(201, { 'Content-Type': 'application/xml' }).end('<AfricasTalkingResponse/>');
       return;
@@ -78,6 +91,16 @@ export async function startFakeAfricasTalking(options: { apiKey: string; usernam
     baseUrl: `http://127.0.0.1:${port}`,
     requests,
     answers,
+    acceptedCounts,
+    acceptedUnanswered,
+    /** Takes messages over as usual but never answers the request (true), or answers again (false). */
+    setWithholdAnswers(withhold: boolean) {
+      withholdAnswers = withhold;
+      if (!withhold) {
+        for (const res of held) res.destroy();
+        held.clear();
+      }
+    },
     /** Answers every request with this instead (an outage, a slow or broken answer); null restores. */
     setOverride(handler: ((res: ServerResponse) => void) | null) {
       override = handler;
