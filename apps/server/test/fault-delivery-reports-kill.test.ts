@@ -53,12 +53,13 @@ it('50,000 reports while the applying worker is SIGKILLed and restarted: every r
   const finalOf = (i: number) => (i % 10 === 0 ? 'failed' : 'delivered');
 
   const intake = ctx.deps.messaging.deliveryReports;
-  const updates: DeliveryUpdate[] = [];
-  gids.forEach((gid) => updates.push(report(gid, 'sent')));
-  gids.forEach((gid, i) => updates.push(report(gid, finalOf(i))));
-  for (let i = 0; i < DUPLICATES; i++) updates.push(report(gids[i * 5], finalOf(i * 5)));
-  earlyGids.forEach((gid, i) => updates.push(report(gid, finalOf(i))));
-  for (let i = 0; i < UNKNOWN; i++) updates.push(report(`NOBODY-${i}`, 'delivered'));
+  const updates: DeliveryUpdate[] = [
+    ...gids.map((gid) => report(gid, 'sent')),
+    ...gids.map((gid, i) => report(gid, finalOf(i))),
+    ...Array.from({ length: DUPLICATES }, (_, i) => report(gids[i * 5], finalOf(i * 5))),
+    ...earlyGids.map((gid, i) => report(gid, finalOf(i))),
+    ...Array.from({ length: UNKNOWN }, (_, i) => report(`NOBODY-${i}`, 'delivered')),
+  ];
   const total = updates.length;
   expect(total).toBe(50_000);
 
