@@ -30,6 +30,7 @@ export async function startFakeAfricasTalking(options: { apiKey: string; usernam
   const acceptedUnanswered: string[] = [];
   let withholdAnswers = false;
   const held = new Set<ServerResponse>();
+  const stats = { abandonedByClient: 0 };
 
   const server = createServer(async (req, res) => {
     let raw = '';
@@ -76,6 +77,10 @@ export async function startFakeAfricasTalking(options: { apiKey: string; usernam
     if (withholdAnswers) {
       // Taken over, and never answered: the client's time-out is all it learns.
       held.add(res);
+      // The client gave up on it (its time-out), rather than the fake cutting it.
+      res.on('close', () => {
+        if (held.delete(res)) stats.abandonedByClient += 1;
+      });
       return;
     }
     if (req.headers.accept !== 'application/json') {
@@ -93,12 +98,15 @@ export async function startFakeAfricasTalking(options: { apiKey: string; usernam
     answers,
     acceptedCounts,
     acceptedUnanswered,
+    /** Withheld requests the client closed itself (timed out). */
+    stats,
     /** Takes messages over as usual but never answers the request (true), or answers again (false). */
     setWithholdAnswers(withhold: boolean) {
       withholdAnswers = withhold;
       if (!withhold) {
-        for (const res of held) res.destroy();
+        const cut = [...held];
         held.clear();
+        for (const res of cut) res.destroy();
       }
     },
     /** Answers every request with this instead (an outage, a slow or broken answer); null restores. */
