@@ -26,6 +26,8 @@ export async function startFakeSmsc(credentials: { systemId: string; password: s
   /** The message_id the fake gives (or would give) each submit, in the same order. */
   const messageIds: string[] = [];
   const binds: string[] = [];
+  /** The fake's ledger: every submit it accepted and answered, with its message_id. */
+  const accepted: { messageId: string; destination: string }[] = [];
   const bound: BoundSession[] = [];
   const stats = { enquireLinks: 0, receiptsAnswered: 0, outstanding: 0, maxOutstanding: 0 };
   /** The command_status of every deliver_sm_resp to a receipt, in the order they came. */
@@ -74,7 +76,9 @@ export async function startFakeSmsc(credentials: { systemId: string; password: s
           session.send(pdu.response({ command_status: decision.status }));
           return;
         }
-        session.send(pdu.response({ message_id: messageId }));
+        // A response the dropped connection could not carry is no acceptance the client heard of.
+        if (session.send(pdu.response({ message_id: messageId })))
+          accepted.push({ messageId, destination: String(pdu.destination_addr) });
         if (decision.receipt && pdu.registered_delivery) sendReceipt(messageId, pdu, decision.receipt);
       };
       if (decision.delayMs) setTimeout(answer, decision.delayMs);
@@ -112,6 +116,7 @@ export async function startFakeSmsc(credentials: { systemId: string; password: s
     submits,
     messageIds,
     binds,
+    accepted,
     stats,
     receiptAnswers,
     boundSessions: () => bound.map((entry) => entry.bind),
