@@ -52,7 +52,7 @@ it('a scheduled message that fell due while everything was down is sent on the n
     }),
   });
   expect(response.status, await response.clone().text()).toBe(201);
-  const id: number = (await response.json()).data.message.id;
+  const id: number = ((await response.json()) as { data: { message: { id: number } } }).data.message.id;
   await kill(first);
   expect((await messageRow(ctx.ownerDb, id))?.status).toBe('scheduled');
 
