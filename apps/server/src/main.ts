@@ -91,7 +91,6 @@ async function main() {
     encryptionKey: keys.encryption,
     log,
   });
-  await messaging.queue.start();
   let listening = config.publicUrl;
   let port = config.port;
   if (serves) {

@@ -131,12 +131,6 @@ export type JobQueue = {
     options: WorkOptions,
     handler: (payload: P, context: JobHandlerContext) => Promise<void>,
   ): Promise<void>;
-  /**
-   * Starts the queue now rather than on first use: started by the first sends, inside their
-   * transactions, its start waited for a connection those transactions held (a pool's worth of
-   * concurrent sends on a fresh process stalled until their statement time-out).
-   */
-  start(): Promise<void>;
   /** Stops fetching jobs; running handlers get `timeoutMs` to finish, then their signal aborts. */
   stopWorking(timeoutMs: number): Promise<void>;
   close(): Promise<void>;
@@ -208,9 +202,6 @@ export function createJobQueue(pool: pg.Pool, options: JobQueueOptions): JobQueu
   });
 
   return {
-    async start() {
-      await ready();
-    },
     async enqueue(trx, job, payload, entry) {
       await ready();
       const insert = insertOf(job, { ...entry, payload });
