@@ -177,7 +177,7 @@ describe("Africa's Talking adapter", () => {
     ]);
   });
 
-  it('gives up on a slow answer at its time-out and retries', async () => {
+  it('gives up on a slow answer at its time-out and leaves its recipients unknown, not retried', async () => {
     const pending: Array<() => void> = [];
     fake.setOverride((res) => {
       const timer = setTimeout(() => res.writeHead(201).end('{}'), 5_000);
@@ -186,18 +186,8 @@ describe("Africa's Talking adapter", () => {
     // Had it waited for the late answer, the outcomes would read accepted, not "did not answer".
     const outcomes = await provider({ timeoutMs: 200 }).sendBatch([sms(1), sms(2)]);
     expect(outcomes).toEqual([
-      {
-        recipientKey: 'dr-1',
-        outcome: 'retry',
-        reason: "Africa's Talking did not answer within 200 ms",
-        scope: 'request',
-      },
-      {
-        recipientKey: 'dr-2',
-        outcome: 'retry',
-        reason: "Africa's Talking did not answer within 200 ms",
-        scope: 'request',
-      },
+      { recipientKey: 'dr-1', outcome: 'unknown', reason: "Africa's Talking did not answer within 200 ms" },
+      { recipientKey: 'dr-2', outcome: 'unknown', reason: "Africa's Talking did not answer within 200 ms" },
     ]);
     for (const cancel of pending) cancel();
   });
@@ -339,7 +329,14 @@ describe("Africa's Talking delivery reports", () => {
         { id: 'ATXid_1', status, phoneNumber: '+254711000001', networkCode: '63902', failureReason },
         at,
       ),
-    ).toEqual({ providerMessageId: 'ATXid_1', status: expected, providerStatus: status, error, at });
+    ).toEqual({
+      providerMessageId: 'ATXid_1',
+      status: expected,
+      providerStatus: status,
+      error,
+      at,
+      phone: '+254711000001',
+    });
   });
 
   it('reads field names and status words in any case, ignores unknown fields and strips NULs', () => {
@@ -354,6 +351,7 @@ describe("Africa's Talking delivery reports", () => {
       providerStatus: 'sUcCeSs',
       error: null,
       at,
+      phone: null,
     });
     expect(parseAfricasTalkingDeliveryReport({ id: ['ATXid_2', 'dup'], status: 'failed' }, at)).toMatchObject(
       {

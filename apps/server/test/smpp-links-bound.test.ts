@@ -28,6 +28,7 @@ const smppSettings = (smsc: { host: string; port: number }, systemId: string) =>
   systemId,
   systemType: null,
   bindMode: 'transceiver' as const,
+  messageIdType: 'auto' as const,
   messagesPerSecond: 50,
   window: 5,
   sourceTon: null,

@@ -110,7 +110,7 @@ describe('SMPP adapter', () => {
     await waitFor(() => smsc.stats.receiptsAnswered === answered + 1);
   });
 
-  it('sends a long UCS-2 message in parts with one concatenation reference; the first part names the recipient', async () => {
+  it('sends a long UCS-2 message in parts with one concatenation reference; every part names the recipient', async () => {
     const text = 'Habari! Привет, мир — こんにちは 👋 '.repeat(5).trim();
     expect(text.length).toBeGreaterThan(134);
     const [outcome] = await open().sendBatch([sms(2, { text, encoding: 'UCS-2', parts: 3 })]);
@@ -133,6 +133,8 @@ describe('SMPP adapter', () => {
       recipientKey: 'dr-2',
       outcome: 'accepted',
       providerMessageId: smsc.messageIds[0],
+      reportIds: smsc.messageIds.map((id, index) => ({ id, part: index + 1 })),
+      reportParts: 3,
     });
   });
 
@@ -222,15 +224,15 @@ describe('SMPP adapter', () => {
     });
   });
 
-  it('retries a part whose response does not come in time', async () => {
+  it('leaves a recipient whose response does not come in time unknown, never offered again', async () => {
     smsc.setPlan((pdu) => (pdu.destination_addr === '254711000001' ? { silent: true } : {}));
     // The silent part never answers: without its time-out this would hang.
     const outcomes = await open({ submitTimeoutMs: 300 }).sendBatch([sms(1), sms(2)]);
     expect(outcomes[0]).toEqual({
       recipientKey: 'dr-1',
-      outcome: 'retry',
-      reason: 'no submit_sm_resp within 300 ms',
-      scope: 'request',
+      outcome: 'unknown',
+      reason: 'The SMSC did not answer submit_sm within 300 ms',
+      reportIds: [],
     });
     expect(outcomes[1]).toMatchObject({ outcome: 'accepted' });
   });
@@ -403,7 +405,12 @@ describe('SMPP receipt parsing', () => {
       providerStatus: 'DELIVRD',
       error: null,
       at: new Date('2026-03-01T10:01:30Z'),
+      phone: null,
     });
+    // The receipt's source address is the handset's: the recipient's number.
+    expect(parseSmppReceipt(receipt('id:7 stat:DELIVRD', { source_addr: '254711000001' }), now)?.phone).toBe(
+      '+254711000001',
+    );
     expect(
       parseSmppReceipt(receipt('id:77 done date:2603011001 stat:EXPIRED err:0 text:'), now),
     ).toMatchObject({

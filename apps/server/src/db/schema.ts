@@ -192,6 +192,12 @@ export type DeliveryReportsTable = {
   gateway_message_id: string | null;
   provider_status: string | null;
   error_message: string | null;
+  /** How many parts' delivery reports the recipient waits for (migration 0057); null: one. */
+  report_parts: number | null;
+  /** The parts reported delivered so far, of a recipient with report_parts. */
+  delivered_parts: number[] | null;
+  /** The hand-over got no answer (a time-out): counted as submitted until a report settles it. */
+  outcome_unknown_since: NullableTimestamp;
 };
 
 /** A company's keys for the REST API (migration 0054): only the key's hash and prefix are kept. */

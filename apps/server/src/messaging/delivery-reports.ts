@@ -44,17 +44,19 @@ export async function takeDeliveryReports(
   const providerStatuses: string[] = [];
   const errors: (string | null)[] = [];
   const ats: string[] = [];
+  const phones: (string | null)[] = [];
   for (const update of updates) {
     ids.push(update.providerMessageId);
     statuses.push(update.status);
     providerStatuses.push(update.providerStatus);
     errors.push(update.error);
     ats.push(update.at.toISOString());
+    phones.push(update.phone ?? null);
   }
   const { rows } = await sql<{ outcomes: BatchOutcome[] }>`
     select take_delivery_reports(${companyId}::bigint, ${byteaArrayLiteral(tokenHashes)}::bytea[],
              ${ids}::text[], ${statuses}::text[], ${providerStatuses}::text[],
-             ${errors}::text[], ${ats}::timestamptz[], ${REPORT_WINDOW}::interval,
+             ${errors}::text[], ${ats}::timestamptz[], ${phones}::text[], ${REPORT_WINDOW}::interval,
              ${options.keepUnknown}) as outcomes`.execute(executor);
   return rows[0].outcomes;
 }
@@ -79,17 +81,19 @@ export async function acceptDeliveryReports(
   const providerStatuses: string[] = [];
   const errors: (string | null)[] = [];
   const ats: string[] = [];
+  const phones: (string | null)[] = [];
   for (const update of updates) {
     ids.push(update.providerMessageId);
     statuses.push(update.status);
     providerStatuses.push(update.providerStatus);
     errors.push(update.error);
     ats.push(update.at.toISOString());
+    phones.push(update.phone ?? null);
   }
   const { rows } = await sql<{ accepted: boolean[] }>`
     select accept_delivery_reports(${companyId}::bigint, ${byteaArrayLiteral(tokenHashes)}::bytea[],
              ${ids}::text[], ${statuses}::text[], ${providerStatuses}::text[],
-             ${errors}::text[], ${ats}::timestamptz[]) as accepted`.execute(executor);
+             ${errors}::text[], ${ats}::timestamptz[], ${phones}::text[]) as accepted`.execute(executor);
   return rows[0].accepted;
 }
 

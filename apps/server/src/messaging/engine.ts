@@ -11,6 +11,7 @@ import {
   enqueueUnmatchedJob,
   ensurePartitions,
   expireIdempotencyKeys,
+  failUnknownOutcomes,
   keepsUnmatchedReports,
   runUnmatchedJob,
 } from './maintenance.ts';
@@ -79,6 +80,7 @@ export function createMessagingEngine(options: MessagingEngineOptions): Messagin
     // Reports stored by a process that died before it enqueued their job.
     await enqueueJobsForWaitingReports(db, queue);
     await enqueueJobsForUnmatchedReports(db, queue);
+    await failUnknownOutcomes(db, config.sendValidityHours);
   };
 
   return {

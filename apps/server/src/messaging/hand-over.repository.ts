@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import type { Database, Executor } from '../db/database.ts';
 import { companyScope, inTenantTransaction } from '../db/tenant-scope.ts';
 import { type CountChange, recordCountChanges } from './delivery-counts.ts';
+import type { ReportId } from './providers/provider.ts';
 
 /** The hand-over's statements; hand-over.ts says when each runs and why. */
 
@@ -30,6 +31,11 @@ export type Recorded = {
   error: string | null;
   /** Whether this offer counts as one of the recipient's attempts. */
   counted: boolean;
+  /** The ids its delivery reports may name (recipient_gateway_ids), and how many parts' reports decide it. */
+  reportIds: readonly ReportId[];
+  reportParts: number | null;
+  /** No answer from the provider: submitted, its outcome unknown until a report settles it. */
+  unknown: boolean;
 };
 
 /** The send's validity in hours (SEND_VALIDITY_HOURS) and a claim's time (SEND_CLAIM_SECONDS). */
@@ -151,10 +157,12 @@ export async function failPending(trx: Executor, job: BatchJob, plan: SendPlan, 
 
 /**
  * Every outcome of a batch in one statement, then the counters' moves. A recipient left pending
- * is offered again at the job's next run. The provider ids handed out go to recipient_gateway_ids
- * in the same statement: delivery reports find their recipient there.
+ * is offered again at the job's next run. The ids its reports may name (every part's, in the forms
+ * the provider may use) go to recipient_gateway_ids in the same statement: delivery reports find
+ * their recipient there.
  */
 export async function recordOutcomes(trx: Executor, job: BatchJob, plan: SendPlan, records: Recorded[]) {
+  const reportIds = records.flatMap((r) => r.reportIds.map((reportId) => ({ recipient: r.id, ...reportId })));
   const { rows: moved } = await sql<{ status: TDeliveryStatus; count: number }>`
     with handed_over as (
       update delivery_reports d
@@ -164,22 +172,27 @@ export async function recordOutcomes(trx: Executor, job: BatchJob, plan: SendPla
              error_message = u.error,
              attempts = d.attempts + case when u.counted then 1 else 0 end,
              submitted_at = case when u.status = 'submitted' then now() else d.submitted_at end,
+             report_parts = u.report_parts,
+             outcome_unknown_since = case when u.unknown then now() end,
              updated_at = now()
         from unnest(${records.map((r) => r.id)}::bigint[], ${records.map((r) => r.status)}::text[],
                     ${records.map((r) => r.gatewayId)}::text[], ${records.map((r) => r.providerStatus)}::text[],
-                    ${records.map((r) => r.error)}::text[], ${records.map((r) => r.counted)}::boolean[])
-             as u(id, status, gateway_id, provider_status, error, counted)
+                    ${records.map((r) => r.error)}::text[], ${records.map((r) => r.counted)}::boolean[],
+                    ${records.map((r) => r.reportParts)}::smallint[], ${records.map((r) => r.unknown)}::boolean[])
+             as u(id, status, gateway_id, provider_status, error, counted, report_parts, unknown)
        where d.company_id = ${job.companyId} and d.message_id = ${job.messageId}
          and d.created_at = ${plan.recipientsAt} and d.id = u.id
          and d.id between ${records[0].id} and ${records[records.length - 1].id}
          -- A final status is never overwritten.
          and d.status = 'pending'
-      returning d.company_id, d.gateway_message_id, d.created_at, d.message_id, d.id, d.status),
+      returning d.company_id, d.created_at, d.message_id, d.id, d.status),
     gateway_ids as (
-      insert into recipient_gateway_ids (company_id, gateway_message_id, created_at, message_id, id)
-      select company_id, gateway_message_id, created_at, message_id, id
-        from handed_over
-       where gateway_message_id is not null)
+      insert into recipient_gateway_ids (company_id, gateway_message_id, created_at, message_id, id, part, alternative)
+      select h.company_id, k.gateway_id, h.created_at, h.message_id, h.id, k.part, k.alternative
+        from unnest(${reportIds.map((k) => k.recipient)}::bigint[], ${reportIds.map((k) => k.id)}::text[],
+                    ${reportIds.map((k) => k.part)}::smallint[], ${reportIds.map((k) => k.alternative ?? false)}::boolean[])
+             as k(id, gateway_id, part, alternative)
+        join handed_over h on h.id = k.id)
     select status, count(*)::int as count from handed_over group by status`.execute(trx);
   const changes: CountChange[] = moved.map((row) => ({
     messageId: job.messageId,

@@ -225,18 +225,33 @@ async function offer(companyProvider: CompanyProvider, plan: SendPlan, rows: Cla
 
 /** Maps each claimed recipient's outcome onto its new row state (no answer counts as a retry). */
 function recordOf(row: Claimed, outcome: SubmitOutcome | undefined, maxAttempts: number): Recorded {
+  const recorded = { id: row.id, reportIds: [], reportParts: null, unknown: false } as const;
   if (outcome?.outcome === 'accepted')
     return {
-      id: row.id,
+      ...recorded,
       status: 'submitted',
       gatewayId: outcome.providerMessageId,
       providerStatus: outcome.providerStatus ?? null,
       error: null,
       counted: true,
+      reportIds: outcome.reportIds ?? [{ id: outcome.providerMessageId, part: 1 }],
+      reportParts: outcome.reportParts && outcome.reportParts > 1 ? outcome.reportParts : null,
+    };
+  // Taken or not, nobody knows: submitted until a report settles it, and never offered again.
+  if (outcome?.outcome === 'unknown')
+    return {
+      ...recorded,
+      status: 'submitted',
+      gatewayId: outcome.reportIds?.[0]?.id ?? null,
+      providerStatus: null,
+      error: MESSAGE_MESSAGES.outcomeUnknown(outcome.reason),
+      counted: true,
+      reportIds: outcome.reportIds ?? [],
+      unknown: true,
     };
   if (outcome?.outcome === 'rejected')
     return {
-      id: row.id,
+      ...recorded,
       status: 'rejected',
       gatewayId: null,
       providerStatus: outcome.providerStatus ?? null,
@@ -247,7 +262,7 @@ function recordOf(row: Claimed, outcome: SubmitOutcome | undefined, maxAttempts:
   // Flow control and outages are not the recipient's: they wait within the send's validity.
   const counted = (outcome?.scope ?? 'recipient') === 'recipient';
   const status = counted && row.attempts + 1 >= maxAttempts ? 'failed' : 'pending';
-  return { id: row.id, status, gatewayId: null, providerStatus: null, error: reason, counted };
+  return { ...recorded, status, gatewayId: null, providerStatus: null, error: reason, counted };
 }
 
 function pause(ms: number, signal: AbortSignal) {

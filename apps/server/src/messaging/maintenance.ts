@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
+import { MESSAGE_MESSAGES } from '@sms/contracts/messages/message';
 import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
 import { companyScope, inTenantTransaction, platformScope } from '../db/tenant-scope.ts';
+import { recordCountChanges } from './delivery-counts.ts';
 import { applyInboxBatch, enqueueInboxJob } from './delivery-report-applier.ts';
 import { REPORT_WINDOW } from './delivery-reports.ts';
 import type { JobQueue } from './queue/job-queue.ts';
 import { DLR_UNMATCHED_JOB, SEND_START_JOB } from './queue/jobs.ts';
 import { sendJobKey } from './send-jobs.ts';
+import { settleSends } from './send-progress.ts';
 
 /** Unknown delivery reports are kept this long in case their hand-over commit was still on its way. */
 const UNMATCHED_TTL = '1 hour';
@@ -200,4 +203,52 @@ export async function adoptSendsWithoutJobs(db: Database, queue: JobQueue) {
     }
     return rows.length;
   });
+}
+
+/**
+ * Upkeep: a recipient whose hand-over got no answer and for which no report came within the
+ * send's validity (SEND_VALIDITY_HOURS from the time-out) ends failed, saying so; its counters
+ * move and its message settles. Returns the recipients failed.
+ */
+export async function failUnknownOutcomes(db: Database, sendValidityHours: number) {
+  const companies = await inTenantTransaction(db, platformScope, async (trx) => {
+    const { rows } = await sql<{ company_id: number }>`
+      select distinct company_id from delivery_reports
+       where outcome_unknown_since is not null
+         and outcome_unknown_since < now() - make_interval(hours => ${sendValidityHours})`.execute(trx);
+    return rows.map((row) => Number(row.company_id));
+  });
+  let failed = 0;
+  for (const companyId of companies) {
+    failed += await inTenantTransaction(db, companyScope(companyId), async (trx) => {
+      const { rows } = await sql<{ message_id: number; count: number }>`
+        with ended as (
+          update delivery_reports
+             set status = 'failed', outcome_unknown_since = null, updated_at = now(),
+                 error_message = ${MESSAGE_MESSAGES.outcomeNeverKnown(sendValidityHours)}
+           where company_id = ${companyId} and status = 'submitted' and outcome_unknown_since is not null
+             and outcome_unknown_since < now() - make_interval(hours => ${sendValidityHours})
+          returning message_id)
+        select message_id, count(*)::int as count from ended group by message_id order by message_id`.execute(
+        trx,
+      );
+      await recordCountChanges(
+        trx,
+        companyId,
+        rows.map((row) => ({
+          messageId: Number(row.message_id),
+          from: 'submitted',
+          to: 'failed',
+          count: row.count,
+        })),
+      );
+      await settleSends(
+        trx,
+        companyId,
+        rows.map((row) => Number(row.message_id)),
+      );
+      return rows.reduce((sum, row) => sum + row.count, 0);
+    });
+  }
+  return failed;
 }

@@ -24,10 +24,23 @@ export const SMPP_BIND_MODE_LABELS: Record<TSmppBindMode, string> = {
   transmitter_receiver: 'Transmitter + receiver (two sessions)',
 };
 
+/**
+ * How the SMSC writes a message's id in submit_sm_resp and in its receipts (Kannel's msg-id-type):
+ * some give one number in hex in the one and in decimal in the other. `auto` matches both forms.
+ */
+export const SMPP_MESSAGE_ID_TYPES = ['auto', 'same', 'hex_decimal', 'decimal_hex'] as const;
+export type TSmppMessageIdType = (typeof SMPP_MESSAGE_ID_TYPES)[number];
+export const SMPP_MESSAGE_ID_TYPE_LABELS: Record<TSmppMessageIdType, string> = {
+  auto: 'Match either form (hex or decimal)',
+  same: 'The same text in both',
+  hex_decimal: 'Hex in submit_sm_resp, decimal in receipts',
+  decimal_hex: 'Decimal in submit_sm_resp, hex in receipts',
+};
+
 /** Defaults a new configuration of each kind starts from (Africa's Talking publishes no limits). */
 export const PROVIDER_DEFAULTS = {
   africastalking: { environment: 'live', batchSize: 100, messagesPerSecond: 50 },
-  smpp: { port: 2775, bindMode: 'transceiver', messagesPerSecond: 50, window: 10 },
+  smpp: { port: 2775, bindMode: 'transceiver', messagesPerSecond: 50, window: 10, messageIdType: 'auto' },
 } as const;
 
 /**
@@ -227,6 +240,9 @@ const ZSmppSettings = z.object({
   bindMode: z
     .enum(SMPP_BIND_MODES, { error: 'Bind mode must be transceiver or transmitter_receiver' })
     .default(PROVIDER_DEFAULTS.smpp.bindMode),
+  messageIdType: z
+    .enum(SMPP_MESSAGE_ID_TYPES, { error: 'Message ID type must be auto, same, hex_decimal or decimal_hex' })
+    .default(PROVIDER_DEFAULTS.smpp.messageIdType),
   messagesPerSecond: integer(
     PROVIDER_LIMITS.smppMessagesPerSecond.min,
     PROVIDER_LIMITS.smppMessagesPerSecond.max,
@@ -280,6 +296,7 @@ export const ZCompanyProvider = z.discriminatedUnion('kind', [
     password: z.string().nullable(),
     systemType: z.string().nullable(),
     bindMode: z.enum(SMPP_BIND_MODES),
+    messageIdType: z.enum(SMPP_MESSAGE_ID_TYPES),
     messagesPerSecond: z.number().int(),
     window: z.number().int(),
     sourceTon: z.number().int().nullable(),

@@ -77,6 +77,12 @@ export const MESSAGE_MESSAGES = {
   heldCompanyNotActive: 'The company is not active',
   /** A recipient still not handed over when its send's validity (SEND_VALIDITY_HOURS) ended. */
   notHandedOverInTime: (hours: number) => `Not handed over within the send's validity (${count(hours)} h)`,
+  /** A hand-over without an answer: submitted, as far as anyone knows, until a report says more. */
+  outcomeUnknown: (reason: string) =>
+    `${reason}; the provider may have taken it: waiting for its delivery report`,
+  /** A recipient whose hand-over got no answer, and no report came for it within the send's validity. */
+  outcomeNeverKnown: (hours: number) =>
+    `The provider did not answer the hand-over, and no delivery report came within the send's validity (${count(hours)} h)`,
   notEditable: 'Only pending or scheduled messages can be changed',
   notCancellable: 'Only scheduled messages can be cancelled',
   notSendable: 'Only pending or scheduled messages can be sent',

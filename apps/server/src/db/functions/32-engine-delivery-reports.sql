@@ -1,10 +1,16 @@
--- apply_delivery_reports (migration 0029) for batches of thousands: its answer joined each found
--- recipient to the rows the update changed, a nested loop (hash and merge joins are off in the
--- function) that compared every pair: 4,000,000 comparisons and 1.2 s for a batch of 2,000, where
--- batches of 50 never showed it. Whether a recipient moves is now decided once, in the locking
--- lookup (its row is locked there, so the update that follows changes exactly those rows), and the
--- answer reads it from there. Same rule, same results.
-create or replace function apply_delivery_reports(p_company_id bigint, p_ids text[], p_statuses text[], p_provider_statuses text[], p_errors text[], p_ats timestamp with time zone[], p_window interval, p_keep_unknown boolean)
+-- Applies one batch of one company's delivery reports (the inbox's apply, take_delivery_reports).
+-- Each provider id takes its most advanced report of the batch and finds its recipient: by the ids
+-- recorded at the hand-over (every part's; another number base's form only where no id is exactly
+-- the report's and it names one recipient), else, for a phone number whose hand-over outcome is
+-- unknown (a time-out), the recipient of that company and number that has waited longest. A
+-- recipient's status only moves forward (pending < submitted < sent < final), a final one is never
+-- replaced; a recipient with report_parts is delivered once every part is, and fails with the
+-- first part that fails. Whether a recipient moves is decided once, per recipient, over rows
+-- locked in the lookup: window functions, not a join (hash and merge joins are off in the
+-- function, and a nested loop over thousands of reports compares every pair). Returns one row per
+-- report found: its recipient's move on the report that decided it, and old = new on the others of
+-- a recipient that changed (so they read "applied" and move no counter).
+create or replace function apply_delivery_reports(p_company_id bigint, p_ids text[], p_statuses text[], p_provider_statuses text[], p_errors text[], p_ats timestamp with time zone[], p_phones text[], p_window interval, p_keep_unknown boolean)
  returns TABLE(gid text, message_id bigint, old_status text, new_status text)
  language plpgsql
  set enable_hashjoin to 'off'
@@ -15,55 +21,123 @@ as $function$
 begin
   return query
   with input as (
-    select distinct on (u.gid) u.gid, u.status, u.provider_status, u.error, u.at, r.rank
-      from unnest(p_ids, p_statuses, p_provider_statuses, p_errors, p_ats)
-           with ordinality as u(gid, status, provider_status, error, at, ord)
+    select distinct on (u.gid) u.gid, u.status, u.provider_status, u.error, u.at, u.phone, r.rank
+      from unnest(p_ids, p_statuses, p_provider_statuses, p_errors, p_ats, p_phones)
+           with ordinality as u(gid, status, provider_status, error, at, phone, ord)
       cross join lateral (select case u.status when 'submitted' then 1 when 'sent' then 2 else 3 end as rank) r
      order by u.gid, r.rank desc, u.ord
   ),
-  found as (
-    select d.company_id, d.message_id, d.id, d.created_at, d.status as old_status,
-           i.gid, i.status, i.provider_status, i.error, i.at,
-           i.rank > case d.status when 'pending' then 0 when 'submitted' then 1 when 'sent' then 2 else 3 end as moves
+  by_id as (
+    select i.gid, g.message_id, g.id, g.created_at, g.part, false as by_phone
       from input i
       cross join lateral (
-        select g.message_id, g.id, g.created_at
+        select g.message_id, g.id, g.created_at, g.part, g.alternative, count(*) over () as named
           from recipient_gateway_ids g
          where g.company_id = p_company_id and g.gateway_message_id = i.gid
            and g.created_at >= now() - p_window and g.created_at <= now() + interval '1 day'
         offset 0) g
+     where not g.alternative or g.named = 1
+  ),
+  by_phone as (
+    -- Two reports for one number settle its two recipients that waited longest.
+    select i.gid, d.message_id, d.id, d.created_at, 1::smallint as part, true as by_phone
+      from (select i.gid, i.phone, row_number() over (partition by i.phone order by i.gid) as nth
+              from input i
+             where i.phone is not null and not exists (select 1 from by_id b where b.gid = i.gid)) i
+      cross join lateral (
+        select d.message_id, d.id, d.created_at
+          from delivery_reports d
+         where d.company_id = p_company_id and d.recipient_phone = i.phone and d.outcome_unknown_since is not null
+           and d.created_at >= now() - p_window and d.created_at <= now() + interval '1 day'
+         order by d.outcome_unknown_since, d.id
+        offset i.nth - 1 limit 1) d
+  ),
+  found as (
+    select d.company_id, d.message_id, d.id, d.created_at, d.status as old_status, d.delivered_parts as old_parts,
+           -- A recipient settled by its number waits for no part's report.
+           case when m.by_phone then null else d.report_parts end as report_parts,
+           i.gid, i.status, i.provider_status, i.error, i.at, m.part, m.by_phone
+      from (select * from by_id union all select * from by_phone) m
+      join input i on i.gid = m.gid
       join delivery_reports d
-        on d.company_id = p_company_id and d.message_id = g.message_id and d.id = g.id and d.created_at = g.created_at
+        on d.company_id = p_company_id and d.message_id = m.message_id and d.id = m.id and d.created_at = m.created_at
        and d.created_at >= now() - p_window and d.created_at <= now() + interval '1 day'
        for update of d
   ),
+  gathered as (
+    select f.*,
+           array_agg(f.part) filter (where f.status = 'delivered' and f.report_parts > 1)
+             over (partition by f.company_id, f.message_id, f.id, f.created_at) as delivered_now
+      from found f
+  ),
+  judged as (
+    select g.*, p.delivered_parts, e.effective, e.rank,
+           e.rank > case g.old_status when 'pending' then 0 when 'submitted' then 1 when 'sent' then 2 else 3 end
+             as moves
+      from gathered g
+      cross join lateral (
+        select case when g.delivered_now is null then g.old_parts
+                    else array(select distinct x from unnest(coalesce(g.old_parts, '{}') || g.delivered_now) x order by x)
+               end as delivered_parts) p
+      cross join lateral (
+        -- A part delivered while others are not yet is the recipient's "sent".
+        select s.effective, case s.effective when 'submitted' then 1 when 'sent' then 2 else 3 end as rank
+          from (select case when g.status = 'delivered' and g.report_parts > 1
+                                 and cardinality(p.delivered_parts) < g.report_parts then 'sent'
+                            else g.status end as effective) s) e
+  ),
+  chosen as (
+    select j.*,
+           row_number() over ordered as nth,
+           bool_or(j.moves or j.by_phone
+                   or (j.delivered_parts is distinct from j.old_parts and j.old_status not in ('delivered', 'failed', 'rejected', 'expired')))
+             over recipient as touched,
+           bool_or(j.by_phone) over recipient as settled_by_phone
+      from judged j
+    window recipient as (partition by j.company_id, j.message_id, j.id, j.created_at),
+           ordered as (recipient order by j.effective in ('failed', 'rejected', 'expired') desc, j.rank desc, j.part)
+  ),
   changed as (
     update delivery_reports d
-       set status = t.status,
-           provider_status = t.provider_status,
-           error_message = case when t.status in ('failed', 'rejected', 'expired') then coalesce(t.error, t.provider_status)
+       set status = case when c.moves then c.effective else d.status end,
+           provider_status = case when c.moves then c.provider_status else d.provider_status end,
+           error_message = case when c.moves and c.effective in ('failed', 'rejected', 'expired')
+                                  then coalesce(c.error, c.provider_status)
+                                -- The time-out's note goes once a report says what became of it.
+                                when c.moves and d.outcome_unknown_since is not null then null
                                 else d.error_message end,
-           delivered_at = case when t.status = 'delivered' then t.at else d.delivered_at end,
+           delivered_at = case when c.moves and c.effective = 'delivered' then c.at else d.delivered_at end,
+           delivered_parts = c.delivered_parts,
+           gateway_message_id = case when c.settled_by_phone then coalesce(d.gateway_message_id, c.gid)
+                                     else d.gateway_message_id end,
+           outcome_unknown_since = case when c.moves or c.settled_by_phone then null else d.outcome_unknown_since end,
            updated_at = now()
-      from found t
-     where d.company_id = t.company_id and d.message_id = t.message_id and d.id = t.id and d.created_at = t.created_at
+      from chosen c
+     where d.company_id = c.company_id and d.message_id = c.message_id and d.id = c.id and d.created_at = c.created_at
        and d.created_at >= now() - p_window and d.created_at <= now() + interval '1 day'
-       and t.moves
+       and c.nth = 1 and c.touched
     returning d.id
+  ),
+  mapped as (
+    -- The id of a recipient settled by its number: its later reports find it by the id.
+    insert into recipient_gateway_ids (company_id, gateway_message_id, created_at, message_id, id)
+    select c.company_id, c.gid, c.created_at, c.message_id, c.id from chosen c where c.by_phone
+    on conflict do nothing
   ),
   kept as (
     insert into unmatched_delivery_reports (company_id, gateway_message_id, status, provider_status, error_message, reported_at)
     select p_company_id, i.gid, i.status, i.provider_status, i.error, i.at
       from input i
-     where p_keep_unknown and i.gid not in (select f.gid from found f)
+     where p_keep_unknown and i.gid not in (select c.gid from chosen c)
     on conflict do nothing
   )
-  select f.gid, f.message_id, f.old_status, case when f.moves then f.status end
-    from found f;
+  select c.gid, c.message_id, c.old_status,
+         case when c.nth = 1 and c.moves then c.effective when c.touched then c.old_status end
+    from chosen c;
 end $function$;
 
 
-create or replace function take_delivery_reports(p_company_id bigint, p_token_hashes bytea[], p_ids text[], p_statuses text[], p_provider_statuses text[], p_errors text[], p_ats timestamp with time zone[], p_window interval, p_keep_unknown boolean)
+create or replace function take_delivery_reports(p_company_id bigint, p_token_hashes bytea[], p_ids text[], p_statuses text[], p_provider_statuses text[], p_errors text[], p_ats timestamp with time zone[], p_phones text[], p_window interval, p_keep_unknown boolean)
  returns text[]
  language plpgsql
 as $function$
@@ -110,10 +184,11 @@ begin
       array(select p_provider_statuses[i] from generate_subscripts(allowed, 1) i where allowed[i] order by i);
     p_errors := array(select p_errors[i] from generate_subscripts(allowed, 1) i where allowed[i] order by i);
     p_ats := array(select p_ats[i] from generate_subscripts(allowed, 1) i where allowed[i] order by i);
+    p_phones := array(select p_phones[i] from generate_subscripts(allowed, 1) i where allowed[i] order by i);
   end if;
   select array_agg(a.gid), array_agg(a.message_id), array_agg(a.old_status), array_agg(a.new_status)
     into found_gids, found_messages, found_old, found_new
-    from apply_delivery_reports(p_company_id, p_ids, p_statuses, p_provider_statuses, p_errors, p_ats,
+    from apply_delivery_reports(p_company_id, p_ids, p_statuses, p_provider_statuses, p_errors, p_ats, p_phones,
                                 p_window, p_keep_unknown) a;
 
   -- The outcomes, in the order of the input (p_ids may have been narrowed above: read the input anew).
@@ -157,7 +232,7 @@ end $function$;
 -- outside a transaction, the statement is its own transaction: it binds itself to the company only
 -- once a token is that company's. Returns, per report in order, whether it was accepted; refused
 -- reports are not stored.
-create or replace function accept_delivery_reports(p_company_id bigint, p_token_hashes bytea[], p_ids text[], p_statuses text[], p_provider_statuses text[], p_errors text[], p_ats timestamp with time zone[])
+create or replace function accept_delivery_reports(p_company_id bigint, p_token_hashes bytea[], p_ids text[], p_statuses text[], p_provider_statuses text[], p_errors text[], p_ats timestamp with time zone[], p_phones text[])
  returns boolean[]
  language plpgsql
 as $function$
@@ -195,10 +270,13 @@ begin
       array(select p_provider_statuses[i] from generate_subscripts(allowed, 1) i where allowed[i] order by i);
     p_errors := array(select p_errors[i] from generate_subscripts(allowed, 1) i where allowed[i] order by i);
     p_ats := array(select p_ats[i] from generate_subscripts(allowed, 1) i where allowed[i] order by i);
+    p_phones := array(select p_phones[i] from generate_subscripts(allowed, 1) i where allowed[i] order by i);
   end if;
   insert into delivery_report_inbox (company_id, gateway_message_ids, statuses, provider_statuses, error_messages,
-                                     reported_ats)
-  values (p_company_id, p_ids, p_statuses, p_provider_statuses, p_errors, p_ats);
+                                     reported_ats, recipient_phones)
+  values (p_company_id, p_ids, p_statuses, p_provider_statuses, p_errors, p_ats,
+          -- Reports that name no number (most) store none.
+          case when cardinality(array_remove(p_phones, null)) > 0 then p_phones end);
   return allowed;
 end $function$;
 
@@ -213,6 +291,7 @@ declare
   taken_provider_statuses text[];
   taken_errors text[];
   taken_ats timestamptz[];
+  taken_phones text[];
   found_messages bigint[];
   found_old text[];
   found_new text[];
@@ -242,15 +321,17 @@ begin
     delete from delivery_report_inbox b
      where b.company_id = p_company_id
        and b.id in (select c.id from chosen c)
-    returning b.id, b.gateway_message_ids, b.statuses, b.provider_statuses, b.error_messages, b.reported_ats
+    returning b.id, b.gateway_message_ids, b.statuses, b.provider_statuses, b.error_messages, b.reported_ats,
+              b.recipient_phones
   )
   select array_agg(u.gid order by t.id, u.ord), array_agg(u.status order by t.id, u.ord),
          array_agg(u.provider_status order by t.id, u.ord), array_agg(u.error order by t.id, u.ord),
-         array_agg(u.at order by t.id, u.ord)
-    into taken_ids, taken_statuses, taken_provider_statuses, taken_errors, taken_ats
+         array_agg(u.at order by t.id, u.ord), array_agg(u.phone order by t.id, u.ord)
+    into taken_ids, taken_statuses, taken_provider_statuses, taken_errors, taken_ats, taken_phones
     from taken t
-    cross join lateral unnest(t.gateway_message_ids, t.statuses, t.provider_statuses, t.error_messages, t.reported_ats)
-         with ordinality as u(gid, status, provider_status, error, at, ord);
+    cross join lateral unnest(t.gateway_message_ids, t.statuses, t.provider_statuses, t.error_messages, t.reported_ats,
+                              t.recipient_phones)
+         with ordinality as u(gid, status, provider_status, error, at, phone, ord);
   if taken_ids is null then
     return 0;
   end if;
@@ -258,7 +339,7 @@ begin
   select array_agg(a.message_id), array_agg(a.old_status), array_agg(a.new_status)
     into found_messages, found_old, found_new
     from apply_delivery_reports(p_company_id, taken_ids, taken_statuses, taken_provider_statuses, taken_errors,
-                                taken_ats, p_window, true) a;
+                                taken_ats, taken_phones, p_window, true) a;
 
   -- Each recipient that moved: one down from where it was, one up where it went; last, so that the
   -- company's rollup rows (locked by the counters' trigger) are held from here to the commit only.

@@ -1,4 +1,5 @@
 import type { DeliveryUpdate } from './provider.ts';
+import { e164 } from './report-phone.ts';
 
 /** Africa's Talking's delivery `status` words (providers.md), lower-cased, onto ours. */
 const STATUS_MAP: Record<string, DeliveryUpdate['status']> = {
@@ -42,6 +43,7 @@ export function parseAfricasTalkingDeliveryReport(body: unknown, now = new Date(
     error: FINAL_WITHOUT_DELIVERY.has(status) ? (failureReason ?? providerStatus) : failureReason,
     // The report carries no time of its own.
     at: now,
+    phone: e164(fields.get('phonenumber')),
   };
 }
 

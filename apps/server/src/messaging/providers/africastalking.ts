@@ -127,7 +127,15 @@ export function createAfricasTalkingProvider(
         addressPolicy,
       );
     } catch (error) {
-      // A time-out may have been taken; no route to the provider at all is the account's trouble.
+      // Asked and never answered: Africa's Talking may have taken the request, and offering it
+      // again could send it twice. Its delivery reports (by id, or by phone number) settle it.
+      if (error instanceof ProviderTimeoutError && error.requestSent)
+        return group.map((sms) => ({
+          recipientKey: sms.recipientKey,
+          outcome: 'unknown',
+          reason: unreachableReason(error, timeoutMs),
+        }));
+      // Not even asked (the connection hung): offered again; no route at all is the account's trouble.
       const scope = error instanceof ProviderTimeoutError ? 'request' : 'account';
       return retryAll(group, unreachableReason(error, timeoutMs), scope);
     }

@@ -80,6 +80,7 @@ export function toCompanyProviderSettings(
           password: settings.password ?? '',
           systemType: settings.systemType ?? undefined,
           bindMode: settings.bindMode,
+          messageIdType: settings.messageIdType,
           window: settings.window,
           batchSize: settings.window * SMPP_BATCH_PER_WINDOW,
           sourceTon: settings.sourceTon,

@@ -10,6 +10,12 @@ const MAX_BODY_BYTES = 1024 * 1024;
 
 export class ProviderTimeoutError extends Error {
   override readonly name = 'TimeoutError';
+  /** Whether the whole request had been written: then the provider may have taken it. */
+  readonly requestSent: boolean;
+  constructor(message: string, requestSent: boolean) {
+    super(message);
+    this.requestSent = requestSent;
+  }
 }
 
 /** The URL's problem as a provider address, if any: a scheme other than http(s), or credentials in it. */
@@ -40,8 +46,12 @@ export function postToProvider(
       headers: { ...request.headers, 'Content-Length': String(body.length) },
       lookup: policy.lookup,
     });
+    let requestSent = false;
+    outgoing.on('finish', () => {
+      requestSent = true;
+    });
     const timer = setTimeout(() => {
-      reject(new ProviderTimeoutError(`no answer within ${request.timeoutMs} ms`));
+      reject(new ProviderTimeoutError(`no answer within ${request.timeoutMs} ms`, requestSent));
       outgoing.destroy();
     }, request.timeoutMs);
     const fail = (error: Error) => {

@@ -3,9 +3,11 @@ import {
   PROVIDER_DEFAULTS,
   PROVIDER_KINDS,
   SMPP_BIND_MODES,
+  SMPP_MESSAGE_ID_TYPES,
   type TAtEnvironment,
   type TProviderKind,
   type TSmppBindMode,
+  type TSmppMessageIdType,
 } from '@sms/contracts/admin/company-provider';
 import { sql } from 'kysely';
 import type { Executor } from '../../db/database.ts';
@@ -40,6 +42,8 @@ export type SmppSettings = {
   password: string | null;
   systemType: string | null;
   bindMode: TSmppBindMode;
+  /** How submit_sm_resp and receipts write a message id (hex or decimal). */
+  messageIdType: TSmppMessageIdType;
   messagesPerSecond: number;
   window: number;
   /** Null: by the sender's kind (SMPP_SOURCE_ADDRESS_DEFAULTS). */
@@ -138,6 +142,7 @@ export function decodeProviderRow(
           password: secret,
           systemType: text(stored.systemType),
           bindMode: oneOf(SMPP_BIND_MODES, stored.bindMode, defaults.bindMode),
+          messageIdType: oneOf(SMPP_MESSAGE_ID_TYPES, stored.messageIdType, defaults.messageIdType),
           messagesPerSecond: num(stored.messagesPerSecond, defaults.messagesPerSecond),
           window: num(stored.window, defaults.window),
           sourceTon: numOrNull(stored.sourceTon),

@@ -19,9 +19,32 @@ export type OutboundSms = {
   parts: number;
 };
 
+/**
+ * An id a delivery report may name: a part's (1..n), or that part's id in the other number base for
+ * an SMSC whose receipts may use it (`alternative`: matched only when no id is exactly the report's).
+ */
+export type ReportId = { id: string; part: number; alternative?: boolean };
+
 /** The provider's answer for one recipient of a batch. */
 export type SubmitOutcome =
-  | { recipientKey: string; outcome: 'accepted'; providerMessageId: string; providerStatus?: string }
+  | {
+      recipientKey: string;
+      outcome: 'accepted';
+      providerMessageId: string;
+      providerStatus?: string;
+      /**
+       * Every id its reports may name, when that is more than providerMessageId: each part's of a
+       * long message sent as parts (SMPP), whose reports all count (delivered once every part is).
+       */
+      reportIds?: ReportId[];
+      /** How many parts' reports decide the recipient; absent: one. */
+      reportParts?: number;
+    }
+  /**
+   * No answer (a time-out): the provider may have taken it. It is not offered again; a report by
+   * one of `reportIds` or by its phone number settles it, else it fails past the send's validity.
+   */
+  | { recipientKey: string; outcome: 'unknown'; reason: string; reportIds?: ReportId[] }
   /** Refused for good (invalid number, blacklisted, ...): the recipient fails with this reason. */
   | { recipientKey: string; outcome: 'rejected'; reason: string; providerStatus?: string }
   /** Not handed over: offer it again later, after the batch's backoff. */
@@ -29,8 +52,9 @@ export type SubmitOutcome =
 
 /**
  * Whose trouble a retry is. `recipient` (the default): the provider answered for this recipient,
- * and it counts as one of its SEND_MAX_ATTEMPTS. `request`: flow control, a whole request's 5xx, a
- * time-out or a lost connection: not the recipient's doing, not counted. `account`: the provider
+ * and it counts as one of its SEND_MAX_ATTEMPTS. `request`: flow control, a whole request's 5xx, or
+ * a request that surely did not reach the provider: not the recipient's doing, not counted (a
+ * time-out is no retry: the provider may have taken it, see 'unknown'). `account`: the provider
  * refuses or cannot be reached for the whole account (not bound, bind refused, HTTP 401/403,
  * unreachable, InsufficientBalance, RiskHold): not counted, and the company's sends are held
  * until the provider answers again (hand-over.ts).
@@ -45,6 +69,11 @@ export type DeliveryUpdate = {
   providerStatus: string;
   error: string | null;
   at: Date;
+  /**
+   * The recipient's number as the report gives it (E.164), where it gives one: a report no id
+   * explains settles the company's recipient of that number whose hand-over outcome is unknown.
+   */
+  phone?: string | null;
 };
 
 export type SmsProvider = {

@@ -1,6 +1,7 @@
 import type { Pdu } from 'smpp';
 import smpp from 'smpp';
 import type { DeliveryUpdate } from './provider.ts';
+import { e164 } from './report-phone.ts';
 
 /** Receipt `stat:` words (SMPP 3.4 appendix B, plus what some SMSCs add) onto our statuses. */
 const STAT_MAP: Record<string, DeliveryUpdate['status']> = {
@@ -65,6 +66,8 @@ export function parseSmppReceipt(pdu: Pdu, now = new Date()): DeliveryUpdate | n
     providerStatus,
     error: failed ? (err && !/^0+$/.test(err) ? `${providerStatus} (err ${err})` : providerStatus) : null,
     at: doneDate(text, now),
+    // A receipt comes from the handset's address: the recipient's number.
+    phone: e164(typeof pdu.source_addr === 'string' ? pdu.source_addr : null),
   };
 }
 

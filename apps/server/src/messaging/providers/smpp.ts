@@ -1,9 +1,14 @@
-import { SMPP_SOURCE_ADDRESS_DEFAULTS, senderRefusal } from '@sms/contracts/admin/company-provider';
+import {
+  SMPP_SOURCE_ADDRESS_DEFAULTS,
+  senderRefusal,
+  type TSmppMessageIdType,
+} from '@sms/contracts/admin/company-provider';
 import type { Pdu, Session } from 'smpp';
 import smpp from 'smpp';
 import { createPublicAddressPolicy, type PublicAddressPolicy } from '../../lib/public-address.ts';
 import type { DeliveryUpdate, OutboundSms, RetryScope, SmsProvider, SubmitOutcome } from './provider.ts';
 import { describeStatus, openSmppLink, type SmppLink } from './smpp-link.ts';
+import { receiptId, recipientReportIds } from './smpp-message-ids.ts';
 import { type SmppPart, splitIntoParts } from './smpp-parts.ts';
 import { isDeliveryReceipt, parseSmppReceipt } from './smpp-receipt.ts';
 
@@ -17,6 +22,8 @@ export type SmppConfig = {
   systemType?: string;
   /** One transceiver session, or a transmitter for submits plus a receiver for receipts. */
   bindMode: (typeof SMPP_BIND_MODES)[number];
+  /** How submit_sm_resp and receipts write a message id; default `auto` (either form). */
+  messageIdType?: TSmppMessageIdType;
   /** submit_sm PDUs outstanding at once (each part counts), so a batch is pipelined. */
   window?: number;
   batchSize?: number;
@@ -56,20 +63,25 @@ type Batch = { held: string | null };
 type PartResult =
   | { kind: 'accepted'; messageId: string }
   | { kind: 'rejected'; reason: string }
+  /** Written, never answered: the SMSC may have taken it. */
+  | { kind: 'unknown'; reason: string }
   | { kind: 'retry'; reason: string; scope: RetryScope };
 
 /**
  * SMPP 3.4 over npm `smpp`. Binds at once (receipts may arrive at any time) and stays bound,
  * reconnecting with backoff. A batch is pipelined through a window of outstanding submit_sm; each
- * recipient's parts carry one concatenation reference, and the first part's message_id is the
- * recipient's provider id (receipts name it). A refused part rejects the recipient; a part without
- * an answer (time-out, lost connection, throttling) leaves the whole recipient to be offered again.
+ * recipient's parts carry one concatenation reference. Every part's message_id is recorded (its
+ * receipt counts: the recipient is delivered once every part is), in the forms the company's
+ * message id type says; the first is the recipient's provider id as shown. A refused part rejects
+ * the recipient; a part the SMSC never answered (time-out) makes its outcome unknown, not offered
+ * again; a part that surely was not taken (lost connection, throttling) offers the whole recipient again.
  */
 export function createSmppProvider(
   config: SmppConfig,
   addressPolicy: PublicAddressPolicy = createPublicAddressPolicy(config.allowedPrivateHosts ?? []),
 ): SmsProvider {
   const windowSize = Math.max(1, config.window ?? SMPP_DEFAULT_WINDOW);
+  const idType = config.messageIdType ?? 'auto';
   const submitTimeoutMs = config.submitTimeoutMs ?? 10_000;
   const bindTimeoutMs = config.bindTimeoutMs ?? 10_000;
   const window = createWindow(windowSize);
@@ -80,9 +92,10 @@ export function createSmppProvider(
   /** Resolves once every listener stored the receipt; a rejection makes the SMSC send it again. */
   const onDeliver = async (pdu: Pdu) => {
     if (!isDeliveryReceipt(pdu)) return; // handset messages (MO) are not this interface's business
-    const update = parseSmppReceipt(pdu);
+    const parsed = parseSmppReceipt(pdu);
     // Acknowledged and dropped: sent again, an unreadable receipt would stay unreadable.
-    if (!update) return;
+    if (!parsed) return;
+    const update = { ...parsed, providerMessageId: receiptId(parsed.providerMessageId, idType) };
     await Promise.all([...listeners].map((listener) => listener(update)));
   };
   const onDown = (reason: string) => {
@@ -133,9 +146,8 @@ export function createSmppProvider(
       const timer = setTimeout(
         () =>
           finish({
-            kind: 'retry',
-            reason: `no submit_sm_resp within ${submitTimeoutMs} ms`,
-            scope: 'request',
+            kind: 'unknown',
+            reason: `The SMSC did not answer submit_sm within ${submitTimeoutMs} ms`,
           }),
         submitTimeoutMs,
       );
@@ -186,7 +198,7 @@ export function createSmppProvider(
       }
       pending.push(submitPart(session, sms, part, batch));
     }
-    return outcomeOf(sms.recipientKey, await Promise.all(pending));
+    return outcomeOf(sms.recipientKey, await Promise.all(pending), idType);
   }
 
   return {
@@ -225,21 +237,35 @@ function readSubmitResponse(response: Pdu): PartResult {
   return { kind: 'rejected', reason: describeStatus(status) };
 }
 
-/** One recipient's fate from its parts': any refusal rejects, any missing answer retries. */
-function outcomeOf(recipientKey: string, results: PartResult[]): SubmitOutcome {
+/**
+ * One recipient's fate from its parts': any refusal rejects; any part never answered makes it
+ * unknown (never offered again: that part may have been taken); any part surely not taken retries;
+ * else accepted, with every part's id.
+ */
+function outcomeOf(recipientKey: string, results: PartResult[], idType: TSmppMessageIdType): SubmitOutcome {
   const rejected = results.find((result) => result.kind === 'rejected');
   if (rejected)
     return { recipientKey, outcome: 'rejected', reason: rejected.reason, providerStatus: rejected.reason };
+  const answered = results.flatMap((result) =>
+    result.kind === 'accepted' && result.messageId ? [result.messageId] : [],
+  );
+  const unknown = results.find((result) => result.kind === 'unknown');
+  if (unknown)
+    return {
+      recipientKey,
+      outcome: 'unknown',
+      reason: unknown.reason,
+      reportIds: recipientReportIds(answered, idType).reportIds,
+    };
   const retry = results.find((result) => result.kind === 'retry');
   if (retry?.kind === 'retry')
     return { recipientKey, outcome: 'retry', reason: retry.reason, scope: retry.scope };
-  const first = results[0] as { messageId: string };
   // Accepted without an id: never offered again, and no receipt can match it.
-  return {
-    recipientKey,
-    outcome: 'accepted',
-    providerMessageId: first.messageId || `unknown:${recipientKey}`,
-  };
+  if (answered.length === 0)
+    return { recipientKey, outcome: 'accepted', providerMessageId: `unknown:${recipientKey}` };
+  const { reportIds, reportParts } = recipientReportIds(answered, idType);
+  // A part accepted without an id sends a receipt nobody can match: the others decide.
+  return { recipientKey, outcome: 'accepted', providerMessageId: answered[0]!, reportIds, reportParts };
 }
 
 /**
