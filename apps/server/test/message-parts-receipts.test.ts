@@ -160,17 +160,33 @@ describe('a long message sent as parts', () => {
     ]);
   });
 
-  it("fails the recipient with part 2's reason when part 2 is not delivered, even after part 1 is", async () => {
+  it("fails the recipient with part 2's reason when part 2 is not delivered, after part 1 was", async () => {
     const tenant = await smppCompany();
     const msisdns = numbers(43, 0, 1);
-    smsc.setPlan((pdu) => ({ receipt: partOf(pdu) === 2 ? 'UNDELIV' : 'DELIVRD' }));
+    smsc.setPlan((pdu) => (partOf(pdu) === 1 ? { receipt: 'DELIVRD' } : {}));
     const messageId = await send(tenant, msisdns, EURO_TEXT);
+    await waitFor(
+      () => recipientsOf(ctx.ownerDb, messageId),
+      (rows) => rows.length === 1 && rows[0]!.delivered_parts?.join() === '1',
+      { what: 'part 1 delivered' },
+    );
+    const part2 = submitsTo(msisdns).find((pdu) => partOf(pdu) === 2)!;
+    const id = smsc.messageIds[smsc.submits.indexOf(part2)]!;
+    await smsc.sendDeliverSm(
+      {
+        source_addr: part2.destination_addr,
+        destination_addr: part2.source_addr,
+        esm_class: smpp.ESM_CLASS.MC_DELIVERY_RECEIPT,
+        short_message: `id:${id} sub:001 dlvrd:000 submit date:2603011000 done date:2603011001 stat:UNDELIV err:001 text:`,
+      },
+      part2,
+    );
     const [row] = await waitFor(
       () => recipientsOf(ctx.ownerDb, messageId),
-      (rows) => rows.length === 1 && rows[0]!.status === 'failed',
-      { what: 'the recipient failed' },
+      (rows) => rows[0]!.status !== 'sent',
+      { what: "part 2's receipt applied" },
     );
-    expect(row!.error_message).toBe('UNDELIV (err 001)');
+    expect(row).toMatchObject({ status: 'failed', error_message: 'UNDELIV (err 001)' });
     await waitFor(
       () => messageRow(ctx.ownerDb, messageId),
       (message) => message?.status === 'failed',
