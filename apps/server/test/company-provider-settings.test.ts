@@ -183,6 +183,8 @@ describe('provider settings per kind', () => {
       password: '••••••••',
       systemType: null,
       bindMode: 'transmitter_receiver',
+      // Matches receipts that give the id in hex or in decimal, unless the company says which.
+      messageIdType: 'auto',
       messagesPerSecond: 80,
       window: 25,
       sourceTon: null,
@@ -191,10 +193,24 @@ describe('provider settings per kind', () => {
     const saved = await api(
       'PUT',
       `/admin/companies/${company.id}`,
-      companyForm({ name: company.name, provider: smppProvider({ password: '••••••••', window: 50 }) }),
+      companyForm({
+        name: company.name,
+        provider: smppProvider({ password: '••••••••', window: 50, messageIdType: 'hex_decimal' }),
+      }),
     );
     expect(saved.statusCode, saved.body).toBe(200);
-    expect(saved.json().data.company.provider).toMatchObject({ window: 50, password: '••••••••' });
+    expect(saved.json().data.company.provider).toMatchObject({
+      window: 50,
+      password: '••••••••',
+      messageIdType: 'hex_decimal',
+    });
+    const refused = await api(
+      'PUT',
+      `/admin/companies/${company.id}`,
+      companyForm({ name: company.name, provider: smppProvider({ messageIdType: 'octal' }) }),
+    );
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().message).toBe('Message ID type must be auto, same, hex_decimal or decimal_hex');
     expect(await engineSettings(company.id)).toMatchObject({
       kind: 'smpp',
       password: 'pw123456',
