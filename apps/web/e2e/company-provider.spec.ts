@@ -88,3 +88,41 @@ test("a system admin edits a company's provider per kind and sees the API key ma
   await expect(again.getByText('Current: ••••••••6789. Leave blank to keep it.')).toBeVisible();
   await again.getByRole('button', { name: 'Cancel' }).click();
 });
+
+test("a system admin sets an SMPP company's message ID type, and sees it kept after a reload", async ({
+  page,
+}) => {
+  test.setTimeout(60_000);
+  const name = `SMPP Ids Co ${stamp}`;
+  await signIn(page, DEMO_USERS.systemAdmin);
+  await openAdmin(page);
+
+  await page.getByRole('button', { name: 'Add Company' }).click();
+  const create = dialog(page, 'Add Company');
+  await create.getByLabel('Company Name').fill(name);
+  await create.getByLabel('Email').fill(`smpp-ids-${stamp}@example.test`);
+  await create.getByLabel('Phone Number').fill('+254700123457');
+  await create.getByLabel('Address').fill('3 Provider Road, Nairobi');
+  await create.getByLabel('Provider').selectOption({ label: 'SMPP' });
+  // By default receipts match the id in either form.
+  await expect(create.getByLabel('Message ID type')).toHaveValue('auto');
+  await create.getByLabel('Host').fill('smsc.example.net');
+  await create.getByLabel('System ID').fill('ids');
+  await create.getByLabel('Password').fill('pw-ids1');
+  await create.getByLabel('Message ID type').selectOption({ label: 'Hex in response, decimal in receipt' });
+  await shot(create, 'provider-smpp-message-id-type');
+  await create.getByRole('button', { name: 'Create Company' }).click();
+  await expect(create).toBeHidden();
+
+  await page.reload();
+  await page.getByRole('searchbox', { name: 'Search companies' }).fill(name);
+  await page
+    .getByTestId('company-row')
+    .filter({ hasText: name })
+    .getByRole('button', { name: `Edit ${name}` })
+    .click();
+  const edit = dialog(page, 'Edit Company');
+  await expect(edit.getByLabel('Provider')).toHaveValue('smpp');
+  await expect(edit.getByLabel('Message ID type')).toHaveValue('hex_decimal');
+  await edit.getByRole('button', { name: 'Cancel' }).click();
+});

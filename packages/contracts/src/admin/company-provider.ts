@@ -31,10 +31,10 @@ export const SMPP_BIND_MODE_LABELS: Record<TSmppBindMode, string> = {
 export const SMPP_MESSAGE_ID_TYPES = ['auto', 'same', 'hex_decimal', 'decimal_hex'] as const;
 export type TSmppMessageIdType = (typeof SMPP_MESSAGE_ID_TYPES)[number];
 export const SMPP_MESSAGE_ID_TYPE_LABELS: Record<TSmppMessageIdType, string> = {
-  auto: 'Match either form (hex or decimal)',
-  same: 'The same text in both',
-  hex_decimal: 'Hex in submit_sm_resp, decimal in receipts',
-  decimal_hex: 'Decimal in submit_sm_resp, hex in receipts',
+  auto: 'Either form (default)',
+  same: 'The same in both',
+  hex_decimal: 'Hex in response, decimal in receipt',
+  decimal_hex: 'Decimal in response, hex in receipt',
 };
 
 /** Defaults a new configuration of each kind starts from (Africa's Talking publishes no limits). */

@@ -12,6 +12,7 @@ import {
   type TAtEnvironment,
   type TProviderKind,
   type TSmppBindMode,
+  type TSmppMessageIdType,
 } from '@sms/contracts/admin/company-provider';
 import type { FieldErrors, Resolver } from 'react-hook-form';
 
@@ -43,6 +44,7 @@ export type TProviderFormState = {
     password: string;
     systemType: string;
     bindMode: TSmppBindMode;
+    messageIdType: TSmppMessageIdType;
     messagesPerSecond: string;
     window: string;
     sourceTon: string;
@@ -110,6 +112,7 @@ export function initialFormState(company?: TCompany): TCompanyFormState {
         password: '',
         systemType: smpp?.systemType ?? '',
         bindMode: smpp?.bindMode ?? smppDefaults.bindMode,
+        messageIdType: smpp?.messageIdType ?? smppDefaults.messageIdType,
         messagesPerSecond: text(smpp?.messagesPerSecond ?? smppDefaults.messagesPerSecond),
         window: text(smpp?.window ?? smppDefaults.window),
         sourceTon: text(smpp?.sourceTon),

@@ -175,6 +175,7 @@ describe('CompanyForm', () => {
       password: 'pw123456',
       systemType: null,
       bindMode: 'transmitter_receiver',
+      messageIdType: 'auto',
       messagesPerSecond: PROVIDER_DEFAULTS.smpp.messagesPerSecond,
       window: PROVIDER_DEFAULTS.smpp.window,
       sourceTon: null,
@@ -250,6 +251,7 @@ describe('CompanyForm', () => {
           password: '••••••••',
           systemType: null,
           bindMode: 'transceiver',
+          messageIdType: 'decimal_hex',
           messagesPerSecond: 50,
           window: 10,
           sourceTon: 5,
@@ -262,6 +264,7 @@ describe('CompanyForm', () => {
     expect(screen.getByText('Current: ••••••••. Leave blank to keep it.')).toBeInTheDocument();
     expect(screen.getByLabelText('Source TON')).toHaveValue(5);
     expect(screen.getByLabelText('Source NPI')).toHaveValue(0);
+    expect(screen.getByLabelText('Message ID type')).toHaveValue('decimal_hex');
   });
 });
 

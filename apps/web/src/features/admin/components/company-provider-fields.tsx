@@ -8,6 +8,8 @@ import {
   PROVIDER_LIMITS,
   SMPP_BIND_MODE_LABELS,
   SMPP_BIND_MODES,
+  SMPP_MESSAGE_ID_TYPE_LABELS,
+  SMPP_MESSAGE_ID_TYPES,
   SMPP_SOURCE_ADDRESS_DEFAULTS,
 } from '@sms/contracts/admin/company-provider';
 import { type Control, type FieldErrors, type UseFormRegister, useWatch } from 'react-hook-form';
@@ -242,6 +244,24 @@ export function CompanyProviderFields({ company, register, control, errors }: TP
               {SMPP_BIND_MODES.map((value) => (
                 <option key={value} value={value}>
                   {SMPP_BIND_MODE_LABELS[value]}
+                </option>
+              ))}
+            </select>
+          </FormField>
+          <FormField
+            id="company-smpp-message-id-type"
+            label="Message ID type"
+            error={providerErrors?.smpp?.messageIdType?.message}
+            hint="How the SMSC writes a message's id in its submit_sm response and in its receipt: hex or decimal."
+          >
+            <select
+              id="company-smpp-message-id-type"
+              className={INPUT_CLASSES}
+              {...register('provider.smpp.messageIdType')}
+            >
+              {SMPP_MESSAGE_ID_TYPES.map((value) => (
+                <option key={value} value={value}>
+                  {SMPP_MESSAGE_ID_TYPE_LABELS[value]}
                 </option>
               ))}
             </select>
