@@ -27,42 +27,56 @@ begin
       cross join lateral (select case u.status when 'submitted' then 1 when 'sent' then 2 else 3 end as rank) r
      order by u.gid, r.rank desc, u.ord
   ),
-  by_id as (
-    select i.gid, g.message_id, g.id, g.created_at, g.part, false as by_phone
+  looked_up as (
+    select i.gid, i.status, i.provider_status, i.error, i.at, i.phone, g.message_id, g.id, g.created_at, g.part
       from input i
-      cross join lateral (
-        select g.message_id, g.id, g.created_at, g.part, g.alternative, count(*) over () as named
-          from recipient_gateway_ids g
-         where g.company_id = p_company_id and g.gateway_message_id = i.gid
-           and g.created_at >= now() - p_window and g.created_at <= now() + interval '1 day'
-        offset 0) g
-     where not g.alternative or g.named = 1
+      left join lateral (
+        select x.message_id, x.id, x.created_at, x.part
+          from (select g.message_id, g.id, g.created_at, g.part, g.alternative, count(*) over () as named
+                  from recipient_gateway_ids g
+                 where g.company_id = p_company_id and g.gateway_message_id = i.gid
+                   and g.created_at >= now() - p_window and g.created_at <= now() + interval '1 day'
+                offset 0) x
+         where not x.alternative or x.named = 1) g on true
   ),
-  by_phone as (
-    -- Two reports for one number settle its two recipients that waited longest.
-    select i.gid, d.message_id, d.id, d.created_at, 1::smallint as part, true as by_phone
-      from (select i.gid, i.phone, row_number() over (partition by i.phone order by i.gid) as nth
-              from input i
-             where i.phone is not null and not exists (select 1 from by_id b where b.gid = i.gid)) i
-      cross join lateral (
+  numbered as (
+    -- Two reports no id explains for one number settle its two recipients that waited longest.
+    select l.*, row_number() over (partition by l.phone, l.id is null order by l.gid) as nth
+      from looked_up l
+  ),
+  -- Materialized: its keys then reach the recipients' index as plain values (computed from two
+  -- lookups, row-level security would otherwise keep them out of the index condition).
+  matched as materialized (
+    select n.gid, n.status, n.provider_status, n.error, n.at,
+           coalesce(n.message_id, p.message_id) as message_id, coalesce(n.id, p.id) as id,
+           coalesce(n.created_at, p.created_at) as created_at, coalesce(n.part, 1::smallint) as part,
+           n.id is null as by_phone
+      from numbered n
+      left join lateral (
         select d.message_id, d.id, d.created_at
           from delivery_reports d
-         where d.company_id = p_company_id and d.recipient_phone = i.phone and d.outcome_unknown_since is not null
+         where n.id is null and n.phone is not null
+           and d.company_id = p_company_id and d.recipient_phone = n.phone and d.outcome_unknown_since is not null
            and d.created_at >= now() - p_window and d.created_at <= now() + interval '1 day'
          order by d.outcome_unknown_since, d.id
-        offset i.nth - 1 limit 1) d
+        offset n.nth - 1 limit 1) p on true
+     where n.id is not null or p.id is not null
   ),
   found as (
     select d.company_id, d.message_id, d.id, d.created_at, d.status as old_status, d.delivered_parts as old_parts,
            -- A recipient settled by its number waits for no part's report.
            case when m.by_phone then null else d.report_parts end as report_parts,
-           i.gid, i.status, i.provider_status, i.error, i.at, m.part, m.by_phone
-      from (select * from by_id union all select * from by_phone) m
-      join input i on i.gid = m.gid
-      join delivery_reports d
-        on d.company_id = p_company_id and d.message_id = m.message_id and d.id = m.id and d.created_at = m.created_at
-       and d.created_at >= now() - p_window and d.created_at <= now() + interval '1 day'
-       for update of d
+           m.gid, m.status, m.provider_status, m.error, m.at, m.part, m.by_phone
+      from matched m
+      -- Each recipient by its key (a lateral lookup: the planner's guess of one row would
+      -- otherwise scan the company's recipients once and compare every pair).
+      cross join lateral (
+        select d.company_id, d.message_id, d.id, d.created_at, d.status, d.delivered_parts, d.report_parts
+          from delivery_reports d
+         where d.company_id = p_company_id and d.message_id = m.message_id and d.id = m.id
+           and d.created_at = m.created_at
+           and d.created_at >= now() - p_window and d.created_at <= now() + interval '1 day'
+           for update) d
   ),
   gathered as (
     select f.*,
