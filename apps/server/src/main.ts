@@ -9,6 +9,7 @@ import { isPortFree } from './lib/free-port.ts';
 import { StartupError } from './lib/startup-error.ts';
 import { createMessaging, type Messaging, type MessagingLog } from './messaging/messaging.ts';
 import { installJobQueue } from './messaging/queue/job-queue.ts';
+import { receiveSmppInbound } from './modules/provider-callbacks/smpp-inbound.service.ts';
 import { DEMO_PASSWORD, DEMO_SIGN_INS, seedDemoData } from './seed/demo.ts';
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -105,7 +106,16 @@ async function main() {
     if (address && typeof address === 'object')
       listening = `http://${['0.0.0.0', '::'].includes(address.address) ? '127.0.0.1' : address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port}`;
   }
-  if (works) await messaging.startWorker({ callbackBase: () => listening });
+  if (works) {
+    const deps = { config, db: database.db, keys, messaging };
+    await messaging.startWorker({
+      callbackBase: () => listening,
+      // Handset messages over SMPP links: stored as the inbound-message callback stores them.
+      onInboundMessage: async (companyId, message) => {
+        await receiveSmppInbound(deps, companyId, message);
+      },
+    });
+  }
 
   say('');
   if (!serves) {

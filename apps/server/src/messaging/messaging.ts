@@ -21,6 +21,8 @@ export type WorkerOptions = {
   /** Tests bring their own providers and provider settings. */
   build?: ProviderRegistryOptions['build'];
   loadSettings?: ProviderRegistryOptions['loadSettings'];
+  /** Stores a handset message an SMPP link received (the app's inbound-message rule); absent: dropped. */
+  onInboundMessage?: ProviderRegistryOptions['onInboundMessage'];
 };
 
 /** Messaging as the rest of the app sees it: the queue, the delivery-report intake, the worker. */
@@ -79,6 +81,13 @@ export function createMessaging(input: {
             log('warn', 'a delivery receipt was not stored; the provider is asked to send it again', error);
             throw error;
           }),
+        onInboundMessage:
+          options.onInboundMessage &&
+          ((companyId, message) =>
+            options.onInboundMessage!(companyId, message).catch((error) => {
+              log('warn', 'a handset message was not stored; the SMSC is asked to send it again', error);
+              throw error;
+            })),
         log: (message) => log('info', message),
         build: options.build,
         loadSettings: options.loadSettings,

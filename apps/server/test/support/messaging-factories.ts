@@ -6,6 +6,7 @@ import { createMessaging, type WorkerOptions } from '../../src/messaging/messagi
 import type { OutboundSms, SmsProvider, SubmitOutcome } from '../../src/messaging/providers/provider.ts';
 import { startSend } from '../../src/messaging/send-jobs.ts';
 import { regenerateCallbackTokens } from '../../src/modules/callbacks/callback-tokens.ts';
+import { receiveSmppInbound } from '../../src/modules/provider-callbacks/smpp-inbound.service.ts';
 import { bearer, createCompany, createUser, signIn } from './factories.ts';
 import { createService } from './services-factories.ts';
 import { TEST_ENCRYPTION_KEY, type TestContext } from './test-app.ts';
@@ -109,7 +110,14 @@ export async function signInSystemAdmin(ctx: TestContext) {
 /** Listens on a free port (the simulator posts delivery reports there) and runs the worker. */
 export async function startWorker(ctx: TestContext, options: Partial<WorkerOptions> = {}) {
   const address = await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-  return ctx.deps.messaging.startWorker({ callbackBase: () => address, ...options });
+  return ctx.deps.messaging.startWorker({
+    callbackBase: () => address,
+    // As main.ts wires it: handset messages over SMPP are stored as inbound messages.
+    onInboundMessage: async (companyId, message) => {
+      await receiveSmppInbound(ctx.deps, companyId, message);
+    },
+    ...options,
+  });
 }
 
 /** A promise that code under test waits on (a job handler, a held answer), until the test releases it. */

@@ -76,6 +76,17 @@ export type DeliveryUpdate = {
   phone?: string | null;
 };
 
+/** A message from a handset that came over the provider's own connection (an SMPP deliver_sm). */
+export type InboundSms = {
+  /** The sender's number as the SMSC gives it ('+' and digits when it is one). */
+  from: string;
+  /** The short code or number it was sent to. */
+  to: string;
+  text: string;
+  /** When the SMSC says it received it, where it says; null: on arrival. */
+  receivedAt: Date | null;
+};
+
 export type SmsProvider = {
   readonly kind: 'simulator' | 'africastalking' | 'smpp';
   /** The largest batch one sendBatch call takes. */
@@ -92,5 +103,10 @@ export type SmsProvider = {
    * is stored: only then does the provider acknowledge it (a rejection asks for it again).
    */
   onDeliveryReport?(listener: (update: DeliveryUpdate) => Promise<void>): void;
+  /**
+   * Providers that deliver handset messages over their own connection (SMPP) call this; the
+   * listener resolves once the message is stored, and only then is it acknowledged.
+   */
+  onInboundMessage?(listener: (message: InboundSms) => Promise<void>): void;
   close(): Promise<void>;
 };

@@ -6,7 +6,7 @@ import type { EnqueueOptions, JobQueue } from '../queue/job-queue.ts';
 import { type JobDefinition, SIMULATOR_REPORT_JOB } from '../queue/jobs.ts';
 import { createAfricasTalkingProvider } from './africastalking.ts';
 import { type CompanyProviderSettings, loadCompanyProviderSettings } from './company-provider-settings.ts';
-import type { DeliveryUpdate, SmsProvider } from './provider.ts';
+import type { DeliveryUpdate, InboundSms, SmsProvider } from './provider.ts';
 import { CONNECTED_PROVIDER_KINDS, listCompaniesOnConnectedProviders } from './provider-settings.ts';
 import { createSimulatorProvider } from './simulator.ts';
 import { createSmppProvider } from './smpp.ts';
@@ -28,6 +28,8 @@ export type ProviderContext = {
   dlrCallbackUrl: string | null;
   /** Where connection-based providers (SMPP) hand their receipts; resolves once stored. */
   onDeliveryReport: (update: DeliveryUpdate) => Promise<void>;
+  /** Where connection-based providers (SMPP) hand handset messages; resolves once stored. */
+  onInboundMessage: (message: InboundSms) => Promise<void>;
   /** Enqueues a job on its own transaction, committed when this resolves (the simulator's delivery reports). */
   enqueue<P>(job: JobDefinition<P>, payload: P, options: EnqueueOptions): Promise<unknown>;
   log: (message: string) => void;
@@ -61,6 +63,8 @@ export type ProviderRegistryOptions = {
   /** The base URL simulated delivery reports go to (e.g. this process's own listener). */
   callbackBase: () => string;
   onDeliveryReport: (companyId: number, update: DeliveryUpdate) => Promise<void>;
+  /** Handset messages of connection-based providers; absent: acknowledged and not stored. */
+  onInboundMessage?: (companyId: number, message: InboundSms) => Promise<void>;
   log?: (message: string) => void;
   /** Settings per company (default: the company's stored provider settings, migration 0007). */
   loadSettings?: (trx: Executor, companyId: number) => Promise<CompanyProviderSettings>;
@@ -90,6 +94,7 @@ export function buildProvider(settings: CompanyProviderSettings, context: Provid
       if (settings.unconfigured) return createUnconfiguredProvider(settings.kind, settings.unconfigured);
       const provider = createSmppProvider(settings.smpp);
       provider.onDeliveryReport?.(context.onDeliveryReport);
+      provider.onInboundMessage?.(context.onInboundMessage);
       return provider;
     }
   }
@@ -141,6 +146,7 @@ export function createProviderRegistry(options: ProviderRegistryOptions): Worker
         companyId,
         dlrCallbackUrl,
         onDeliveryReport: (update) => options.onDeliveryReport(companyId, update),
+        onInboundMessage: async (message) => options.onInboundMessage?.(companyId, message),
         enqueue: (job, payload, enqueueOptions) =>
           options.queue.enqueue(options.db, job, payload, enqueueOptions),
         log,

@@ -23,6 +23,8 @@ declare module 'smpp' {
     short_message?: { udh?: Buffer[]; message: string | Buffer } | Buffer | string;
     message_payload?: { udh?: Buffer[]; message: string | Buffer } | Buffer | string;
     receipted_message_id?: string;
+    /** Decoded by the package into a Date when absolute (SMPP 3.4 7.1.1); empty when unset. */
+    schedule_delivery_time?: Date | string;
     message_state?: number;
     isResponse(): boolean;
     response(options?: Record<string, unknown>): Pdu;

@@ -1,6 +1,6 @@
 import type { Pdu } from 'smpp';
 import smpp from 'smpp';
-import type { DeliveryUpdate } from './provider.ts';
+import type { DeliveryUpdate, InboundSms } from './provider.ts';
 import { e164 } from './report-phone.ts';
 
 /** Receipt `stat:` words (SMPP 3.4 appendix B, plus what some SMSCs add) onto our statuses. */
@@ -68,6 +68,31 @@ export function parseSmppReceipt(pdu: Pdu, now = new Date()): DeliveryUpdate | n
     at: doneDate(text, now),
     // A receipt comes from the handset's address: the recipient's number.
     phone: e164(typeof pdu.source_addr === 'string' ? pdu.source_addr : null),
+  };
+}
+
+/**
+ * A handset's message (a deliver_sm that is no receipt): its sender, its recipient address, its text
+ * decoded by its data_coding (UCS-2 as UTF-16BE, otherwise as the package decoded it, else
+ * Latin-1), and the SMSC's time where it gives one (schedule_delivery_time, absolute). Null
+ * without a sender.
+ */
+export function parseSmppInbound(pdu: Pdu): InboundSms | null {
+  const from = (pdu.source_addr ?? '').replaceAll('\u0000', '').trim();
+  if (!from) return null;
+  const value = pdu.short_message ?? pdu.message_payload;
+  const message = typeof value === 'object' && value !== null && 'message' in value ? value.message : value;
+  const text = Buffer.isBuffer(message)
+    ? pdu.data_coding === 0x08
+      ? Buffer.from(message).swap16().toString('utf16le')
+      : message.toString('latin1')
+    : (message ?? '');
+  const time = pdu.schedule_delivery_time;
+  return {
+    from: e164(from) ?? from,
+    to: (pdu.destination_addr ?? '').replaceAll('\u0000', '').trim(),
+    text: text.replaceAll('\u0000', ''),
+    receivedAt: time instanceof Date && !Number.isNaN(time.getTime()) ? time : null,
   };
 }
 

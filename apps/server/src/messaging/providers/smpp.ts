@@ -6,11 +6,18 @@ import {
 import type { Pdu, Session } from 'smpp';
 import smpp from 'smpp';
 import { createPublicAddressPolicy, type PublicAddressPolicy } from '../../lib/public-address.ts';
-import type { DeliveryUpdate, OutboundSms, RetryScope, SmsProvider, SubmitOutcome } from './provider.ts';
+import type {
+  DeliveryUpdate,
+  InboundSms,
+  OutboundSms,
+  RetryScope,
+  SmsProvider,
+  SubmitOutcome,
+} from './provider.ts';
 import { describeStatus, openSmppLink, type SmppLink } from './smpp-link.ts';
 import { receiptId, recipientReportIds } from './smpp-message-ids.ts';
 import { type SmppPart, splitIntoParts } from './smpp-parts.ts';
-import { isDeliveryReceipt, parseSmppReceipt } from './smpp-receipt.ts';
+import { isDeliveryReceipt, parseSmppInbound, parseSmppReceipt } from './smpp-receipt.ts';
 
 export const SMPP_BIND_MODES = ['transceiver', 'transmitter_receiver'] as const;
 
@@ -86,12 +93,18 @@ export function createSmppProvider(
   const bindTimeoutMs = config.bindTimeoutMs ?? 10_000;
   const window = createWindow(windowSize);
   const listeners = new Set<(update: DeliveryUpdate) => Promise<void>>();
+  const inboundListeners = new Set<(message: InboundSms) => Promise<void>>();
   const inFlight = new Set<(result: PartResult) => void>();
   let reference = Math.floor(Math.random() * 256);
 
   /** Resolves once every listener stored the receipt; a rejection makes the SMSC send it again. */
   const onDeliver = async (pdu: Pdu) => {
-    if (!isDeliveryReceipt(pdu)) return; // handset messages (MO) are not this interface's business
+    if (!isDeliveryReceipt(pdu)) {
+      // A handset's message: acknowledged once stored (a rejection makes the SMSC send it again).
+      const message = parseSmppInbound(pdu);
+      if (message) await Promise.all([...inboundListeners].map((listener) => listener(message)));
+      return;
+    }
     const parsed = parseSmppReceipt(pdu);
     // Acknowledged and dropped: sent again, an unreadable receipt would stay unreadable.
     if (!parsed) return;
@@ -221,6 +234,9 @@ export function createSmppProvider(
     },
     onDeliveryReport(listener) {
       listeners.add(listener);
+    },
+    onInboundMessage(listener) {
+      inboundListeners.add(listener);
     },
     async close() {
       await Promise.all(links.all.map((link) => link.close()));

@@ -35,6 +35,16 @@ export async function findActiveServiceIds(db: Executor, companyId: number) {
   return rows.map((row) => row.id);
 }
 
+/** The company's status (active, suspended, ...), or null when it does not exist. */
+export async function findCompanyStatus(db: Executor, companyId: number) {
+  const company = await db
+    .selectFrom('companies')
+    .select('status')
+    .where('id', '=', companyId)
+    .executeTakeFirst();
+  return company?.status ?? null;
+}
+
 export type InboundMessage = {
   companyId: number;
   serviceId: number | null;
