@@ -191,6 +191,27 @@ describe("Africa's Talking adapter", () => {
     ]);
     for (const cancel of pending) cancel();
   });
+
+  it('holds the rest of the batch back after a request that got no answer, without sending it', async () => {
+    const pending: Array<() => void> = [];
+    fake.setOverride((res) => {
+      const timer = setTimeout(() => res.writeHead(201).end('{}'), 5_000);
+      pending.push(() => clearTimeout(timer));
+    });
+    const before = fake.requests.length;
+    const outcomes = await provider({ timeoutMs: 200, batchSize: 1 }).sendBatch([sms(1), sms(2)]);
+    expect(outcomes).toEqual([
+      { recipientKey: 'dr-1', outcome: 'unknown', reason: "Africa's Talking did not answer within 200 ms" },
+      {
+        recipientKey: 'dr-2',
+        outcome: 'retry',
+        reason: "held back: Africa's Talking did not answer within 200 ms",
+        scope: 'request',
+      },
+    ]);
+    expect(fake.requests.length - before).toBe(1);
+    for (const cancel of pending) cancel();
+  });
 });
 
 describe("what Africa's Talking's answers may put in front of the company", () => {

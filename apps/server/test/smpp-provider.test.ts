@@ -237,6 +237,17 @@ describe('SMPP adapter', () => {
     expect(outcomes[1]).toMatchObject({ outcome: 'accepted' });
   });
 
+  it('holds the rest of the batch back once a submit went unanswered, without submitting it', async () => {
+    smsc.setPlan((pdu) => (pdu.destination_addr === '254711000001' ? { silent: true } : {}));
+    const outcomes = await open({ submitTimeoutMs: 300, window: 1 }).sendBatch([sms(1), sms(2)]);
+    expect(outcomes.map((outcome) => outcome.outcome)).toEqual(['unknown', 'retry']);
+    expect(outcomes[1]).toMatchObject({
+      reason: 'held back: The SMSC did not answer submit_sm within 300 ms',
+      scope: 'request',
+    });
+    expect(smsc.submits.map((pdu) => pdu.destination_addr)).toEqual(['254711000001']);
+  });
+
   it('pipelines a batch through the window of outstanding submit_sm', async () => {
     smsc.setPlan(() => ({ delayMs: 60 }));
     const batch = Array.from({ length: 30 }, (_, i) => sms(i + 1));

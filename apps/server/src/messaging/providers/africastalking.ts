@@ -172,8 +172,17 @@ export function createAfricasTalkingProvider(
     maxBatchSize: batchSize,
     async sendBatch(messages) {
       const outcomes: SubmitOutcome[] = [];
+      let heldBack: string | null = null;
       for (const group of groupBySameText(messages, batchSize)) {
-        outcomes.push(...(await sendRequest(group)));
+        // After a request that got no answer, the rest wait (offered again) rather than hang too.
+        if (heldBack) {
+          outcomes.push(...retryAll(group, heldBack, 'request'));
+          continue;
+        }
+        const answered = await sendRequest(group);
+        const unknown = answered.find((outcome) => outcome.outcome === 'unknown');
+        if (unknown?.outcome === 'unknown') heldBack = `held back: ${unknown.reason}`;
+        outcomes.push(...answered);
       }
       return outcomes;
     },

@@ -150,7 +150,7 @@ export function createSmppProvider(
         if (!inFlight.delete(finish)) return;
         clearTimeout(timer);
         // Before the slot is freed, so the next recipient already sees the batch held back.
-        if (result.kind === 'retry' && result.scope === 'request')
+        if ((result.kind === 'retry' && result.scope === 'request') || result.kind === 'unknown')
           batch.held ??= `held back: ${result.reason}`;
         window.release();
         resolve(result);
