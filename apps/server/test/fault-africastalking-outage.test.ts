@@ -14,11 +14,13 @@ import { createTestContext, type TestContext } from './support/test-app.ts';
 
 // The real Africa's Talking adapter against the local fake, through four phases: HTTP 500s, then
 // time-outs (the fake takes the messages over and never answers), then per-recipient failures,
-// then recovery. Every recipient ends final, and a time-out after acceptance doubles a recipient
-// at most once per time-out (the fake's ledger): at-least-once, as the README says.
+// then recovery. Every recipient ends final or, taken over in a request that timed out, submitted
+// with its outcome unknown (never offered again: the fake's ledger shows no one taken twice).
 //
 // Shortened for a test run: the 500s last FAULT_AT_OUTAGE_MS (2 s here; the issue's 30 s with
-// FAULT_AT_OUTAGE_MS=30000) and at least three requests; the adapter's time-out is 300 ms.
+// FAULT_AT_OUTAGE_MS=30000) and at least three requests; the adapter's time-out is 300 ms. Requests
+// of 10, so that the recipients of the requests that time out (unknown, never offered again) leave
+// most for the phases after.
 
 const RECIPIENTS = 300;
 const OUTAGE_MS = Number(process.env.FAULT_AT_OUTAGE_MS ?? 2000);
@@ -33,11 +35,11 @@ beforeAll(async () => {
     loadSettings: async (): Promise<CompanyProviderSettings> => ({
       kind: 'africastalking',
       messagesPerSecond: 1000,
-      batchSize: 50,
+      batchSize: 10,
       africastalking: {
         baseUrl: fake.baseUrl,
         ...credentials,
-        batchSize: 50,
+        batchSize: 10,
         timeoutMs: 300,
         allowedPrivateHosts: ['127.0.0.1'],
       },
@@ -56,16 +58,17 @@ const requestsAtLeast = (count: number, what: string) =>
     { timeoutMs: 30_000, what },
   );
 
-it("Africa's Talking: 500s, then time-outs, then per-recipient failures, then recovery: every recipient final, at most one duplicate per time-out", {
+it("Africa's Talking: 500s, then time-outs, then per-recipient failures, then recovery: every recipient final or unknown, no duplicate", {
   timeout: 90_000,
 }, async () => {
   const tenant = await createSendingCompany(ctx);
   const service = await tenant.service();
   const msisdns = numbers(58, 0, RECIPIENTS);
   await subscribe(ctx.ownerDb, service, msisdns);
-  const rejected = new Set(msisdns.slice(0, 10));
-  const failing = new Set(msisdns.slice(10, 20));
-  const hiccup = new Set(msisdns.slice(20, 30));
+  // The last recipients: the first are the ones the 500s and the time-outs meet.
+  const rejected = new Set(msisdns.slice(-10));
+  const failing = new Set(msisdns.slice(-20, -10));
+  const hiccup = new Set(msisdns.slice(-30, -20));
 
   // Phase 1: the whole API answers 500.
   fake.setOverride((res) =>
@@ -108,8 +111,15 @@ it("Africa's Talking: 500s, then time-outs, then per-recipient failures, then re
   const rows = await waitFor(
     async () =>
       (
-        await sql<{ phone: string; status: string; attempts: number; gateway: string | null }>`
-          select recipient_phone as phone, status, attempts, gateway_message_id as gateway
+        await sql<{
+          phone: string;
+          status: string;
+          attempts: number;
+          gateway: string | null;
+          unknown: boolean;
+        }>`
+          select recipient_phone as phone, status, attempts, gateway_message_id as gateway,
+                 outcome_unknown_since is not null as unknown
             from delivery_reports where message_id = ${messageId}`.execute(ctx.ownerDb)
       ).rows,
     (found) => found.length === RECIPIENTS && found.every((row) => row.status !== 'pending'),
@@ -121,43 +131,41 @@ it("Africa's Talking: 500s, then time-outs, then per-recipient failures, then re
     { what: 'the message sent' },
   );
 
-  const byStatus = (status: string) => rows.filter((row) => row.status === status);
+  // Taken over in a request that timed out: submitted, outcome unknown, never offered again.
+  const unknown = rows.filter((row) => row.unknown);
+  const unknownPhones = new Set(unknown.map((row) => row.phone));
+  expect(unknownPhones).toEqual(new Set(fake.acceptedUnanswered));
+  expect(unknown.every((row) => row.status === 'submitted' && row.gateway === null)).toBe(true);
+  const known = rows.filter((row) => !row.unknown);
+  const byStatus = (status: string) => known.filter((row) => row.status === status);
   expect(
     byStatus('rejected')
       .map((row) => row.phone)
       .sort(),
-  ).toEqual([...rejected].sort());
+  ).toEqual([...rejected].filter((phone) => !unknownPhones.has(phone)).sort());
   expect(
     byStatus('failed')
       .map((row) => row.phone)
       .sort(),
-  ).toEqual([...failing].sort());
+  ).toEqual([...failing].filter((phone) => !unknownPhones.has(phone)).sort());
   expect(byStatus('failed').every((row) => row.attempts === 3)).toBe(true);
   const submitted = byStatus('submitted');
-  expect(submitted).toHaveLength(RECIPIENTS - rejected.size - failing.size);
+  expect(submitted.length + unknown.length).toBe(
+    RECIPIENTS - byStatus('rejected').length - byStatus('failed').length,
+  );
   expect(submitted.every((row) => row.gateway?.startsWith('ATXid_'))).toBe(true);
 
-  // The fake's ledger: everyone submitted was taken over; no one refused was; and a number was
-  // taken over more than once only as often as a request with it timed out after acceptance.
-  const unanswered = new Map<string, number>();
-  for (const number of fake.acceptedUnanswered) unanswered.set(number, (unanswered.get(number) ?? 0) + 1);
-  for (const row of submitted) expect(fake.acceptedCounts.get(row.phone), row.phone).toBeGreaterThan(0);
-  // Taken over yet recorded refused or failed: only in requests that timed out (an unknown outcome).
-  const unknownOutcomes = [...fake.acceptedCounts.keys()].filter(
-    (number) => !submitted.some((row) => row.phone === number),
-  );
-  for (const number of unknownOutcomes) expect(fake.acceptedCounts.get(number)).toBe(unanswered.get(number));
+  // The fake's ledger: everyone submitted was taken over, and nobody twice: a time-out offers no
+  // one again (the duplicate bound is 0 per time-out; before, each time-out could add a copy).
+  for (const row of submitted) expect(fake.acceptedCounts.get(row.phone), row.phone).toBe(1);
   let duplicates = 0;
-  for (const [number, times] of fake.acceptedCounts) {
-    expect(times, number).toBeLessThanOrEqual(1 + (unanswered.get(number) ?? 0));
-    duplicates += times - 1;
-  }
-  expect(duplicates).toBeLessThanOrEqual(timedOutAcceptances);
+  for (const times of fake.acceptedCounts.values()) duplicates += times - 1;
+  expect(duplicates).toBe(0);
   console.info(
     `fault Africa's Talking: ${RECIPIENTS} sent; ${answered500} requests answered 500 over ${OUTAGE_MS} ms, ` +
       `${timedOutRequests} timed out (${timedOutAcceptances} taken over unanswered); handed over ${submitted.length}, ` +
-      `duplicates ${duplicates} (bound ${timedOutAcceptances}), lost 0; final: ${submitted.length} submitted, ` +
-      `${byStatus('rejected').length} rejected, ${byStatus('failed').length} failed after 3 attempts ` +
-      `(${unknownOutcomes.length} of them taken over in a timed-out request first)`,
+      `duplicates ${duplicates}, lost 0; final: ${submitted.length} submitted, ${unknown.length} unknown ` +
+      `(waiting for their reports), ${byStatus('rejected').length} rejected, ` +
+      `${byStatus('failed').length} failed after 3 attempts`,
   );
 });
