@@ -89,7 +89,11 @@ export function connectDatabase(
   const replica = options.readUrl ? openPool(options.readUrl, poolSize, options) : undefined;
   const { pool } = primary;
   settingsByDatabase.set(primary.db, { statementTimeoutMs: timeouts.requestMs, replica: replica?.db, pool });
-  settingsByDatabase.set(jobs.db, { statementTimeoutMs: timeouts.jobMs, replica: undefined, pool: jobs.pool });
+  settingsByDatabase.set(jobs.db, {
+    statementTimeoutMs: timeouts.jobMs,
+    replica: undefined,
+    pool: jobs.pool,
+  });
   if (replica)
     settingsByDatabase.set(replica.db, {
       statementTimeoutMs: timeouts.requestMs,
