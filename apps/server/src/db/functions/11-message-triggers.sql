@@ -1,11 +1,16 @@
--- What a statement on messages keeps in step, in one statement-level trigger function per event
--- (the order is the one the separate triggers fired in, alphabetically, before they were merged):
+-- What a statement on messages keeps in step, in one trigger function (the order is the one the
+-- separate triggers fired in, alphabetically, before they were merged):
+-- - before each deleted row (the one row-level branch): its figures leave the rollups. Its recipient
+--   counters and its send state go by cascade, so they are read (and locked against a batch changing
+--   them) first. Nothing to do while its company is being deleted (the rollups go by cascade too);
 -- - inbound messages count in the rollups at their arrival hour (INSERT);
 -- - services' message counts and last activity (INSERT);
 -- - the recipients of deleted messages go too: delivery_reports has no foreign key to cascade (DELETE);
 -- - message_search_text, the searchable text outside row-level security (see its table in the
 --   baseline): SECURITY DEFINER because the application's role has no rights on it;
--- - message_search_words, each message's words (its vocabulary trigger below);
+-- - message_search_words, each message's words, and message_search_vocabulary, the words once each
+--   per company (a word already there costs a probe; only words the search's word page reads: with
+--   a letter, or 40 characters long);
 -- - message_status_counts, exact counts per company, direction and status.
 --
 -- The update branches find the rows whose text changed with EXCEPT, not by joining the new and old
@@ -23,7 +28,36 @@ create or replace function messages_changed()
  security definer
  set search_path to 'public', 'pg_temp'
 as $function$
+declare
+  totals record;
 begin
+  if tg_level = 'ROW' then
+    if not exists (select 1 from companies c where c.id = old.company_id) then
+      return old;
+    end if;
+    if old.direction = 'inbound' then
+      perform record_activity(array[row(old.company_id, old.created_at, 0, 0, 0, 0, 0, 0, 0, -1, 0, 0, 0, 0)::activity_delta]);
+      return old;
+    end if;
+    select coalesce(sum(pending), 0) as pending, coalesce(sum(submitted), 0) as submitted, coalesce(sum(sent), 0) as sent,
+           coalesce(sum(delivered), 0) as delivered, coalesce(sum(failed), 0) as failed,
+           coalesce(sum(rejected), 0) as rejected, coalesce(sum(expired), 0) as expired, count(*) as shards
+      into totals
+      from (select * from message_delivery_counts
+             where company_id = old.company_id and message_id = old.id for update) c;
+    if totals.shards > 0 then
+      -- The hour its recipients count in (as delivery_counts_activity reads it).
+      perform record_activity(array[row(old.company_id,
+        coalesce((select s.recipients_at from message_sends s where s.company_id = old.company_id and s.message_id = old.id),
+                 (select r.created_at from delivery_reports r
+                   where r.company_id = old.company_id and r.message_id = old.id limit 1),
+                 old.created_at),
+        -totals.pending, -totals.submitted, -totals.sent, -totals.delivered, -totals.failed, -totals.rejected,
+        -totals.expired, 0, 0, 0, 0, 0)::activity_delta]);
+    end if;
+    return old;
+  end if;
+
   if tg_op = 'INSERT' then
     perform record_activity(array(
       select row(company_id, date_trunc('hour', created_at, 'UTC'), 0, 0, 0, 0, 0, 0, 0, count(*), 0, 0, 0, 0)::activity_delta
@@ -44,8 +78,13 @@ begin
     on conflict (company_id, message_id) do update
       set created_at = excluded.created_at, content = excluded.content, msisdn = excluded.msisdn;
 
-    insert into message_search_words (company_id, word, created_at, message_id)
-    select n.company_id, w.word, n.created_at, n.id from new_rows n cross join lateral search_words(n.content) as w(word)
+    with added as (
+      insert into message_search_words (company_id, word, created_at, message_id)
+      select n.company_id, w.word, n.created_at, n.id from new_rows n cross join lateral search_words(n.content) as w(word)
+      on conflict do nothing
+      returning company_id, word)
+    insert into message_search_vocabulary (company_id, word)
+    select distinct a.company_id, a.word from added a where a.word ~ '[a-z]' or length(a.word) >= 40
     on conflict do nothing;
 
     insert into message_status_counts as c (company_id, direction, status, shard, messages)
@@ -97,12 +136,17 @@ begin
                     select id, company_id, content, created_at from new_rows) o
               cross join lateral search_words(o.content) as w(word)) d
      where x.company_id = d.company_id and x.word = d.word and x.created_at = d.created_at and x.message_id = d.id;
-    insert into message_search_words (company_id, word, created_at, message_id)
-    select n.company_id, w.word, n.created_at, n.id
-      from (select id, company_id, content, created_at from new_rows
-            except
-            select id, company_id, content, created_at from old_rows) n
-      cross join lateral search_words(n.content) as w(word)
+    with added as (
+      insert into message_search_words (company_id, word, created_at, message_id)
+      select n.company_id, w.word, n.created_at, n.id
+        from (select id, company_id, content, created_at from new_rows
+              except
+              select id, company_id, content, created_at from old_rows) n
+        cross join lateral search_words(n.content) as w(word)
+      on conflict do nothing
+      returning company_id, word)
+    insert into message_search_vocabulary (company_id, word)
+    select distinct a.company_id, a.word from added a where a.word ~ '[a-z]' or length(a.word) >= 40
     on conflict do nothing;
 
     insert into message_status_counts as c (company_id, direction, status, shard, messages)
@@ -129,36 +173,5 @@ create trigger messages_updated after update on messages referencing old table a
 drop trigger if exists messages_deleted on messages;
 create trigger messages_deleted after delete on messages referencing old table as old_rows for each statement execute function messages_changed();
 
--- A deleted message takes its figures along. Before the delete: its recipient counters and its send
--- state go by cascade, so they are read (and locked against a batch changing them) first. Nothing
--- to do while its company is being deleted (the rollups go by cascade too).
-create or replace function messages_activity_before_delete()
- returns trigger
- language plpgsql
-as $function$
-declare
-  totals record;
-begin
-  if not exists (select 1 from companies c where c.id = old.company_id) then
-    return old;
-  end if;
-  if old.direction = 'inbound' then
-    perform record_activity(array[row(old.company_id, old.created_at, 0, 0, 0, 0, 0, 0, 0, -1, 0, 0, 0, 0)::activity_delta]);
-    return old;
-  end if;
-  select coalesce(sum(pending), 0) as pending, coalesce(sum(submitted), 0) as submitted, coalesce(sum(sent), 0) as sent,
-         coalesce(sum(delivered), 0) as delivered, coalesce(sum(failed), 0) as failed,
-         coalesce(sum(rejected), 0) as rejected, coalesce(sum(expired), 0) as expired, count(*) as shards
-    into totals
-    from (select * from message_delivery_counts
-           where company_id = old.company_id and message_id = old.id for update) c;
-  if totals.shards > 0 then
-    perform record_activity(array[row(old.company_id, message_send_hour(old.company_id, old.id),
-      -totals.pending, -totals.submitted, -totals.sent, -totals.delivered, -totals.failed, -totals.rejected,
-      -totals.expired, 0, 0, 0, 0, 0)::activity_delta]);
-  end if;
-  return old;
-end $function$;
-
 drop trigger if exists messages_activity_before_delete on messages;
-create trigger messages_activity_before_delete before delete on messages for each row execute function messages_activity_before_delete();
+create trigger messages_activity_before_delete before delete on messages for each row execute function messages_changed();

@@ -23,25 +23,3 @@ as $function$
    order by length(m[1]) desc
    limit 1
 $function$;
-
-
--- The words a statement added to the word index, once each; a word already there costs a probe.
--- The condition is message_search_word_page's (20-console-reads.sql): a text it pages has a letter.
-create or replace function message_search_vocabulary_add()
- returns trigger
- language plpgsql
- security definer
- set search_path to 'public', 'pg_temp'
-as $function$
-begin
-  insert into message_search_vocabulary (company_id, word)
-  select distinct n.company_id, n.word from new_words n
-   where n.word ~ '[a-z]' or length(n.word) >= 40
-  on conflict do nothing;
-  return null;
-end $function$;
-revoke execute on function message_search_vocabulary_add() from public;
-revoke execute on function message_search_vocabulary_add() from sms_app;
-
-drop trigger if exists message_search_words_vocabulary on message_search_words;
-create trigger message_search_words_vocabulary after insert on message_search_words referencing new table as new_words for each statement execute function message_search_vocabulary_add();

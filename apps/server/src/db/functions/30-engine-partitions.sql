@@ -1,51 +1,15 @@
--- Month partitions. Created ahead by the engine (and here); the application's role reaches rows
--- through the parent only (its policies), never a partition directly, and each partition carries
--- the same policy should anyone be granted it.
-create or replace function delivery_report_partition_name(month_start date)
- returns text
- language sql
- immutable
-as $function$
-  select format('delivery_reports_y%sm%s', to_char(month_start, 'YYYY'), to_char(month_start, 'MM'))
-$function$;
-
-
-create or replace function recipient_gateway_partition_name(month_start date)
- returns text
- language sql
- immutable
-as $function$
-  select format('recipient_gateway_ids_y%sm%s', to_char(month_start, 'YYYY'), to_char(month_start, 'MM'))
-$function$;
-
--- One month's partition of a tenant-owned table, walled like its parent: row-level security forced,
--- the InitPlan form of the tenant policy, nothing granted to sms_app on the partition itself.
--- p_storage: a WITH clause's storage parameters, or null. Called by the partition functions below
--- (SECURITY DEFINER), never by the application.
-create or replace function create_tenant_month_partition(p_parent regclass, p_name text, p_month_start date, p_storage text)
- returns void
- language plpgsql
- set search_path to 'public', 'pg_temp'
-as $function$
-begin
-  execute format(
-    'create table %I partition of %s for values from (%L) to (%L)%s',
-    p_name, p_parent, p_month_start::timestamp at time zone 'UTC',
-    (p_month_start + interval '1 month')::timestamp at time zone 'UTC',
-    coalesce(' with (' || p_storage || ')', ''));
-  execute format('revoke all on table %I from sms_app', p_name);
-  execute format('alter table %I enable row level security, force row level security', p_name);
-  execute format(
-    'create policy tenant_isolation on %I using ((select app_platform_scope()) or company_id = (select app_company_id())) '
-    'with check ((select app_platform_scope()) or company_id = (select app_company_id()))',
-    p_name);
-end $function$;
-revoke execute on function create_tenant_month_partition(p_parent regclass, p_name text, p_month_start date, p_storage text) from public;
-
--- A month's partitions of both tables. The recipients' at fillfactor 50 (85 before): a recipient row
--- grows by its provider id, submission time and provider status at hand-over, and its new version
--- must find room on its own page to be a HOT update; the versions the hand-over leaves behind are
--- pruned when a delivery report next reads the page, which makes room for that report's version.
+-- Month partitions of delivery_reports and recipient_gateway_ids, created ahead by the engine's
+-- maintenance (and by a send's start, should its month be missing). These run as the owner
+-- (SECURITY DEFINER) because creating, dropping and analyzing a table take its owner, and the
+-- application's role owns nothing (db/app-role.ts: it would step around row-level security).
+--
+-- A month's partitions of both tables, walled like their parents: row-level security forced, the
+-- InitPlan form of the tenant policy, nothing granted to sms_app on the partition itself (the
+-- application reaches rows through the parents' policies only). The recipients' at fillfactor 50:
+-- a recipient row grows by its provider id, submission time and provider status at hand-over, and
+-- its new version must find room on its own page to be a HOT update; the versions the hand-over
+-- leaves behind are pruned when a delivery report next reads the page, which makes room for that
+-- report's version.
 create or replace function ensure_delivery_report_partition(at timestamp with time zone)
  returns text
  language plpgsql
@@ -54,21 +18,31 @@ create or replace function ensure_delivery_report_partition(at timestamp with ti
 as $function$
 declare
   month_start date := date_trunc('month', at at time zone 'UTC')::date;
-  partition_name text := delivery_report_partition_name(month_start);
-  gateway_partition text := recipient_gateway_partition_name(month_start);
+  suffix text := to_char(month_start, '"_y"YYYY"m"MM');
+  parent text;
+  partition_name text;
 begin
-  if to_regclass(partition_name) is not null and to_regclass(gateway_partition) is not null then
-    return partition_name;
+  if to_regclass('delivery_reports' || suffix) is not null and to_regclass('recipient_gateway_ids' || suffix) is not null then
+    return 'delivery_reports' || suffix;
   end if;
   -- Two workers creating the same month wait for each other instead of colliding.
   perform pg_advisory_xact_lock(hashtext('delivery_reports partition'));
-  if to_regclass(partition_name) is null then
-    perform create_tenant_month_partition('delivery_reports', partition_name, month_start, 'fillfactor = 50');
-  end if;
-  if to_regclass(gateway_partition) is null then
-    perform create_tenant_month_partition('recipient_gateway_ids', gateway_partition, month_start, null);
-  end if;
-  return partition_name;
+  foreach parent in array array['delivery_reports', 'recipient_gateway_ids'] loop
+    partition_name := parent || suffix;
+    continue when to_regclass(partition_name) is not null;
+    execute format(
+      'create table %I partition of %I for values from (%L) to (%L)%s',
+      partition_name, parent, month_start::timestamp at time zone 'UTC',
+      (month_start + interval '1 month')::timestamp at time zone 'UTC',
+      case when parent = 'delivery_reports' then ' with (fillfactor = 50)' else '' end);
+    execute format('revoke all on table %I from sms_app', partition_name);
+    execute format('alter table %I enable row level security, force row level security', partition_name);
+    execute format(
+      'create policy tenant_isolation on %I using ((select app_platform_scope()) or company_id = (select app_company_id())) '
+      'with check ((select app_platform_scope()) or company_id = (select app_company_id()))',
+      partition_name);
+  end loop;
+  return 'delivery_reports' || suffix;
 end $function$;
 revoke execute on function ensure_delivery_report_partition(at timestamp with time zone) from public;
 
@@ -112,7 +86,7 @@ create or replace function analyze_delivery_report_partition(at timestamp with t
  set search_path to 'public', 'pg_temp'
 as $function$
 declare
-  partition regclass := to_regclass(delivery_report_partition_name(date_trunc('month', at at time zone 'UTC')::date));
+  partition regclass := to_regclass('delivery_reports' || to_char(date_trunc('month', at at time zone 'UTC'), '"_y"YYYY"m"MM'));
 begin
   -- reltuples is -1 for a partition never analyzed (or vacuumed).
   if partition is null or (select reltuples from pg_class where oid = partition) >= rows_written then
