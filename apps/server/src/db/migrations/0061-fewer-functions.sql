@@ -12,3 +12,8 @@ drop function if exists message_search_vocabulary_add();
 drop function if exists create_tenant_month_partition(regclass, text, date, text);
 drop function if exists delivery_report_partition_name(date);
 drop function if exists recipient_gateway_partition_name(date);
+-- The console's reads: queries in their modules' repositories.
+drop function if exists dashboard_figures(bigint, date, date, date, timestamptz, integer);
+drop function if exists message_details_page(bigint, bigint, text, integer, integer, timestamptz, bigint, integer);
+drop function if exists recipient_page_columns(bigint, bigint, timestamptz, text, bigint, integer, integer);
+drop function if exists message_with_state(bigint, bigint);
