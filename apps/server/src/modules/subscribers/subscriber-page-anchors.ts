@@ -13,8 +13,8 @@ const readAnchors = (db: Executor, companyId: number) => () => subscriberAnchorI
 const stateOf = (page: SubscriberPage) => `${page.total}:${page.newest}`;
 
 /**
- * A page of a company's whole subscriber list (newest first) with its exact total, in one call
- * (subscriber_list_columns, migration 0037). A deep page starts from a remembered id
+ * A page of a company's whole subscriber list (newest first) with its exact total, in one statement
+ * (wholeListPage). A deep page starts from a remembered id
  * (lib/page-anchors.ts): 560,000 keys walked for page 5,600 of 100 with OFFSET, fewer than 100
  * from an anchor. The anchors belong to one state of the list, named by its exact total (the
  * per-status counters) and its newest id: ids come from one sequence and are never reused, so any

@@ -88,8 +88,7 @@ function everyCompanysNewest<O extends { id: number }>(
  * A page, newest first, with the list's total (see countOf): the page's keys and the count in one
  * statement planned for its values (a phone search's ranges differ in how much they match), the
  * offset walked over ids alone (an index-only scan); then the page's rows with their services
- * (subscriber_page_rows, migration 0030, planned once per connection). A company's whole list:
- * wholeListPage.
+ * (subscriberPageRows). A company's whole list: wholeListPage.
  */
 export async function listSubscribersWithCount(
   db: Executor,
@@ -144,11 +143,22 @@ function countOf(db: Executor, filter: SubscriberFilter, cap: number) {
     .select(sql<number>`count(*)::int`.as('n'));
 }
 
+/** A subscriber row as the lists show it: its company's name and its active services, ascending. */
+const PAGE_ROW = sql`
+  s.id, s.msisdn, s.status, s.company_id, c.name as company_name, s.created_at,
+  coalesce((select array_agg(x.service_id order by x.service_id) from subscriptions x
+             where x.company_id = s.company_id and x.subscriber_id = s.id and x.status = 'active'),
+           '{}')::int[] as active_services`;
+
+/** The rows of a page of subscribers named by their keys, in that order. */
 async function subscriberPageRows(db: Executor, companyIds: number[], ids: number[]) {
-  const { rows } = await sql<{
-    page: (Omit<SubscriberPageRow, 'created_at'> & { created_at: string })[];
-  }>`select subscriber_page_rows(${companyIds}::bigint[], ${ids}::bigint[]) as page`.execute(db);
-  return rows[0].page.map((row) => ({ ...row, created_at: new Date(row.created_at) }));
+  const { rows } = await sql<SubscriberPageRow>`
+    select ${PAGE_ROW}
+      from unnest(${companyIds}::bigint[], ${ids}::bigint[]) with ordinality k(company_id, id, n)
+      join subscribers s on s.company_id = k.company_id and s.id = k.id
+      join companies c on c.id = s.company_id
+     order by k.n`.execute(db);
+  return rows;
 }
 
 export type SubscriberPageRow = {
@@ -166,10 +176,9 @@ export type SubscriberPage = { total: number; newest: number | null; rows: Subsc
 
 /**
  * A page of a company's whole list (no filter), newest first, from the top or (atOrBelowId) from a
- * remembered id, with the list's exact total and newest id: one call of migration 0037's
- * subscriber_list_columns, planned once per connection. The page comes as one array a column and
- * the active subscriptions of its range as (subscriber, service) pairs in the page's order, services
- * ascending: each row takes the run of pairs that names it.
+ * remembered id, with the list's exact total (the per-status counters) and newest id. The offset
+ * is walked over ids alone (an index-only scan), then the page's rows are read by their keys. The
+ * company's row unseen: no rows.
  */
 export async function wholeListPage(
   db: Executor,
@@ -178,53 +187,35 @@ export async function wholeListPage(
   limit: number,
   atOrBelowId: number | null,
 ): Promise<SubscriberPage> {
-  const { rows } = await sql<{ page: SubscriberColumns }>`
-    select subscriber_list_columns(${companyId}::bigint, ${offset}::int, ${limit}::int, ${atOrBelowId}::bigint) as page`.execute(
-    db,
-  );
-  const { total, newest, company, ids, msisdns, statuses, created, subscribed, services } = rows[0].page;
-  const subscribers: SubscriberPageRow[] = new Array(ids.length);
-  let pair = 0;
-  for (let i = 0; i < ids.length; i++) {
-    const id = ids[i];
-    // A pair whose subscriber is not on the page is passed over.
-    while (pair < subscribed.length && subscribed[pair] > id) pair++;
-    const active: number[] = [];
-    while (pair < subscribed.length && subscribed[pair] === id) active.push(services[pair++]);
-    subscribers[i] = {
-      id,
-      msisdn: msisdns[i],
-      status: statuses[i],
-      company_id: companyId,
-      company_name: company as string,
-      created_at: new Date(created[i]),
-      active_services: active,
-    };
-  }
-  return { total: Number(total), newest, rows: subscribers };
+  // One statement: the page is read in the snapshot of the state it is returned with.
+  const { rows } = await sql<{ total: number; newest: number | null } & Nullable<SubscriberPageRow>>`
+    select h.total, h.newest, r.*
+      from (select (select coalesce(sum(subscriber_count), 0)::bigint from company_subscriber_counts
+                     where company_id = ${companyId}) as total,
+                   (select max(id) from subscribers where company_id = ${companyId}) as newest) h
+      left join lateral (
+        select ${PAGE_ROW}
+          from (select k.id from subscribers k
+                 where k.company_id = ${companyId} and k.id <= coalesce(${atOrBelowId}::bigint, h.newest)
+                 order by k.id desc offset ${offset} limit ${limit}) p
+          join subscribers s on s.company_id = ${companyId} and s.id = p.id
+          join companies c on c.id = s.company_id) r on true
+     order by r.id desc`.execute(db);
+  const { total, newest } = rows[0];
+  const subscribers = rows.filter((row): row is (typeof rows)[number] & SubscriberPageRow => row.id !== null);
+  return { total, newest, rows: subscribers.map(({ total: _total, newest: _newest, ...row }) => row) };
 }
 
-/** subscriber_list_columns' answer (migration 0037). */
-type SubscriberColumns = {
-  total: number;
-  newest: number | null;
-  /** The company's name; null when its row is not visible (then no rows). */
-  company: string | null;
-  ids: number[];
-  msisdns: string[];
-  statuses: string[];
-  created: string[];
-  /** The page's range's active subscriptions, subscriber descending then service ascending. */
-  subscribed: number[];
-  services: number[];
-};
+type Nullable<T> = { [K in keyof T]: T[K] | null };
 
 /**
- * A company's phone search (no other filter) in one call: migration 0034's subscriber_search_page,
- * planned once per connection. `country` is the company's default country the prefixes were made
- * for: when the company's is another, the answer is that country and nothing else (make the
- * prefixes again). A search with more than `few` matches is broad: read it with
- * listSubscribersWithCount.
+ * A company's phone search (no other filter) when it has at most `few` matches: its numbers that
+ * start with either prefix or end with the digits, newest first, with the search's exact total.
+ * Each range's first few + 1 are read by its index (a bitmap of the three would read every match
+ * of a broad beginning before the limit): when none is cut short, these are every match.
+ * `country` is the company's default country the prefixes were made for: when the company's is
+ * another, the answer is that country and nothing else (make the prefixes again). A search with
+ * more than `few` matches is broad: read it with listSubscribersWithCount.
  */
 export async function searchCompanyNumbers(
   db: Executor,
@@ -241,24 +232,26 @@ export async function searchCompanyNumbers(
 > {
   const [first, second = first] = search.prefixes;
   const reversed = [...search.digits].reverse().join('');
-  const { rows } = await sql<{
-    page: {
-      country?: string | null;
-      broad?: true;
-      total?: number;
-      subscribers?: (Omit<SubscriberPageRow, 'created_at'> & { created_at: string })[];
-    };
-  }>`select subscriber_search_page(${companyId}::bigint, ${country}::text, ${first}::text, ${second}::text,
-                                   ${reversed}::text, ${offset}::int, ${limit}::int, ${few}::int) as page`.execute(
-    db,
-  );
-  const { page } = rows[0];
-  if (page.country !== undefined) return { kind: 'country', country: page.country };
-  if (page.broad) return { kind: 'broad' };
+  const firstOf = (column: 's.msisdn' | 's.msisdn_reversed', start: string) => sql`
+    (select s.id from subscribers s where s.company_id = ${companyId} and ${numberMatches(column, start)}
+      limit ${few + 1})`;
+  const { rows } = await sql<{ country: string | null; found: number[] }>`
+    select c.default_country as country,
+           array(select distinct x.id
+                   from (${firstOf('s.msisdn', first)} union all ${firstOf('s.msisdn', second)}
+                         union all ${firstOf('s.msisdn_reversed', reversed)}) x
+                  order by x.id desc) as found
+      from companies c where c.id = ${companyId}`.execute(db);
+  // The company's row unseen: no country, and no numbers.
+  const { country: companys = null, found = [] } = rows[0] ?? {};
+  if (companys !== country) return { kind: 'country', country: companys };
+  // A range cut short holds few + 1 of them: more than few in all.
+  if (found.length > few) return { kind: 'broad' };
+  const page = found.slice(offset, offset + limit);
   return {
     kind: 'page',
-    total: Number(page.total),
-    rows: (page.subscribers ?? []).map((row) => ({ ...row, created_at: new Date(row.created_at) })),
+    total: found.length,
+    rows: page.length === 0 ? [] : await subscriberPageRows(db, Array(page.length).fill(companyId), page),
   };
 }
 

@@ -90,9 +90,9 @@ async function numberSearch(
   return { digits, prefixes: numberPrefixes(search, country) };
 }
 
-/** A phone search with at most this many matches is read in one call (subscriber_search_page). */
+/** A phone search with at most this many matches is read from its ranges at once (searchCompanyNumbers). */
 const FEW_MATCHES = 200;
-/** Companies' default countries as last read: subscriber_search_page checks them on every call. */
+/** Companies' default countries as last read: searchCompanyNumbers checks them on every call. */
 const knownCountries = new Map<number, string | null>();
 
 /**
