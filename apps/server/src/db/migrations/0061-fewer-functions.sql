@@ -21,3 +21,5 @@ drop function if exists message_list_page(bigint, text, text[], integer, integer
 drop function if exists subscriber_list_columns(bigint, integer, integer, bigint);
 drop function if exists subscriber_search_page(bigint, text, text, text, text, integer, integer, integer);
 drop function if exists subscriber_page_rows(bigint[], bigint[]);
+drop function if exists top_bar_first_pass(bigint, text, text, text, text, integer, integer);
+drop function if exists top_bar_first_pass_by_recency(bigint, text, text, text, integer, integer);

@@ -34,12 +34,11 @@ type ServiceHitRow = {
 };
 
 /**
- * The first pass in one call (top_bar_first_pass, migrations 0030 and 0044, planned once per
- * connection): services (few per company: one pass over the company's, names or keywords that start
- * with the text first) whose name, short code or keyword holds the text, and messages that hold it:
- * for a company's search of one word, the newest from the word index when it can prove them every
- * one (`complete`: the search looks no further), else those among the newest RECENT_WINDOW. A kind
- * asked for as false is left out.
+ * The first pass: services (few per company: one pass over the company's, names or keywords that
+ * start with the text first) whose name, short code or keyword holds the text, and messages that
+ * hold it: for a company's search of one word, the newest from the word index when it can prove
+ * them every one (`complete`: the search looks no further), else those among the newest
+ * RECENT_WINDOW. A kind asked for as false is left out.
  */
 export async function searchFirstPass(
   db: Executor,
@@ -48,24 +47,52 @@ export async function searchFirstPass(
   kinds: { services: boolean; messages: boolean },
   limit: number,
 ) {
-  const escaped = text.toLowerCase().replace(/[\\%_]/g, '\\$&');
-  const { rows } = await sql<{
-    found: {
-      services: ServiceHitRow[];
-      messages: (Omit<MessageHitRow, 'created_at'> & { created_at: string })[];
-      complete: boolean;
-    };
-  }>`
-    select top_bar_first_pass(${companyId}::bigint, ${kinds.services ? `%${escaped}%` : null}::text,
-                              ${`${escaped}%`}::text, ${kinds.messages ? `%${escaped}%` : null}::text,
-                              ${kinds.messages ? text.toLowerCase() : null}::text,
-                              ${limit}::int, ${RECENT_WINDOW}::int) as found`.execute(db);
-  const { services, messages, complete } = rows[0].found;
-  return {
-    services,
-    messages: messages.map((row): MessageHitRow => ({ ...row, created_at: new Date(row.created_at) })),
-    messagesComplete: complete,
-  };
+  const services = kinds.services ? await searchServices(db, companyId, text, limit) : [];
+  if (!kinds.messages) return { services, messages: [], messagesComplete: false };
+  const byWord = companyId === null ? [] : await newestHoldingWord(db, companyId, text.toLowerCase(), limit);
+  if (byWord.length > 0) return { services, messages: byWord, messagesComplete: true };
+  return { services, messages: await newestHolding(db, companyId, text, limit), messagesComplete: false };
+}
+
+async function searchServices(db: Executor, companyId: Scope, text: string, limit: number) {
+  const pattern = containsPattern(text);
+  const starts = startsPattern(text);
+  const { rows } = await sql<ServiceHitRow>`
+    select s.id, s.name, s.shortcode, s.keyword, s.status, c.name as company_name
+      from services s join companies c on c.id = s.company_id
+     where ${forCompany('s.company_id', companyId)}
+       and (lower(s.name) like ${pattern} or lower(s.shortcode) like ${pattern} or lower(s.keyword) like ${pattern})
+     order by (lower(s.name) like ${starts} or lower(s.keyword) like ${starts}) desc, s.name, s.id
+     limit ${limit}`.execute(db);
+  return rows;
+}
+
+/**
+ * A company's newest messages holding the word, from the word index with those of the longer words
+ * holding it, when message_search_word_page can prove them every such message (else none).
+ */
+async function newestHoldingWord(db: Executor, companyId: number, word: string, limit: number) {
+  const { rows } = await sql<MessageHitRow>`
+    select m.id, m.content, m.direction, m.status, m.created_at, c.name as company_name
+      from message_search_word_page(${companyId}::bigint, ${word}::text, ${limit}::int) k
+      join messages m on m.company_id = k.company_id and m.id = k.message_id
+      join companies c on c.id = m.company_id
+     order by m.created_at desc, m.id desc`.execute(db);
+  return rows;
+}
+
+/** Messages holding the text among the newest RECENT_WINDOW (a common text is found there). */
+async function newestHolding(db: Executor, companyId: Scope, text: string, limit: number) {
+  const { rows } = await sql<MessageHitRow>`
+    select r.id, r.content, r.direction, r.status, r.created_at, c.name as company_name
+      from (select m.id, m.company_id, m.content, m.direction, m.status, m.created_at from messages m
+             where ${forCompany('m.company_id', companyId)}
+             order by m.created_at desc, m.id desc limit ${RECENT_WINDOW}) r
+      join companies c on c.id = r.company_id
+     where lower(r.content) like ${containsPattern(text)}
+     order by r.created_at desc, r.id desc
+     limit ${limit}`.execute(db);
+  return rows;
 }
 
 export async function searchSubscribers(
