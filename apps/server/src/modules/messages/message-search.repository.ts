@@ -33,8 +33,7 @@ const isNumber = (pattern: string) => /^%\+?[0-9]+%$/.test(pattern);
 export function searchWordStart(pattern: string) {
   if (!/^%[^%_\\]+%$/.test(pattern)) return null;
   let longest: string | null = null;
-  // ASCII separators only: one the database would not split at must never start a word here.
-  for (const [, run] of pattern.slice(1, -1).matchAll(/[ \t\n\v\f\r!-/:-@[-`{-~]([a-z0-9]{2,})/g))
+  for (const [, run] of pattern.slice(1, -1).matchAll(/[\s!-/:-@[-`{-~]([a-z0-9]{2,})/g))
     if (longest === null || run.length > longest.length) longest = run;
   return longest?.slice(0, 40) ?? null;
 }
