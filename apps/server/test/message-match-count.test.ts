@@ -11,10 +11,9 @@ import { createCompany } from './support/factories.ts';
 import { insertMessage } from './support/message-log-factories.ts';
 import { createTestContext, type TestContext } from './support/test-app.ts';
 
-// The searched list counts its matches with message_search_text_matches in any order (db/functions/21),
-// which reads the search's side table outside row-level security: its own scope is the only wall
-// between tenants there. It must count exactly what it lists newest first. Probed through sms_app's
-// own connections.
+// Migration 0020: count_message_matches reads the search's side table outside row-level security
+// (as search_message_ids does), so its own scope is the only wall between tenants there. It must
+// count exactly what search_message_ids would return. Probed through sms_app's own connections.
 
 let ctx: TestContext;
 let a: number;
@@ -39,22 +38,19 @@ beforeAll(async () => {
 afterAll(() => ctx?.close());
 
 const count = (db: Executor, companyId: number | null, pattern: string, limit = 100) =>
-  sql<{ n: number }>`
-    select count(*)::int as n
-      from message_search_text_matches(${companyId}::bigint, ${pattern}::text, ${limit}::int, false, null, null)`
+  sql<{ n: number }>`select count_message_matches(${companyId}::bigint, ${pattern}::text, ${limit}::int) as n`
     .execute(db)
     .then(({ rows }) => rows[0]!.n);
 const listed = (db: Executor, companyId: number | null, pattern: string, limit = 100) =>
   sql<{
     n: number;
-  }>`select count(*)::int as n
-        from message_search_text_matches(${companyId}::bigint, ${pattern}::text, ${limit}::int, true, null, null)`
+  }>`select count(*)::int as n from search_message_ids(${companyId}::bigint, ${pattern}::text, ${limit}::int)`
     .execute(db)
     .then(({ rows }) => rows[0]!.n);
 const as = <T>(scope: TenantScope, work: (db: Executor) => Promise<T>) =>
   inTenantTransaction(ctx.db, scope, (trx) => work(trx));
 
-describe('message_search_text_matches, counted', () => {
+describe('count_message_matches', () => {
   it("bound to company A, counts A's matches only, whichever company is asked for", async () => {
     expect(await as(companyScope(a), (db) => count(db, null, '%weekend%'))).toBe(3);
     expect(await as(companyScope(a), (db) => count(db, a, '%weekend%'))).toBe(3);
@@ -69,7 +65,7 @@ describe('message_search_text_matches, counted', () => {
     expect(await as(platformScope, (db) => count(db, b, '%weekend%'))).toBe(5);
   });
 
-  it('counts in any order what it lists newest first, up to the limit, for long and short text and numbers', async () => {
+  it('counts what search_message_ids finds, up to the limit, for long and short text and numbers', async () => {
     for (const scope of [companyScope(a), companyScope(b), platformScope])
       for (const [pattern, limit] of [
         ['%weekend%', 100],

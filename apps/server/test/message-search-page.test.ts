@@ -6,11 +6,6 @@ import {
   platformScope,
   type TenantScope,
 } from '../src/db/tenant-scope.ts';
-import {
-  newestWithWord,
-  searchMessagesWithCounts,
-  searchWordStart,
-} from '../src/modules/messages/message-search.repository.ts';
 import { createCompany } from './support/factories.ts';
 import { insertManyMessages } from './support/message-log-factories.ts';
 import { createTestContext, type TestContext } from './support/test-app.ts';
@@ -67,8 +62,7 @@ beforeAll(async () => {
 });
 afterAll(() => ctx?.close());
 
-/** The search's LIKE pattern: the text anywhere, LIKE's own characters taken literally. */
-const patternOf = (text: string) => `%${text.replace(/[\\%_]/g, '\\$&')}%`;
+const patternOf = (text: string) => `%${text}%`;
 
 /** The direct read: the company's (or every company's) matches, newest first. */
 async function direct(companyId: number | null, text: string) {
@@ -80,6 +74,8 @@ async function direct(companyId: number | null, text: string) {
   return rows.map((row) => row.id);
 }
 
+type Page = { searched: { n: number; more: boolean }; messages: { id: number }[] };
+
 const searchPage = (
   scope: TenantScope,
   companyId: number | null,
@@ -87,27 +83,22 @@ const searchPage = (
   offset: number,
   limit: number,
   cap: number,
-  direction: string | null = null,
-  statuses: string[] | null = null,
 ) =>
   inTenantTransaction(ctx.db, scope, async (trx) => {
-    const filter = { companyId, search: text, statuses, direction: direction ?? undefined };
-    const { searched, rows } = await searchMessagesWithCounts(trx, filter, offset, limit, cap);
-    return { searched, messages: rows };
+    const { rows } = await sql<{ page: Page }>`
+      select message_search_page(${companyId}::bigint, ${patternOf(text)}::text, null, null,
+                                 ${offset}::int, ${limit}::int, ${cap}::int) as page`.execute(trx);
+    return rows[0]!.page;
   });
-
-/** The total as the list shows it: exact up to the cap, else the cap and not exact. */
-const cappedOf = (n: number, cap: number) =>
-  n > cap ? { total: cap, exact: false } : { total: n, exact: true };
 
 async function expectDirect(scope: TenantScope, companyId: number | null, text: string, cap: number) {
   const all = await direct(companyId, text);
-  const searched = cappedOf(all.length, cap);
+  const searched = all.length > cap ? { n: cap + 1, more: true } : { n: all.length, more: false };
   for (const offset of [0, 2, 6, 12]) {
     const page = await searchPage(scope, companyId, text, offset, 3, cap);
     expect(page.searched, `${text}, cap ${cap}`).toEqual(searched);
     // A page past an exact total is not read; otherwise the page is the direct read's.
-    const expected = searched.exact && offset >= all.length ? [] : all.slice(offset, offset + 3);
+    const expected = !searched.more && offset >= all.length ? [] : all.slice(offset, offset + 3);
     expect(
       page.messages.map((m) => m.id),
       `${text}, cap ${cap}, offset ${offset}`,
@@ -115,7 +106,7 @@ async function expectDirect(scope: TenantScope, companyId: number | null, text: 
   }
 }
 
-describe('the searched list without another filter (migration 0034)', () => {
+describe('message_search_page without another filter (migration 0034)', () => {
   it('counts and pages every way as a direct read: word index, one trigram lookup, the newest messages', async () => {
     for (const text of [
       'weekend',
@@ -144,9 +135,9 @@ describe('the searched list without another filter (migration 0034)', () => {
 
   it("bound to company A, finds A's messages only, whichever company is asked for", async () => {
     const asked = await searchPage(companyScope(a), b, 'weekend', 0, 20, 5);
-    expect(asked).toMatchObject({ searched: { total: 0, exact: true }, messages: [] });
+    expect(asked).toMatchObject({ searched: { n: 0, more: false }, messages: [] });
     const own = await searchPage(companyScope(a), null, 'weekend', 0, 20, 5);
-    expect(own.searched).toEqual({ total: 5, exact: false });
+    expect(own.searched).toEqual({ n: 6, more: true });
     const ofA = new Set(await direct(a, 'weekend'));
     for (const message of own.messages) expect(ofA.has(message.id)).toBe(true);
   });
@@ -197,10 +188,12 @@ describe('a word’s page from the word index (migration 0038)', () => {
     );
   });
 
-  const wordPage = (scope: TenantScope, companyId: number, word: string, limit: number) =>
+  const wordPage = (scope: TenantScope, companyId: number | null, word: string, limit: number) =>
     inTenantTransaction(ctx.db, scope, async (trx) => {
       const { rows } = await sql<{ message_id: number }>`
-        select message_id from ${newestWithWord(companyId, word, limit)} k`.execute(trx);
+        select message_id from message_search_word_page(${companyId}::bigint, ${word}::text, ${limit}::int)`.execute(
+        trx,
+      );
       return rows.map((row) => row.message_id);
     });
 
@@ -275,7 +268,12 @@ describe('a text with a word start, from the word index (migration 0039)', () =>
   });
 
   it('takes the longest run of letters and digits after a separator, never across a wildcard or an escape', async () => {
-    const startOf = async (pattern: string) => searchWordStart(pattern);
+    const startOf = async (pattern: string) => {
+      const { rows } = await sql<{
+        start: string | null;
+      }>`select search_word_start(${pattern}) as start`.execute(ctx.ownerDb);
+      return rows[0]!.start;
+    };
     expect(await startOf('%#1234%')).toBe('1234');
     expect(await startOf('%a#12 b-345x%')).toBe('345x');
     expect(await startOf('%weekend%')).toBeNull();
@@ -313,7 +311,13 @@ describe('a text with a word start, from the word index (migration 0039)', () =>
       statuses: string[] | null,
       offset: number,
       cap: number,
-    ) => searchPage(companyScope(codes), codes, text, offset, 3, cap, direction, statuses);
+    ) =>
+      inTenantTransaction(ctx.db, companyScope(codes), async (trx) => {
+        const { rows } = await sql<{ page: Page }>`
+          select message_search_page(${codes}::bigint, ${patternOf(text)}::text, ${direction}::text, ${statuses}::text[],
+                                     ${offset}::int, 3, ${cap}::int) as page`.execute(trx);
+        return rows[0]!.page;
+      });
     const directFiltered = async (text: string, direction: string | null, statuses: string[] | null) => {
       const { rows } = await sql<{ id: number }>`
         select id from messages
@@ -335,7 +339,7 @@ describe('a text with a word start, from the word index (migration 0039)', () =>
           for (const offset of [0, 3, 6]) {
             const page = await filteredPage(text, direction, statuses, offset, cap);
             const label = `${text}, ${direction}, ${statuses}, cap ${cap}, offset ${offset}`;
-            expect(page.searched, label).toEqual(cappedOf(all.length, cap));
+            expect(page.searched, label).toEqual({ n: all.length, more: false });
             const expected = all.length <= cap && offset >= all.length ? [] : all.slice(offset, offset + 3);
             expect(
               page.messages.map((m) => m.id),
@@ -347,13 +351,19 @@ describe('a text with a word start, from the word index (migration 0039)', () =>
 
   it('reads the trigram index when more than 256 words begin with the text', async () => {
     for (const cap of [5, 299, 300, 400]) await expectDirect(companyScope(manyCodes), manyCodes, '#777', cap);
-    const filtered = await searchPage(companyScope(manyCodes), manyCodes, '#777', 0, 3, 1000, 'outbound');
-    expect(filtered.searched).toEqual({ total: 300, exact: true });
+    const filtered = await inTenantTransaction(ctx.db, companyScope(manyCodes), async (trx) => {
+      const { rows } = await sql<{ page: Page }>`
+        select message_search_page(${manyCodes}::bigint, '%#777%', 'outbound', null, 0, 3, 1000) as page`.execute(
+        trx,
+      );
+      return rows[0]!.page;
+    });
+    expect(filtered.searched).toEqual({ n: 300, more: false });
     expect(filtered.messages.map((m) => m.id)).toEqual((await direct(manyCodes, '#777')).slice(0, 3));
   });
 
   it("bound to one company, finds none of another's", async () => {
     const asked = await searchPage(companyScope(a), codes, '#1234', 0, 20, 50);
-    expect(asked).toMatchObject({ searched: { total: 0, exact: true }, messages: [] });
+    expect(asked).toMatchObject({ searched: { n: 0, more: false }, messages: [] });
   });
 });

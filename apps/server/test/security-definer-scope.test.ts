@@ -31,16 +31,36 @@ afterAll(() => ctx?.close());
 
 /** Each company-taking SECURITY DEFINER function, called about `companyId`, as rows of message ids (or a count). */
 const CALLS: Record<string, (db: Executor, companyId: number) => Promise<unknown>> = {
-  message_search_text_matches: async (db, companyId) =>
+  message_search_word_start_ids: async (db, companyId) => {
+    const { rows } = await sql<{ ids: number[] | null }>`
+      select message_search_word_start_ids(${companyId}::bigint, '% sale%') as ids`.execute(db);
+    return rows[0]!.ids ?? [];
+  },
+  message_search_word_page: async (db, companyId) =>
     (
-      await sql`select message_id from message_search_text_matches(${companyId}::bigint, '% sale%', 10, true, null, 'sale')`.execute(
+      await sql`select message_id from message_search_word_page(${companyId}::bigint, 'weekend', 10)`.execute(
         db,
       )
     ).rows,
-  message_search_vocabulary_words: async (db, companyId) => {
-    const { rows } = await sql<{ words: string[] | null }>`
-      select message_search_vocabulary_words(${companyId}::bigint, 'weekend') as words`.execute(db);
-    return rows[0]!.words ?? [];
+  message_search_matches: async (db, companyId) =>
+    (
+      await sql`select message_id from message_search_matches(${companyId}::bigint, '% sale%', 10)`.execute(
+        db,
+      )
+    ).rows,
+  message_search_recent: async (db, companyId) =>
+    (
+      await sql`select message_id from message_search_recent(${companyId}::bigint, '%weekend%', 10, 100)`.execute(
+        db,
+      )
+    ).rows,
+  search_message_ids: async (db, companyId) =>
+    (await sql`select message_id from search_message_ids(${companyId}::bigint, '% sale%', 10)`.execute(db))
+      .rows,
+  count_message_matches: async (db, companyId) => {
+    const { rows } = await sql<{ n: number }>`
+      select count_message_matches(${companyId}::bigint, '%weekend%', 10) as n`.execute(db);
+    return Array.from({ length: rows[0]!.n });
   },
 };
 

@@ -23,14 +23,3 @@ drop function if exists subscriber_search_page(bigint, text, text, text, text, i
 drop function if exists subscriber_page_rows(bigint[], bigint[]);
 drop function if exists top_bar_first_pass(bigint, text, text, text, text, integer, integer);
 drop function if exists top_bar_first_pass_by_recency(bigint, text, text, text, integer, integer);
--- The message search: its two doors to the tables outside row-level security stay (21), the rest
--- is the repository's (modules/messages/message-search.repository.ts).
-drop function if exists message_search_page(bigint, text, text, text[], integer, integer, integer);
-drop function if exists message_page_rows(bigint[], bigint[]);
-drop function if exists count_message_matches(bigint, text, integer);
-drop function if exists message_search_word_page(bigint, text, integer);
-drop function if exists message_search_recent(bigint, text, integer, integer);
-drop function if exists message_search_matches(bigint, text, integer);
-drop function if exists message_search_word_start_ids(bigint, text);
-drop function if exists search_message_ids(bigint, text, integer, boolean);
-drop function if exists search_word_start(text);

@@ -34,22 +34,34 @@ export type MessageRow = {
   parts: number | null;
 };
 
-export const MESSAGE_COLUMNS = sql`
+const MESSAGE_COLUMNS = sql`
   m.id, m.company_id, c.name as company_name, m.service_id, s.name as service_name,
   m.service_ids::int[] as service_ids, m.direction, m.content, m.msisdn, m.status, m.scheduled_at,
   m.sent_at, m.created_at, m.recipient_count, m.queue_job_id, m.encoding, m.parts`;
+
+export type Json<T> = {
+  [K in keyof T]: T[K] extends Date ? string : T[K] extends Date | null ? string | null : T[K];
+};
+
+/** A page row as migration 0030's message_list_page writes it (times as ISO text). */
+export const messageRowOf = (row: Json<MessageRow>): MessageRow => ({
+  ...row,
+  scheduled_at: row.scheduled_at === null ? null : new Date(row.scheduled_at),
+  sent_at: row.sent_at === null ? null : new Date(row.sent_at),
+  created_at: new Date(row.created_at),
+});
 
 /**
  * The statuses a filter without a search reads: inbound messages are always stored as received, so
  * an inbound filter is that status (the rule of `conditions` and `filterCounts`).
  */
-export function statusesOf(filter: MessageFilter): readonly string[] | null {
+function statusesOf(filter: MessageFilter): readonly string[] | null {
   if (filter.direction !== 'inbound') return filter.statuses;
   return filter.statuses === null || filter.statuses.includes('received') ? ['received'] : [];
 }
 
 /** The caller's messages per direction and status (message_status_counts: exact, kept by the triggers). */
-export async function countMessagesByStatus(db: Executor, companyId: number | null): Promise<StatusCount[]> {
+async function countMessagesByStatus(db: Executor, companyId: number | null): Promise<StatusCount[]> {
   const { rows } = await sql<StatusCount>`
     select direction, status, sum(messages)::bigint as messages from message_status_counts
      ${companyId === null ? sql`` : sql`where company_id = ${companyId}`}
@@ -108,6 +120,38 @@ export async function listMessagesWithCounts(
 
 export const hasSearch = (filter: MessageFilter): filter is MessageFilter & { search: string } =>
   !!filter.search;
+
+const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+
+/**
+ * A searched list in one call (migration 0030's message_search_page): the counters per direction
+ * and status, the search's total and one page. The total is counted up to `cap` (see
+ * searchCountCap): without another filter over all matches, with one over the newest 10,001
+ * matches (MESSAGE_COUNT_CAP + 1), so "not exact" past either. The matches come from 0018's side
+ * table through search_message_ids (a LIKE on messages cannot use an index under row-level
+ * security), and are joined to messages under row-level security.
+ */
+export async function searchMessagesWithCounts(
+  db: Executor,
+  filter: MessageFilter & { search: string },
+  offset: number,
+  limit: number,
+  cap: number,
+): Promise<{ byStatus: StatusCount[]; searched: CappedCount; rows: MessageRow[] }> {
+  const statuses = statusesOf(filter);
+  const { rows } = await sql<{
+    page: { counts: StatusCount[]; searched: { n: number; more: boolean }; messages: Json<MessageRow>[] };
+  }>`
+    select message_search_page(${filter.companyId}::bigint, ${likePattern(filter.search)}::text,
+                               ${filter.direction ?? null}::text, ${statuses === null ? null : [...statuses]}::text[],
+                               ${offset}::int, ${limit}::int, ${cap}::int) as page`.execute(db);
+  const { counts, searched, messages } = rows[0].page;
+  return {
+    byStatus: counts.map((count) => ({ ...count, messages: Number(count.messages) })),
+    searched: cappedCount(searched, cap),
+    rows: messages.map(messageRowOf),
+  };
+}
 
 /** One message, if the company (null: any) owns it. */
 export async function findMessage(db: Executor, id: number, companyId: number | null) {
@@ -209,7 +253,7 @@ export function filterCounts(filter: MessageFilter, count: { direction: string; 
   return filter.statuses === null || filter.statuses.includes(count.status);
 }
 
-export function cappedCount(row: { n: string | number; more: boolean | null }, cap: number): CappedCount {
+function cappedCount(row: { n: string | number; more: boolean | null }, cap: number): CappedCount {
   const n = Number(row.n);
   return n > cap ? { total: cap, exact: false } : { total: n, exact: row.more !== true };
 }

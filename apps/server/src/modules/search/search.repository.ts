@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/database.ts';
-import { newestWithWord } from '../messages/message-search.repository.ts';
 
 export type Scope = number | null;
 
@@ -68,11 +67,14 @@ async function searchServices(db: Executor, companyId: Scope, text: string, limi
   return rows;
 }
 
-/** A company's newest messages holding the word, when the word index can prove them every one (else none). */
+/**
+ * A company's newest messages holding the word, from the word index with those of the longer words
+ * holding it, when message_search_word_page can prove them every such message (else none).
+ */
 async function newestHoldingWord(db: Executor, companyId: number, word: string, limit: number) {
   const { rows } = await sql<MessageHitRow>`
     select m.id, m.content, m.direction, m.status, m.created_at, c.name as company_name
-      from ${newestWithWord(companyId, word, limit)} k
+      from message_search_word_page(${companyId}::bigint, ${word}::text, ${limit}::int) k
       join messages m on m.company_id = k.company_id and m.id = k.message_id
       join companies c on c.id = m.company_id
      order by m.created_at desc, m.id desc`.execute(db);
