@@ -13,29 +13,6 @@
 -- message details' PostgreSQL CPU a request went from 0.41 to 1.67 ms, the dashboard's from 0.45
 -- to 1.65 ms.
 
--- The rows of a page of messages named by their keys, in that order, with their company's and
--- service's names, as json: the searched list's page (message_search_page). PL/pgSQL so that its plan is kept for the
--- connection (a SQL function's is not, in PostgreSQL 17). SECURITY INVOKER.
-create or replace function message_page_rows(p_company_ids bigint[], p_message_ids bigint[])
- returns json
- language plpgsql
- stable
- set plan_cache_mode to 'force_generic_plan'
- set search_path to 'public', 'pg_temp'
-as $function$
-begin
-  return (
-    select coalesce(json_agg(r order by r.n), '[]')
-      from (select k.n, m.id, m.company_id, c.name as company_name, m.service_id, s.name as service_name,
-                   m.service_ids::int[] as service_ids, m.direction, m.content, m.msisdn, m.status,
-                   m.scheduled_at, m.sent_at, m.created_at, m.recipient_count, m.queue_job_id, m.encoding, m.parts
-              from unnest(p_company_ids, p_message_ids) with ordinality k(company_id, id, n)
-              join messages m on m.company_id = k.company_id and m.id = k.id
-              join companies c on c.id = m.company_id
-              left join services s on s.company_id = m.company_id and s.id = m.service_id) r);
-end $function$;
-revoke execute on function message_page_rows(p_company_ids bigint[], p_message_ids bigint[]) from public;
-
 -- 0027's search_message_ids; a company's text of three letters or digits in a row with a word
 -- start takes its matches from message_search_word_start_ids when that answers, newest first.
 create or replace function search_message_ids(p_company_id bigint, p_pattern text, p_limit integer, p_few boolean DEFAULT false)

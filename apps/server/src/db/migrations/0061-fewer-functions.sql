@@ -17,7 +17,6 @@ drop function if exists dashboard_figures(bigint, date, date, date, timestamptz,
 drop function if exists message_details_page(bigint, bigint, text, integer, integer, timestamptz, bigint, integer);
 drop function if exists recipient_page_columns(bigint, bigint, timestamptz, text, bigint, integer, integer);
 drop function if exists message_with_state(bigint, bigint);
-drop function if exists message_list_page(bigint, text, text[], integer, integer);
 drop function if exists subscriber_list_columns(bigint, integer, integer, bigint);
 drop function if exists subscriber_search_page(bigint, text, text, text, text, integer, integer, integer);
 drop function if exists subscriber_page_rows(bigint[], bigint[]);

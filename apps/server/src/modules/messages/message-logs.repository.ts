@@ -52,31 +52,20 @@ export const messageRowOf = (row: Json<MessageRow>): MessageRow => ({
 });
 
 /**
- * The statuses a filter without a search reads: inbound messages are always stored as received, so
- * an inbound filter is that status (the rule of `conditions` and `filterCounts`).
+ * The statuses a filter without a search reads, as message_list_page takes them: inbound messages
+ * are always stored as received, so an inbound filter is that status (the rule of `conditions` and
+ * `filterCounts`).
  */
 function statusesOf(filter: MessageFilter): readonly string[] | null {
   if (filter.direction !== 'inbound') return filter.statuses;
   return filter.statuses === null || filter.statuses.includes('received') ? ['received'] : [];
 }
 
-/** The caller's messages per direction and status (message_status_counts: exact, kept by the triggers). */
-async function countMessagesByStatus(db: Executor, companyId: number | null): Promise<StatusCount[]> {
-  const { rows } = await sql<StatusCount>`
-    select direction, status, sum(messages)::bigint as messages from message_status_counts
-     ${companyId === null ? sql`` : sql`where company_id = ${companyId}`}
-     group by direction, status having sum(messages) <> 0`.execute(db);
-  return rows;
-}
-
 /**
- * A list without a search: the counters per direction and status and one page, newest first, with
- * its company's and service's names. A page past the counters' exact total of the filter is not
- * read. Without a status or direction the page walks the (company_id, created_at, id) index newest
- * first (every company: (created_at, id)); with them, each status's newest from the (company_id,
- * status, created_at, id) index, merged, offset + limit per status at most, for the statuses the
- * counters say have messages: a walk of the company's newest filtered by status walked 49,000 rows
- * to find 20 pending ones, this merge's cost does not depend on how common the status is.
+ * A list without a search in one call (migration 0030's message_list_page, its statements planned
+ * once per connection): the counters per direction and status (as countMessages) and one page,
+ * newest first, with its company's and service's names. A page past the counters' exact total of
+ * the filter is not read.
  */
 export async function listMessagesWithCounts(
   db: Executor,
@@ -85,37 +74,16 @@ export async function listMessagesWithCounts(
   limit: number,
 ): Promise<{ byStatus: StatusCount[]; rows: MessageRow[] }> {
   const statuses = statusesOf(filter);
-  const byStatus = await countMessagesByStatus(db, filter.companyId);
-  const wanted = byStatus.filter(
-    (count) =>
-      (!filter.direction || count.direction === filter.direction) &&
-      (statuses === null || statuses.includes(count.status)),
+  const { rows } = await sql<{ page: { counts: StatusCount[]; messages: Json<MessageRow>[] } }>`
+    select message_list_page(${filter.companyId}::bigint, ${filter.direction ?? null}::text,
+                             ${statuses === null ? null : [...statuses]}::text[], ${offset}::int, ${limit}::int) as page`.execute(
+    db,
   );
-  const total = wanted.reduce((sum, count) => sum + count.messages, 0);
-  if (offset >= total || limit < 1) return { byStatus, rows: [] };
-  const ofCompany = filter.companyId === null ? sql`` : sql`m.company_id = ${filter.companyId} and`;
-  const newest =
-    statuses === null && !filter.direction
-      ? sql`select m.company_id, m.id, m.created_at from messages m
-             ${filter.companyId === null ? sql`` : sql`where m.company_id = ${filter.companyId}`}
-             order by m.created_at desc, m.id desc offset ${offset} limit ${limit}`
-      : sql`select n.company_id, n.id, n.created_at
-              from ${filter.companyId === null ? sql`companies c cross join` : sql``}
-                   unnest(${[...new Set(wanted.filter((count) => count.messages > 0).map((count) => count.status))]}::text[]) st(status)
-             cross join lateral (
-               select m.company_id, m.id, m.created_at from messages m
-                where ${filter.companyId === null ? sql`m.company_id = c.id and` : ofCompany} m.status = st.status
-                      ${filter.direction ? sql`and m.direction = ${filter.direction}` : sql``}
-                order by m.created_at desc, m.id desc limit ${offset + limit}) n
-             order by n.created_at desc, n.id desc offset ${offset} limit ${limit}`;
-  const { rows } = await sql<MessageRow>`
-    select ${MESSAGE_COLUMNS}
-      from (${newest}) k
-      join messages m on m.company_id = k.company_id and m.id = k.id
-      join companies c on c.id = m.company_id
-      left join services s on s.company_id = m.company_id and s.id = m.service_id
-     order by m.created_at desc, m.id desc`.execute(db);
-  return { byStatus, rows };
+  const { counts, messages } = rows[0].page;
+  return {
+    byStatus: counts.map((count) => ({ ...count, messages: Number(count.messages) })),
+    rows: messages.map(messageRowOf),
+  };
 }
 
 export const hasSearch = (filter: MessageFilter): filter is MessageFilter & { search: string } =>
