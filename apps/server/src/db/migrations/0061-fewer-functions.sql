@@ -12,11 +12,7 @@ drop function if exists message_search_vocabulary_add();
 drop function if exists create_tenant_month_partition(regclass, text, date, text);
 drop function if exists delivery_report_partition_name(date);
 drop function if exists recipient_gateway_partition_name(date);
--- The console's reads: queries in their modules' repositories.
-drop function if exists dashboard_figures(bigint, date, date, date, timestamptz, integer);
-drop function if exists message_details_page(bigint, bigint, text, integer, integer, timestamptz, bigint, integer);
-drop function if exists recipient_page_columns(bigint, bigint, timestamptz, text, bigint, integer, integer);
-drop function if exists message_with_state(bigint, bigint);
+-- The subscriber list's and the top bar's reads: queries in their modules' repositories.
 drop function if exists subscriber_list_columns(bigint, integer, integer, bigint);
 drop function if exists subscriber_search_page(bigint, text, text, text, text, integer, integer, integer);
 drop function if exists subscriber_page_rows(bigint[], bigint[]);

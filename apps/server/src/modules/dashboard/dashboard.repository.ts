@@ -70,13 +70,13 @@ type FiguresJson = {
 };
 
 /**
- * Everything the dashboard reads, in one statement: services and active ones (few rows per
- * company), active subscribers (per-status counters), all-time recipients handed over (monthly
- * rollup), this month against last (the stock figures' net change since this month began, and
- * messages handed over this month so far and in the same span of last month: whole days from the
- * daily rollup, the part-day where last month's span ends from the hourly one), the newest audit
- * entries and messages, and either the company's billing, limits and usage or every company per
- * plan and status.
+ * Everything the dashboard reads, from migration 0027's dashboard_figures: one round trip, its
+ * statements planned once per connection. Services and active ones (few rows per company), active
+ * subscribers (per-status counters), all-time recipients handed over (monthly rollup), this month
+ * against last (the stock figures' net change since this month began, and messages handed over this
+ * month so far and in the same span of last month: whole days from the daily rollup, the part-day
+ * where last month's span ends from the hourly one), the newest audit entries and messages, and
+ * either the company's billing, limits and usage or every company per plan and status.
  */
 export async function findDashboardFigures(
   db: Executor,
@@ -84,54 +84,11 @@ export async function findDashboardFigures(
   window: MonthWindow,
   recent: number,
 ) {
-  const thisMonth = isoDay(window.thisMonth);
-  const lastMonth = isoDay(window.lastMonth);
   const spanEndDay = isoDay(window.lastMonthSameSpanEnd);
-  // Every company's rows (the platform scope), or one company's.
-  const ofCompany = companyId === null ? sql`true` : sql`company_id = ${companyId}`;
-  const handedOver = sql`coalesce(sum(submitted + sent + delivered + failed + rejected + expired), 0)`;
-  const companies =
-    companyId === null
-      ? sql`'companies', (select coalesce(json_agg(c), '[]')
-                            from (select plan, status, count(*)::int as companies from companies group by plan, status) c)`
-      : sql`'company', (select row_to_json(c)
-                          from (select name, plan, billing_status, package_name, package_expires_at,
-                                       messages_limit, subscribers_limit, services_limit,
-                                       (select messages_used from company_monthly_usage u
-                                         where u.company_id = ${companyId} and u.month = ${thisMonth}::date) as messages_used
-                                  from companies where id = ${companyId}) c)`;
   const { rows } = await sql<{ figures: FiguresJson }>`
-    select json_build_object(
-      'services_total', sv.total, 'services_active', sv.active,
-      'active_subscribers', (select coalesce(sum(subscriber_count), 0) from company_subscriber_counts
-                              where ${ofCompany} and status = 'active'),
-      'messages_sent', (select ${handedOver} from company_monthly_activity where ${ofCompany}),
-      'month', month,
-      'sent_last_month_hours', (select ${handedOver} from company_hourly_activity
-                                 where ${ofCompany} and hour >= ${spanEndDay}::date::timestamp at time zone 'UTC'
-                                   and hour < ${window.lastMonthSameSpanEnd}::timestamptz),
-      'audit', (select coalesce(json_agg(a order by a.created_at desc, a.id desc), '[]')
-                  from (select id, action, entity, entity_id, user_name, by_platform_staff, details, created_at
-                          from audit_logs
-                         where ${ofCompany} and action <> all(array['LOGIN', 'LOGOUT']) and entity <> 'MESSAGE'
-                         order by created_at desc, id desc limit ${recent}) a),
-      'messages', (select coalesce(json_agg(r order by r.created_at desc, r.id desc), '[]')
-                     from (select m.id, m.direction, m.status, m.content, m.msisdn, m.recipient_count,
-                                  s.name as service_name, m.created_at, m.updated_at
-                             from (select * from messages where ${ofCompany}
-                                    order by created_at desc, id desc limit ${recent}) m
-                             left join services s on s.company_id = m.company_id and s.id = m.service_id) r),
-      ${companies}) as figures
-      from (select count(*)::int as total, count(*) filter (where status = 'active')::int as active
-              from services where ${ofCompany}) sv,
-           (select coalesce(sum(services_delta) filter (where day >= ${thisMonth}::date), 0) as services_since,
-                   coalesce(sum(active_services_delta) filter (where day >= ${thisMonth}::date), 0) as active_services_since,
-                   coalesce(sum(active_subscribers_delta) filter (where day >= ${thisMonth}::date), 0) as active_subscribers_since,
-                   coalesce(sum(submitted + sent + delivered + failed + rejected + expired)
-                              filter (where day >= ${thisMonth}::date), 0) as sent_this_month,
-                   coalesce(sum(submitted + sent + delivered + failed + rejected + expired)
-                              filter (where day < ${spanEndDay}::date), 0) as sent_last_month_days
-              from company_daily_activity where ${ofCompany} and day >= ${lastMonth}::date) month`.execute(
+    select dashboard_figures(${companyId}::bigint, ${isoDay(window.thisMonth)}::date,
+                             ${isoDay(window.lastMonth)}::date, ${spanEndDay}::date,
+                             ${window.lastMonthSameSpanEnd}::timestamptz, ${recent}::int) as figures`.execute(
     db,
   );
   const figures = rows[0].figures;

@@ -134,29 +134,18 @@ export async function findMessage(db: Executor, id: number, companyId: number | 
 
 /**
  * One message if the company (null: any) owns it, with its send state (if it was ever queued) and
- * its recipients per status from the per-message counters.
+ * its recipients per status from the per-message counters: migration 0027's message_with_state,
+ * one round trip planned once per connection.
  */
 export async function findMessageWithState(db: Executor, id: number, companyId: number | null) {
-  const { rows } = await sql<MessageWithStateRow>`
-    select ${MESSAGE_COLUMNS}, ms.state as send_state, ms.recipients_at, ms.recipients, ms.started_at,
-           ms.fanout_finished_at, ms.handed_over_at, ms.updated_at as send_updated_at,
-           ms.failed_reason as send_failed_reason, dc.pending, dc.submitted, dc.sent, dc.delivered, dc.failed,
-           dc.rejected, dc.expired
-      from messages m
-      join companies c on c.id = m.company_id
-      left join services s on s.company_id = m.company_id and s.id = m.service_id
-      left join message_sends ms on ms.company_id = m.company_id and ms.message_id = m.id
-      cross join lateral (
-        select coalesce(sum(d.pending), 0)::int as pending, coalesce(sum(d.submitted), 0)::int as submitted,
-               coalesce(sum(d.sent), 0)::int as sent, coalesce(sum(d.delivered), 0)::int as delivered,
-               coalesce(sum(d.failed), 0)::int as failed, coalesce(sum(d.rejected), 0)::int as rejected,
-               coalesce(sum(d.expired), 0)::int as expired
-          from message_delivery_counts d where d.company_id = m.company_id and d.message_id = m.id) dc
-     where m.id = ${id} ${companyId === null ? sql`` : sql`and m.company_id = ${companyId}`}`.execute(db);
+  const { rows } =
+    await sql<MessageWithStateRow>`select * from message_with_state(${id}::bigint, ${companyId}::bigint)`.execute(
+      db,
+    );
   return rows[0] && splitMessageWithState(rows[0]);
 }
 
-/** A message with its send state and delivery counts (findMessageWithState). */
+/** A row of message_with_state (migration 0027), and of message_details_page's message (0037). */
 export type MessageWithStateRow = MessageRow & {
   send_state: string | null;
   recipients_at: Date | null;
@@ -254,10 +243,9 @@ export type DeliveryReportRow = {
 };
 
 /**
- * A page of a message's recipients in the order they were resolved, from `fromId` on (a remembered
- * id: recipient-page-anchors.ts), `offset` rows in. All rows of a message share one created_at
- * (recipientsAt), so the read touches one partition, by its primary key. Without a status the
- * offset is walked over the key alone (an index-only scan), and the page's rows read from there.
+ * A page of a message's recipients in the order they were resolved (migration 0037's
+ * recipient_page_columns, planned once per connection). All rows of a message share one created_at
+ * (recipientsAt), so the read touches one partition, by its primary key.
  */
 export async function listDeliveryReports(
   db: Executor,
@@ -265,23 +253,37 @@ export async function listDeliveryReports(
   offset: number,
   limit: number,
 ): Promise<DeliveryReportRow[]> {
-  const ofMessage = sql`d.company_id = ${where.companyId} and d.message_id = ${where.messageId}
-                        and d.created_at = ${where.recipientsAt}::timestamptz`;
-  const { rows } = await sql<DeliveryReportRow>`
-    select d.id, d.recipient_phone, d.status, d.gateway_message_id, d.delivered_at, d.error_message,
-           d.attempts::int as attempts, d.updated_at
-      from delivery_reports d
-     where ${ofMessage}
-       ${
-         where.status
-           ? sql`and d.status = ${where.status} and d.id >= ${where.fromId ?? 0} order by d.id offset ${offset}`
-           : sql`and d.id >= (select d.id from delivery_reports d where ${ofMessage} and d.id >= ${where.fromId ?? 0}
-                               order by d.id offset ${offset} limit 1)
-                 order by d.id`
-       }
-     limit ${limit}`.execute(db);
-  return rows;
+  const { rows } = await sql<{ page: RecipientColumns }>`
+    select recipient_page_columns(${where.companyId}::bigint, ${where.messageId}::bigint, ${where.recipientsAt}::timestamptz,
+                                  ${where.status ?? null}::text, ${where.fromId ?? 0}::bigint, ${offset}::int, ${limit}::int) as page`.execute(
+    db,
+  );
+  return deliveryReportsOf(rows[0].page);
 }
+
+/** recipient_page_columns' answer (migration 0037): one array a column, times as ISO text. */
+export type RecipientColumns = {
+  ids: number[];
+  phones: string[];
+  statuses: string[];
+  gateway_ids: (string | null)[];
+  delivered: (string | null)[];
+  errors: (string | null)[];
+  attempts: number[];
+  updated: string[];
+};
+
+export const deliveryReportsOf = (page: RecipientColumns): DeliveryReportRow[] =>
+  page.ids.map((id, i) => ({
+    id,
+    recipient_phone: page.phones[i],
+    status: page.statuses[i],
+    gateway_message_id: page.gateway_ids[i],
+    delivered_at: page.delivered[i] === null ? null : new Date(page.delivered[i] as string),
+    error_message: page.errors[i],
+    attempts: page.attempts[i],
+    updated_at: new Date(page.updated[i]),
+  }));
 
 /** What a list row shows beyond its columns: a cancel's who and when, a send's hand-over so far. */
 export type MessageExtrasRow = {
