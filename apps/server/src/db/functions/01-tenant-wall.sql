@@ -93,7 +93,7 @@ revoke execute on function app_row_visible(p_table text, p_id bigint, p_company_
 -- the transaction is bound to (db/tenant-scope.ts). Each policy compares with the statement's own
 -- binding through scalar subqueries (computed once per statement, an InitPlan), not once per row.
 -- Month partitions of delivery_reports and recipient_gateway_ids get theirs when the engine creates
--- them (create_tenant_month_partition).
+-- them (ensure_delivery_report_partition, 30-engine-partitions.sql).
 do $$
 declare
   tenant_table text;
