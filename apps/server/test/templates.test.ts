@@ -140,3 +140,23 @@ describe('templates of a company', () => {
     expect(listed.json().data.templates[0]).toMatchObject({ name: 'Platform', companyId: company.id });
   });
 });
+
+describe('OpenAPI', () => {
+  it('documents the template, merge-field and subscriber-field routes, and the placeholder grammar', async () => {
+    const spec = (await ctx.app.inject({ method: 'GET', url: '/api/docs/json' })).json();
+    for (const [path, method, tag] of [
+      ['/api/v1/templates', 'get', 'templates'],
+      ['/api/v1/templates', 'post', 'templates'],
+      ['/api/v1/templates/{id}', 'put', 'templates'],
+      ['/api/v1/templates/{id}', 'delete', 'templates'],
+      ['/api/v1/messages/merge-fields', 'get', 'messages'],
+      ['/api/v1/subscriptions/subscribers/{id}/attributes', 'put', 'subscribers'],
+    ] as const)
+      expect(spec.paths[path]?.[method]?.tags, `${method} ${path}`).toEqual([tag]);
+    const tag = spec.tags.find((entry: { name: string }) => entry.name === 'templates');
+    expect(tag.description).toContain('{{first_name|friend}}');
+    expect(
+      spec.paths['/api/v1/templates'].post.requestBody.content['application/json'].schema.properties.body,
+    ).toBeDefined();
+  });
+});
