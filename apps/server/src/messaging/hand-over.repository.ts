@@ -250,27 +250,51 @@ export function readPendingRecipients(
   limit: number,
 ) {
   return inTenantTransaction(db, companyScope(job.companyId), async (trx) => {
-    const { rows } = await (plan.template
-      ? // A personalised send: each recipient's subscriber's attributes as they are now, by key.
-        sql<Claimed>`
-      select d.id::text as id, d.recipient_phone, d.service_id, d.attempts, sub.attributes
-        from delivery_reports d
-        left join subscribers sub on sub.company_id = d.company_id and sub.id = d.subscriber_id
-       where d.company_id = ${job.companyId} and d.message_id = ${job.messageId} and d.created_at = ${plan.recipientsAt}
-         and d.id > ${String(after)} and d.id <= ${job.lastId} and d.status = 'pending'
-       order by d.id
-       limit ${limit}`
-      : sql<Claimed>`
-      select id::text as id, recipient_phone, service_id, attempts
+    const { rows } = await sql<Claimed & { subscriber_id: string | null }>`
+      select id::text as id, recipient_phone, service_id, attempts, subscriber_id::text as subscriber_id
         from delivery_reports
        where company_id = ${job.companyId} and message_id = ${job.messageId} and created_at = ${plan.recipientsAt}
          and id > ${String(after)} and id <= ${job.lastId} and status = 'pending'
        -- The table's id, not the text one selected: '10' sorts before '6'.
        order by delivery_reports.id
-       limit ${limit}`
-    ).execute(trx);
-    return rows;
+       limit ${limit}`.execute(trx);
+    if (!plan.template) return rows;
+    // A personalised send: each recipient's subscriber's attributes as they are now.
+    const attributes = await readAttributes(
+      trx,
+      job.companyId,
+      rows.flatMap((row) => (row.subscriber_id === null ? [] : [BigInt(row.subscriber_id)])),
+    );
+    return rows.map((row) => ({
+      ...row,
+      attributes: row.subscriber_id === null ? null : (attributes.get(row.subscriber_id) ?? null),
+    }));
   });
+}
+
+/**
+ * The attributes of a batch's subscribers. The fan-out writes recipients in subscriber order, so a
+ * batch's subscribers are mostly a run of ids: read as one range of the key (one index descent)
+ * when it is dense, else id by id.
+ */
+async function readAttributes(trx: Executor, companyId: number, subscriberIds: bigint[]) {
+  if (subscriberIds.length === 0) return new Map<string, Record<string, string>>();
+  let first = subscriberIds[0];
+  let last = subscriberIds[0];
+  for (const id of subscriberIds) {
+    if (id < first) first = id;
+    if (id > last) last = id;
+  }
+  const dense = last - first < BigInt(subscriberIds.length) * 4n;
+  const { rows } = await (dense
+    ? sql<{ id: string; attributes: Record<string, string> }>`
+        select id::text as id, attributes from subscribers
+         where company_id = ${companyId} and id between ${String(first)} and ${String(last)}`
+    : sql<{ id: string; attributes: Record<string, string> }>`
+        select id::text as id, attributes from subscribers
+         where company_id = ${companyId} and id = any(${subscriberIds.map(String)}::bigint[])`
+  ).execute(trx);
+  return new Map(rows.map((row) => [row.id, row.attributes]));
 }
 
 /** How many of the batch's recipients are still pending, and whether the send is past its validity. */
