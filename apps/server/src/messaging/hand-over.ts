@@ -254,6 +254,9 @@ function notSent(row: Claimed, reason: string): Recorded {
     providerStatus: null,
     error: reason,
     counted: false,
+    reportIds: [],
+    reportParts: null,
+    unknown: false,
   };
 }
 
