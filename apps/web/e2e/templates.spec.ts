@@ -83,6 +83,7 @@ test('a company admin imports names, edits one, saves a template and sends it wi
   await form.getByLabel('Text').pressSequentially(', your order is ready.');
   await expect(form.getByLabel('Text')).toHaveValue('Hi {{first_name|friend}}, your order is ready.');
   await expect(form.getByTestId('template-form-preview')).toContainText('first_name · friend');
+  await page.screenshot({ path: screen('templates-form') });
   await form.getByRole('button', { name: 'Save Template' }).click();
   await expect(page.getByText('Template saved')).toBeVisible();
   const row = page
