@@ -92,6 +92,17 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
             'endpoint is disabled. Event types: message.sent, message.delivered, message.failed, message.received, ' +
             'subscriber.subscribed, subscriber.unsubscribed; the test button sends webhook.test.',
         },
+        {
+          name: 'templates',
+          description:
+            'Saved texts with merge fields (README, "Templates and merge fields"). A placeholder names a subscriber ' +
+            'field: `{{first_name}}`, or with a fallback for subscribers without one, `{{first_name|friend}}`; names ' +
+            "are a lower-case letter then letters, digits or _ (at most 32). Fields are set by an import's extra " +
+            'columns or PUT /subscriptions/subscribers/{id}/attributes. A bulk send with placeholders is measured ' +
+            'against the longest text among its recipients (refused over 160 characters; its parts reserved per ' +
+            'recipient; GET /messages/merge-fields shows the figures) and each recipient gets its own text, rendered ' +
+            'at hand-over from its fields as they are then: one that has grown past 160 fails, never cut.',
+        },
       ],
     },
     transform: jsonSchemaTransform,

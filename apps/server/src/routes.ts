@@ -16,6 +16,7 @@ import { reportsRoutes } from './modules/reports/reports.routes.ts';
 import { searchRoutes } from './modules/search/search.routes.ts';
 import { servicesRoutes } from './modules/services/services.routes.ts';
 import { subscribersRoutes } from './modules/subscribers/subscribers.routes.ts';
+import { templatesRoutes } from './modules/templates/templates.routes.ts';
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes.ts';
 import { installRouteAccess } from './plugins/guards.ts';
 
@@ -31,6 +32,7 @@ export async function registerRoutes(api: ApiInstance, deps: AppDeps) {
   callbacksRoutes(api, deps);
   apiKeysRoutes(api, deps);
   webhooksRoutes(api, deps);
+  templatesRoutes(api, deps);
   servicesRoutes(api, deps);
   subscribersRoutes(api, deps);
   messageLogsRoutes(api, deps);

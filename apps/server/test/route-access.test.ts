@@ -43,6 +43,8 @@ const SPEC_RULES: [RegExp, 'public' | readonly TRole[] | ((method: string) => re
   [/^\/services(\/|$)/, (method) => (method === 'GET' ? ROUTE_ROLES.services : EDITORS)],
   // Content managers view messaging only (section 1): they read messages but do not send or change them.
   [/^\/messages(\/|$)/, (method) => (method === 'GET' ? ROUTE_ROLES.messages : EDITORS)],
+  // Templates (issue 38): used by whoever views messaging, changed by those who send.
+  [/^\/templates(\/|$)/, (method) => (method === 'GET' ? ROUTE_ROLES.messages : EDITORS)],
   [/^\/dashboard(\/|$)/, ROUTE_ROLES.dashboard],
   [/^\/reports(\/|$)/, ROUTE_ROLES.reports],
   [/^\/search$/, ALL_ROLES],
@@ -73,6 +75,19 @@ const fixtureOf: Record<IdTable, (companyId: number) => Promise<number>> = {
     const { rows } = await sql<{ id: number }>`
       insert into webhook_endpoints (company_id, url, event_types, secret_encrypted, secret_prefix)
       values (${companyId}, 'https://hooks.example.com/probe', '{message.sent}', 'v1.x.y.z', 'whsec_prob')
+      returning id`.execute(ctx.ownerDb);
+    return rows[0]!.id;
+  },
+  subscribers: async (companyId) => {
+    const { rows } = await sql<{ id: number }>`
+      insert into subscribers (company_id, msisdn) values (${companyId}, ${`+2547${String(Math.floor(Math.random() * 1e8)).padStart(8, '0')}`})
+      returning id`.execute(ctx.ownerDb);
+    return rows[0]!.id;
+  },
+  message_templates: async (companyId) => {
+    const { rows } = await sql<{ id: number }>`
+      insert into message_templates (company_id, name, body)
+      values (${companyId}, ${`Probe ${Math.random()}`}, 'Hi {{first_name|friend}}')
       returning id`.execute(ctx.ownerDb);
     return rows[0]!.id;
   },

@@ -75,6 +75,9 @@ async function seedTenantRows(companyId: number) {
     // API keys (migration 0054).
     sql`insert into api_keys (company_id, name, prefix, key_hash, scopes, created_by)
         values (${companyId}, 'Wall key', ${`smsk_live_w${companyId}`}, ${Buffer.from([1])}, '{messages:read}', ${user.id})`,
+    // A message template (migration 0058).
+    sql`insert into message_templates (company_id, name, body, created_by)
+        values (${companyId}, 'Wall template', 'Hi {{first_name|friend}}', ${user.id})`,
     // Webhooks: an endpoint, an event of its outbox, a delivery (migration 0056).
     sql`insert into webhook_endpoints (company_id, url, event_types, secret_encrypted, secret_prefix)
         values (${companyId}, 'https://hooks.example.com/wall', '{message.sent}', 'v1.x.y.z', 'whsec_wall')`,

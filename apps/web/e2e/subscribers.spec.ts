@@ -149,6 +149,7 @@ test.describe('subscribers', () => {
       'Phone number',
       'Status',
       'Active services',
+      'Fields',
       'Joined',
       'Actions',
     ]);

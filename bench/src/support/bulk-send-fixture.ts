@@ -39,7 +39,11 @@ export async function createBenchCompany(db: Database) {
  * or B, half on both, every third also on C: about 1.8 subscriptions each, so the fan-out has
  * duplicates to drop), its callback tokens and a company admin. Written set-based as the owner.
  */
-export async function prepareBulkSend(databaseUrl: string, recipients: number): Promise<BulkSendFixture> {
+export async function prepareBulkSend(
+  databaseUrl: string,
+  recipients: number,
+  options: { firstNames?: readonly string[] } = {},
+): Promise<BulkSendFixture> {
   const owner = connectDatabase(databaseUrl, 4);
   const db = owner.db;
   const company = await createBenchCompany(db);
@@ -67,11 +71,14 @@ export async function prepareBulkSend(databaseUrl: string, recipients: number): 
     .returning('id')
     .execute();
   const [a, b, c] = services.map((service) => service.id);
+  // With firstNames: every subscriber but each tenth has a first name, taken in turn from the list.
+  const names = options.firstNames ?? [];
   await sql`
-    insert into subscribers (company_id, msisdn, status)
-    select ${company.id}, '+2547' || lpad(g::text, 8, '0'), 'active' from generate_series(1, ${recipients}) g`.execute(
-    db,
-  );
+    insert into subscribers (company_id, msisdn, status, attributes)
+    select ${company.id}, '+2547' || lpad(g::text, 8, '0'), 'active',
+           case when cardinality(${names}::text[]) = 0 or g % 10 = 0 then '{}'::jsonb
+                else jsonb_build_object('first_name', (${names}::text[])[1 + g % cardinality(${names}::text[])]) end
+      from generate_series(1, ${recipients}) g`.execute(db);
   await sql`
     insert into subscriptions (company_id, service_id, subscriber_id, status, source)
     select company_id, ${a}::bigint, id, 'active', 'import' from subscribers where company_id = ${company.id} and id % 4 <> 3
@@ -125,7 +132,12 @@ export async function signIn(apiUrl: string, email: string, password = BULK_SEND
  * POST /messages/bulk/send to every service: the message id and how long the API call took. A
  * refused send (no services) goes first, so the timed call meets a warm server, as a running one is.
  */
-export async function sendToEveryone(apiUrl: string, token: string, serviceIds: number[]) {
+export async function sendToEveryone(
+  apiUrl: string,
+  token: string,
+  serviceIds: number[],
+  message = 'Benchmark: one message to everyone',
+) {
   for (let i = 0; i < 3; i++)
     await call(`${apiUrl}/api/v1/messages/bulk/send`, {
       method: 'POST',
@@ -138,7 +150,7 @@ export async function sendToEveryone(apiUrl: string, token: string, serviceIds: 
     {
       method: 'POST',
       token,
-      body: JSON.stringify({ serviceIds, message: 'Benchmark: one message to everyone' }),
+      body: JSON.stringify({ serviceIds, message }),
     },
   );
   const apiMs = performance.now() - started;

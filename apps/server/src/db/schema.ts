@@ -113,6 +113,8 @@ export type SubscribersTable = {
   /** The number backwards (generated), for a search by its last digits on an index. */
   msisdn_reversed: ColumnType<string | null, never, never>;
   status: Generated<string>;
+  /** Merge fields of personalised sends: first_name, language... (migration 0058). */
+  attributes: ColumnType<Record<string, string>, string | undefined, string>;
   created_at: Timestamp;
   updated_at: Timestamp;
 };
@@ -155,6 +157,19 @@ export type MessagesTable = {
   cancelled_at: NullableTimestamp;
   cancelled_by: number | null;
   cancelled_by_name: string | null;
+  /** The merge fields its text uses (migration 0058); none for a plain text. */
+  merge_fields: ColumnType<string[], string[] | undefined, string[]>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+};
+
+/** A company's saved text with placeholders (migration 0058, modules/templates). */
+export type MessageTemplatesTable = {
+  company_id: number;
+  id: Id;
+  name: string;
+  body: string;
+  created_by: number | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 };
@@ -444,6 +459,7 @@ export type DB = {
   webhook_endpoints: WebhookEndpointsTable;
   webhook_events: WebhookEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  message_templates: MessageTemplatesTable;
   message_delivery_counts: MessageDeliveryCountsTable;
   message_delivery_totals: MessageDeliveryTotalsView;
   company_monthly_usage: CompanyMonthlyUsageTable;

@@ -1,4 +1,5 @@
 import { MESSAGE_MESSAGES, type TDeliveryStatus } from '@sms/contracts/messages/message';
+import { parseTemplate, type TTemplate } from '@sms/contracts/templates/merge-fields';
 import { sql } from 'kysely';
 import type { Database, Executor } from '../db/database.ts';
 import { companyScope, inTenantTransaction } from '../db/tenant-scope.ts';
@@ -9,8 +10,14 @@ import type { ReportId } from './providers/provider.ts';
 
 export type BatchJob = { companyId: number; messageId: number; firstId: string; lastId: string };
 
-/** A pending recipient of the batch, as it is offered. */
-export type Claimed = { id: string; recipient_phone: string; service_id: number | null; attempts: number };
+/** A pending recipient of the batch, as it is offered; attributes: its subscriber's, for a personalised send. */
+export type Claimed = {
+  id: string;
+  recipient_phone: string;
+  service_id: number | null;
+  attempts: number;
+  attributes?: Record<string, string> | null;
+};
 
 /** What the hand-over needs of a send, read once per batch job. */
 export type SendPlan = {
@@ -20,6 +27,8 @@ export type SendPlan = {
   parts: number;
   /** The sender of each service's recipients: its short code. */
   senders: Map<number, string>;
+  /** A text with merge fields, read once: each recipient's own text is rendered from it. */
+  template: TTemplate | null;
 };
 
 /** A recipient's new row state after an offer. */
@@ -49,8 +58,9 @@ export async function readSendPlan(db: Database, job: BatchJob): Promise<SendPla
       encoding: 'GSM-7' | 'UCS-2' | null;
       parts: number | null;
       service_ids: number[];
+      merge_fields: string[];
     }>`
-      select s.recipients_at, m.content, m.encoding, m.parts, m.service_ids
+      select s.recipients_at, m.content, m.encoding, m.parts, m.service_ids, m.merge_fields
         from message_sends s join messages m on m.company_id = s.company_id and m.id = s.message_id
        where s.company_id = ${job.companyId} and s.message_id = ${job.messageId}`.execute(trx);
     const row = rows[0];
@@ -67,6 +77,7 @@ export async function readSendPlan(db: Database, job: BatchJob): Promise<SendPla
       encoding: row.encoding ?? 'GSM-7',
       parts: Math.max(1, row.parts ?? 1),
       senders: new Map(services.map((service) => [service.id, service.shortcode])),
+      template: row.merge_fields.length > 0 ? parseTemplate(row.content) : null,
     };
   });
 }
@@ -239,16 +250,51 @@ export function readPendingRecipients(
   limit: number,
 ) {
   return inTenantTransaction(db, companyScope(job.companyId), async (trx) => {
-    const { rows } = await sql<Claimed>`
-      select id::text as id, recipient_phone, service_id, attempts
+    const { rows } = await sql<Claimed & { subscriber_id: string | null }>`
+      select id::text as id, recipient_phone, service_id, attempts, subscriber_id::text as subscriber_id
         from delivery_reports
        where company_id = ${job.companyId} and message_id = ${job.messageId} and created_at = ${plan.recipientsAt}
          and id > ${String(after)} and id <= ${job.lastId} and status = 'pending'
        -- The table's id, not the text one selected: '10' sorts before '6'.
        order by delivery_reports.id
        limit ${limit}`.execute(trx);
-    return rows;
+    if (!plan.template) return rows;
+    // A personalised send: each recipient's subscriber's attributes as they are now.
+    const attributes = await readAttributes(
+      trx,
+      job.companyId,
+      rows.flatMap((row) => (row.subscriber_id === null ? [] : [BigInt(row.subscriber_id)])),
+    );
+    return rows.map((row) => ({
+      ...row,
+      attributes: row.subscriber_id === null ? null : (attributes.get(row.subscriber_id) ?? null),
+    }));
   });
+}
+
+/**
+ * The attributes of a batch's subscribers. The fan-out writes recipients in subscriber order, so a
+ * batch's subscribers are mostly a run of ids: read as one range of the key (one index descent)
+ * when it is dense, else id by id.
+ */
+async function readAttributes(trx: Executor, companyId: number, subscriberIds: bigint[]) {
+  if (subscriberIds.length === 0) return new Map<string, Record<string, string>>();
+  let first = subscriberIds[0];
+  let last = subscriberIds[0];
+  for (const id of subscriberIds) {
+    if (id < first) first = id;
+    if (id > last) last = id;
+  }
+  const dense = last - first < BigInt(subscriberIds.length) * 4n;
+  const { rows } = await (dense
+    ? sql<{ id: string; attributes: Record<string, string> }>`
+        select id::text as id, attributes from subscribers
+         where company_id = ${companyId} and id between ${String(first)} and ${String(last)}`
+    : sql<{ id: string; attributes: Record<string, string> }>`
+        select id::text as id, attributes from subscribers
+         where company_id = ${companyId} and id = any(${subscriberIds.map(String)}::bigint[])`
+  ).execute(trx);
+  return new Map(rows.map((row) => [row.id, row.attributes]));
 }
 
 /** How many of the batch's recipients are still pending, and whether the send is past its validity. */

@@ -23,6 +23,7 @@ import {
 import type { OutboundSms, SubmitOutcome } from './providers/provider.ts';
 import type { CompanyProvider, ProviderRegistry } from './providers/registry.ts';
 import { takeSendTokens } from './rate-window.ts';
+import { personalise, type RecipientCopy } from './recipient-texts.ts';
 import { failSend, settleSends } from './send-progress.ts';
 
 export type { BatchJob } from './hand-over.repository.ts';
@@ -92,11 +93,18 @@ async function handOverClaimed(
     }
     if (claim.rows.length === 0) break;
     after = BigInt(claim.rows[claim.rows.length - 1].id);
-    const outcomes = await offer(companyProvider, plan, claim.rows);
+    const copies = plan.template ? personalise(plan.template, claim.rows) : null;
+    const offered = copies ? claim.rows.filter((row) => copies.get(row.id)?.kind === 'send') : claim.rows;
+    const outcomes = offered.length > 0 ? await offer(companyProvider, plan, offered, copies) : [];
     const outage = outcomes.find((outcome) => outcome.outcome === 'retry' && outcome.scope === 'account');
     await inTenantTransaction(db, companyScope(job.companyId), async (trx) => {
       const byKey = new Map(outcomes.map((outcome) => [outcome.recipientKey, outcome]));
-      const records = claim.rows.map((row) => recordOf(row, byKey.get(row.id), settings.maxAttempts));
+      const records = claim.rows.map((row) => {
+        const copy = copies?.get(row.id);
+        return copy?.kind === 'too-long'
+          ? notSent(row, copy.reason)
+          : recordOf(row, byKey.get(row.id), settings.maxAttempts);
+      });
       await recordOutcomes(trx, job, plan, records);
       await extendClaim(trx, settings, job);
       if (outage?.outcome === 'retry') await providerFailed(trx, job, outage.reason);
@@ -203,15 +211,29 @@ async function claimRecipients(
   return { kind: 'rows', rows, providerFailing: state.providerFailing, lastOfRange: rows.length < granted };
 }
 
-async function offer(companyProvider: CompanyProvider, plan: SendPlan, rows: Claimed[]) {
-  const outbound: OutboundSms[] = rows.map((row) => ({
-    recipientKey: row.id,
-    to: row.recipient_phone,
-    from: (row.service_id !== null ? plan.senders.get(row.service_id) : undefined) ?? '',
-    text: plan.text,
-    encoding: plan.encoding,
-    parts: plan.parts,
-  }));
+/**
+ * Hands the recipients to the provider: the send's text, or each recipient's own (`copies`, a
+ * personalised send), recipients that share a text side by side so that a provider that sends one
+ * text to many numbers per request (Africa's Talking) makes one request per text and sender.
+ */
+async function offer(
+  companyProvider: CompanyProvider,
+  plan: SendPlan,
+  rows: Claimed[],
+  copies: Map<string, RecipientCopy> | null,
+) {
+  const outbound: OutboundSms[] = rows.map((row) => {
+    const copy = copies?.get(row.id);
+    const own =
+      copy?.kind === 'send' ? copy : { text: plan.text, encoding: plan.encoding, parts: plan.parts };
+    return {
+      recipientKey: row.id,
+      to: row.recipient_phone,
+      from: (row.service_id !== null ? plan.senders.get(row.service_id) : undefined) ?? '',
+      ...own,
+    };
+  });
+  if (copies) outbound.sort((a, b) => (a.text < b.text ? -1 : a.text > b.text ? 1 : 0));
   try {
     return await companyProvider.provider.sendBatch(outbound);
   } catch (error) {
@@ -221,6 +243,21 @@ async function offer(companyProvider: CompanyProvider, plan: SendPlan, rows: Cla
       (sms): SubmitOutcome => ({ recipientKey: sms.recipientKey, outcome: 'retry', reason }),
     );
   }
+}
+
+/** A recipient whose own text is over the limit: failed with the reason, never offered (nor cut). */
+function notSent(row: Claimed, reason: string): Recorded {
+  return {
+    id: row.id,
+    status: 'failed',
+    gatewayId: null,
+    providerStatus: null,
+    error: reason,
+    counted: false,
+    reportIds: [],
+    reportParts: null,
+    unknown: false,
+  };
 }
 
 /** Maps each claimed recipient's outcome onto its new row state (no answer counts as a retry). */

@@ -24,9 +24,18 @@ const ID_TABLES = {
   messages: 'Message',
   api_keys: 'API key',
   webhook_endpoints: 'Webhook endpoint',
+  message_templates: 'Template',
+  subscribers: 'Subscriber',
 } as const;
 export type IdTable = keyof typeof ID_TABLES;
-const COMPANY_KEYED = new Set<IdTable>(['services', 'messages', 'api_keys', 'webhook_endpoints']);
+const COMPANY_KEYED = new Set<IdTable>([
+  'services',
+  'messages',
+  'api_keys',
+  'webhook_endpoints',
+  'message_templates',
+  'subscribers',
+]);
 
 /**
  * Who may call a route, declared where the route is defined and enforced from that same

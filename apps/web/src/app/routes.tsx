@@ -73,6 +73,11 @@ export function createRoutes(): RouteObject[] {
                   () => import('../features/messages/pages/messages-page.tsx'),
                 ),
                 lazyPage(
+                  '/messages/templates',
+                  ROUTE_ROLES.messages,
+                  () => import('../features/templates/pages/templates-page.tsx'),
+                ),
+                lazyPage(
                   '/reports',
                   ROUTE_ROLES.reports,
                   () => import('../features/reports/pages/reports-page.tsx'),

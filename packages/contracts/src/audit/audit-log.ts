@@ -24,6 +24,7 @@ export const AUDIT_ENTITIES = [
   'MESSAGE',
   'API_KEY',
   'WEBHOOK_ENDPOINT',
+  'TEMPLATE',
 ] as const;
 export type TAuditEntity = (typeof AUDIT_ENTITIES)[number];
 

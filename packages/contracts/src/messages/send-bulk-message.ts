@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { successEnvelope } from '../common/envelope.ts';
+import { parseTemplate } from '../templates/merge-fields.ts';
 import { MESSAGE_MAX_LENGTH, MESSAGE_MESSAGES, ZMessage } from './message.ts';
 
 export const SCHEDULE_TYPES = ['now', 'scheduled'] as const;
@@ -32,6 +33,9 @@ export function sendBulkMessageSchema(now: () => Date = () => new Date()) {
       scheduledAt: z.iso.datetime({ offset: true, error: 'scheduledAt must be an ISO date-time' }).optional(),
     })
     .superRefine((value, issues) => {
+      // Merge fields are a bulk send's (each recipient is a subscriber): their grammar is checked here.
+      for (const message of parseTemplate(value.message).errors)
+        issues.addIssue({ code: 'custom', path: ['message'], message });
       if (value.scheduleType === 'now') {
         if (value.scheduledAt !== undefined)
           issues.addIssue({

@@ -1,4 +1,5 @@
-import { MESSAGE_MESSAGES } from './message.ts';
+import { MERGE_FIELD_MESSAGES, parseTemplate, type TExpansionBound } from '../templates/merge-fields.ts';
+import { MESSAGE_MAX_LENGTH, MESSAGE_MESSAGES } from './message.ts';
 import {
   sendBulkMessageSchema,
   type TScheduleType,
@@ -77,6 +78,8 @@ export function validateSendMessageForm(
   values: TSendMessageFormValues,
   moment: TValidationMoment,
   now: Date = new Date(),
+  /** With merge fields: the longest text among the chosen recipients, once the server has said. */
+  longest: TExpansionBound | null = null,
 ): TSendFormErrors {
   const errors: TSendFormErrors = {};
   const services = ZServiceIds.safeParse(values.serviceIds);
@@ -86,6 +89,10 @@ export function validateSendMessageForm(
   else {
     const content = ZMessageContent.safeParse(values.message);
     if (!content.success) errors.message = content.error.issues[0]?.message;
+    else errors.message = parseTemplate(values.message).errors[0];
+    if (!errors.message && longest && longest.length > MESSAGE_MAX_LENGTH)
+      errors.message = MERGE_FIELD_MESSAGES.longestTooLong(longest.length);
+    if (!errors.message) delete errors.message;
   }
 
   if (values.scheduleType === 'scheduled') {
@@ -107,8 +114,9 @@ export function revalidateSendFormField(
   field: Exclude<TSendFormField, 'scheduledAt'> | 'scheduleType',
   values: TSendMessageFormValues,
   now: Date = new Date(),
+  longest: TExpansionBound | null = null,
 ): TSendFormErrors {
-  const fresh = validateSendMessageForm(values, 'change', now);
+  const fresh = validateSendMessageForm(values, 'change', now, longest);
   const next: TSendFormErrors = { ...previous };
   const owned: TSendFormField[] =
     field === 'scheduleType'

@@ -49,6 +49,14 @@ export const ZImportSubscribersData = z.object({
   /** The limit they met (plans/plan-catalogue.ts). */
   subscribersLimit: z.number().int(),
   errors: z.array(ZImportLineError),
+  /**
+   * The header's other columns read as merge fields ('First Name' -> first_name): a row's non-blank
+   * values are set on its subscriber, new or known. Columns whose names cannot be fields are ignored.
+   */
+  attributeColumns: z.array(z.string()),
+  /** Rows imported without a field whose value was longer than a field takes (their lines are in errors). */
+  valuesTooLong: z.number().int(),
+  ignoredColumns: z.array(z.string()),
 });
 export type TImportSubscribersData = z.infer<typeof ZImportSubscribersData>;
 export const ZImportSubscribersResponse = successEnvelope(ZImportSubscribersData);

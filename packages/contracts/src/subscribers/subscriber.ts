@@ -35,6 +35,8 @@ export const ZSubscriber = z.object({
   createdAt: z.string(),
   /** Ids of the services this number is actively subscribed to. */
   active_services: z.array(z.number().int()),
+  /** Its merge fields (first_name, language...): set by an import's extra columns, edited on the subscriber. */
+  attributes: z.record(z.string(), z.string()),
 });
 export type TSubscriber = z.infer<typeof ZSubscriber>;
 

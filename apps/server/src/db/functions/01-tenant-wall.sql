@@ -79,6 +79,16 @@ begin
       return exists (select 1 from webhook_endpoints where id = p_id);
     end if;
     return exists (select 1 from webhook_endpoints where company_id = p_company_id and id = p_id);
+  elsif p_table = 'subscribers' then
+    if p_company_id is null then
+      return exists (select 1 from subscribers where id = p_id);
+    end if;
+    return exists (select 1 from subscribers where company_id = p_company_id and id = p_id);
+  elsif p_table = 'message_templates' then
+    if p_company_id is null then
+      return exists (select 1 from message_templates where id = p_id);
+    end if;
+    return exists (select 1 from message_templates where company_id = p_company_id and id = p_id);
   elsif p_table = 'companies' then
     return exists (select 1 from companies where id = p_id);
   elsif p_table = 'users' then
@@ -106,7 +116,7 @@ begin
     'company_daily_activity', 'message_search_words', 'message_search_text', 'message_status_counts',
     'recipient_gateway_ids', 'delivery_report_inbox', 'message_search_vocabulary', 'api_keys',
     'company_provider_health', 'hand_over_claims', 'webhook_endpoints', 'webhook_events',
-    'webhook_deliveries'
+    'webhook_deliveries', 'message_templates'
   ] loop
     execute format('drop policy if exists tenant_isolation on %I', tenant_table);
     execute format(

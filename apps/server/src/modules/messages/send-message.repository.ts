@@ -71,6 +71,8 @@ export type NewOutboundMessage = {
   scheduledAt: Date | null;
   encoding: 'GSM-7' | 'UCS-2';
   parts: number;
+  /** The merge fields the text uses: the engine renders each recipient's text when there are some. */
+  mergeFields?: string[];
   recipientCount: number;
   createdBy: number;
 };
@@ -88,6 +90,7 @@ export async function insertMessage(db: Executor, message: NewOutboundMessage) {
       scheduled_at: message.scheduledAt,
       encoding: message.encoding,
       parts: message.parts,
+      merge_fields: message.mergeFields ?? [],
       recipient_count: message.recipientCount,
       created_by: message.createdBy,
     })
@@ -128,6 +131,7 @@ export async function updateDraft(
     scheduledAt: Date | null;
     encoding: 'GSM-7' | 'UCS-2';
     parts: number;
+    mergeFields: string[];
     recipientCount: number;
   },
 ) {
@@ -141,6 +145,7 @@ export async function updateDraft(
       scheduled_at: values.scheduledAt,
       encoding: values.encoding,
       parts: values.parts,
+      merge_fields: values.mergeFields,
       recipient_count: values.recipientCount,
       updated_at: new Date(),
     })

@@ -8,6 +8,7 @@ import {
   ZRecipientPreviewResponse,
   ZUpdateMessageRequest,
 } from '@sms/contracts/messages/manage-message';
+import { ZMergePreviewQuery, ZMergePreviewResponse } from '@sms/contracts/messages/merge-preview';
 import { MESSAGE_MESSAGES } from '@sms/contracts/messages/message';
 import { ZSendBulkMessageRequest } from '@sms/contracts/messages/send-bulk-message';
 import {
@@ -26,6 +27,7 @@ import { readIdempotencyKey, type StoredAnswer } from './idempotency.ts';
 import {
   createMessage,
   deleteMessage,
+  previewMergeFields,
   previewRecipients,
   sendExistingMessage,
   updateMessage,
@@ -201,6 +203,32 @@ export function sendMessageRoutes(app: ApiInstance, deps: AppDeps) {
     async (request) => ({
       success: true as const,
       data: await previewRecipients(deps, contextOf(request), request.query.serviceIds),
+    }),
+  );
+
+  app.get(
+    '/messages/merge-fields',
+    {
+      preHandler: previewers,
+      schema: {
+        tags,
+        description:
+          'For a text with merge fields ({{first_name}}, {{first_name|friend}}): what the recipients of these services hold ' +
+          'for each field, read over all of them (longest value in characters, most GSM-7 units, whether any needs ' +
+          'Unicode, whether some have none), and the first three recipients with their fields. The longest text, its ' +
+          'parts and the 160-character rule follow from these by the same rule the send applies.',
+        querystring: ZMergePreviewQuery,
+        response: { 200: ZMergePreviewResponse },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await previewMergeFields(
+        deps,
+        contextOf(request),
+        request.query.serviceIds,
+        request.query.fields,
+      ),
     }),
   );
 }

@@ -1,16 +1,20 @@
-import { MESSAGE_MESSAGES } from '@sms/contracts/messages/message';
+import { MERGE_PREVIEW_SAMPLE } from '@sms/contracts/messages/merge-preview';
+import { MESSAGE_MAX_LENGTH, MESSAGE_MESSAGES } from '@sms/contracts/messages/message';
 import type { TSendBulkMessageData } from '@sms/contracts/messages/send-bulk-message';
 import { measureSms } from '@sms/contracts/messages/sms-encoding';
 import { resolvePlanLimits } from '@sms/contracts/plans/plan-catalogue';
+import { longestExpansion, MERGE_FIELD_MESSAGES, mergeFieldsOf } from '@sms/contracts/templates/merge-fields';
 import type { AppDeps } from '../../app-deps.ts';
 import { inActorTransaction } from '../../db/actor-transaction.ts';
 import type { Executor } from '../../db/database.ts';
+import { setStatementTimeout } from '../../db/tenant-scope.ts';
 import { AppError, badRequest, conflict, forbidden, notFound } from '../../errors.ts';
 import { adjustUsage, lockUsage, usageMonthOf } from '../../messaging/monthly-usage.ts';
 import { enqueueSend, removeSendJob } from '../../messaging/send-jobs.ts';
 import { type RequestContext, tenantOf } from '../../request-context.ts';
 import { auditSourceOf, recordAudit } from '../audit/record-audit.ts';
 import { oncePerKey, replayAnswer, requestHashOf, type StoredAnswer } from './idempotency.ts';
+import * as mergeRepo from './merge-fields.repository.ts';
 import { findMessage } from './message-logs.repository.ts';
 import { presentMessage } from './message-logs.service.ts';
 import * as repo from './send-message.repository.ts';
@@ -75,6 +79,27 @@ const scheduleOf = (request: MessageRequest) =>
 export function measure(content: string) {
   const { encoding, parts } = measureSms(content);
   return { encoding, parts: Math.max(1, parts) };
+}
+
+/**
+ * A bulk send's measure: a plain text's own; with merge fields, that of the longest text among the
+ * services' recipients (longestExpansion over each field's stats, read set-based), refused over 160
+ * characters. Its parts are what the send reserves per recipient; the engine renders and measures
+ * each recipient's own text at hand-over.
+ */
+async function measureForRecipients(deps: AppDeps, trx: Executor, targets: Targets, content: string) {
+  const mergeFields = mergeFieldsOf(content);
+  if (mergeFields.length === 0) return { ...measure(content), mergeFields };
+  // One pass over every recipient: a million take longer than a request's statement time-out.
+  await setStatementTimeout(trx, deps.config.statementTimeouts.jobMs);
+  const stats = await mergeRepo.mergeFieldStats(trx, targets.companyId, targets.serviceIds, mergeFields);
+  await setStatementTimeout(trx, deps.config.statementTimeouts.requestMs);
+  const longest = longestExpansion(content, stats);
+  if (longest.length > MESSAGE_MAX_LENGTH) {
+    const message = MERGE_FIELD_MESSAGES.longestTooLong(longest.length);
+    throw badRequest(message, [`message: ${message}`]);
+  }
+  return { encoding: longest.encoding, parts: longest.parts, mergeFields };
 }
 
 /**
@@ -203,7 +228,12 @@ export async function createMessage(
     (trx) => resolveTargets(trx, ctx, request.serviceIds),
     async (trx, targets) => {
       const recipientCount = await recipientsOf(trx, targets, !options.draft);
-      const { encoding, parts } = measure(request.message);
+      const { encoding, parts, mergeFields } = await measureForRecipients(
+        deps,
+        trx,
+        targets,
+        request.message,
+      );
       const scheduledAt = scheduleOf(request);
       const messageId = await repo.insertMessage(trx, {
         companyId: targets.companyId,
@@ -213,6 +243,7 @@ export async function createMessage(
         scheduledAt,
         encoding,
         parts,
+        mergeFields,
         recipientCount,
         createdBy: ctx.actor.userId,
       });
@@ -247,7 +278,7 @@ export async function updateMessage(deps: AppDeps, ctx: RequestContext, id: numb
       ]);
     const wasScheduled = message.status === 'scheduled';
     const recipientCount = await recipientsOf(trx, targets, wasScheduled);
-    const { encoding, parts } = measure(request.message);
+    const { encoding, parts, mergeFields } = await measureForRecipients(deps, trx, targets, request.message);
     const scheduledAt = scheduleOf(request);
     if (wasScheduled) await unqueueMessage(trx, deps, message);
     await repo.updateDraft(trx, message.company_id, id, {
@@ -257,6 +288,7 @@ export async function updateMessage(deps: AppDeps, ctx: RequestContext, id: numb
       scheduledAt,
       encoding,
       parts,
+      mergeFields,
       recipientCount,
     });
     if (wasScheduled) await queueMessage(trx, deps, targets, id, scheduledAt, recipientCount * parts);
@@ -294,7 +326,9 @@ export async function sendExistingMessage(
     },
     async (trx, { targets, message }) => {
       const recipientCount = await recipientsOf(trx, targets, true);
-      const { parts } = measure(message.content);
+      // Measured again: the recipients, and their fields, may have changed since the draft was saved.
+      const measured = await measureForRecipients(deps, trx, targets, message.content);
+      const { parts } = measured;
       let scheduledAt: Date | null = null;
       if (message.status === 'scheduled') await unqueueMessage(trx, deps, message);
       else if (message.scheduled_at) {
@@ -304,15 +338,14 @@ export async function sendExistingMessage(
           ]);
         scheduledAt = message.scheduled_at;
       }
-      if (message.status === 'scheduled')
-        await repo.updateDraft(trx, message.company_id, id, {
-          serviceIds: targets.serviceIds,
-          content: message.content,
-          status: 'pending',
-          scheduledAt: null,
-          ...measure(message.content),
-          recipientCount,
-        });
+      await repo.updateDraft(trx, message.company_id, id, {
+        serviceIds: targets.serviceIds,
+        content: message.content,
+        status: 'pending',
+        scheduledAt: message.status === 'scheduled' ? null : message.scheduled_at,
+        ...measured,
+        recipientCount,
+      });
       await queueMessage(trx, deps, targets, id, scheduledAt, recipientCount * parts);
       return auditAndAnswer(trx, ctx, {
         action: 'UPDATE',
@@ -359,6 +392,26 @@ export async function deleteMessage(deps: AppDeps, ctx: RequestContext, id: numb
       },
     });
     return { id, deleted: !cancelled, cancelled };
+  });
+}
+
+/**
+ * GET /messages/merge-fields: what the services' recipients hold for the fields a text uses (set-based
+ * stats, for the longest text) and a few of them with their attributes, for the form's preview.
+ */
+export async function previewMergeFields(
+  deps: AppDeps,
+  ctx: RequestContext,
+  serviceIds: number[],
+  fields: string[],
+) {
+  return inActorTransaction(deps.db, ctx, async (trx) => {
+    const services = await findServicesOfOneCompany(trx, ctx, serviceIds);
+    const companyId = services[0].company_id;
+    const ids = services.map((service) => service.id);
+    const samples = await mergeRepo.sampleRecipientsWithAttributes(trx, companyId, ids, MERGE_PREVIEW_SAMPLE);
+    await setStatementTimeout(trx, deps.config.statementTimeouts.jobMs);
+    return { fields: await mergeRepo.mergeFieldStats(trx, companyId, ids, fields), samples };
   });
 }
 

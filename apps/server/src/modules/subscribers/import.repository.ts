@@ -10,25 +10,42 @@ import type { Executor } from '../../db/database.ts';
  */
 
 export async function createImportStaging(trx: Executor) {
-  await sql`create temporary table import_rows (line integer not null, msisdn text not null) on commit drop`.execute(
+  await sql`create temporary table import_rows (line integer not null, msisdn text not null, attributes jsonb) on commit drop`.execute(
     trx,
   );
 }
 
-/** One batch of valid rows, as two arrays (a statement per batch, not per row). */
-export async function stageImportRows(trx: Executor, lines: number[], msisdns: string[]) {
-  await sql`
+/** One batch of valid rows, as arrays (a statement per batch, not per row); attributes as JSON text or null. */
+export async function stageImportRows(
+  trx: Executor,
+  lines: number[],
+  msisdns: string[],
+  attributes: (string | null)[],
+) {
+  const withAttributes = attributes.some((value) => value !== null);
+  await (withAttributes
+    ? sql`
+    insert into import_rows (line, msisdn, attributes)
+    select * from unnest(${lines}::int[], ${msisdns}::text[], ${attributes}::jsonb[])`
+    : sql`
     insert into import_rows (line, msisdn)
-    select * from unnest(${lines}::int[], ${msisdns}::text[])
-  `.execute(trx);
+    select * from unnest(${lines}::int[], ${msisdns}::text[])`
+  ).execute(trx);
 }
 
-/** Each staged number once, at its first line; answers how many distinct numbers the file held. */
-export async function collapseStagedNumbers(trx: Executor) {
-  await sql`
+/**
+ * Each staged number once, at its first line (with that line's merge fields when the file has
+ * some); answers how many distinct numbers the file held.
+ */
+export async function collapseStagedNumbers(trx: Executor, withAttributes: boolean) {
+  await (withAttributes
+    ? sql`
     create temporary table import_numbers on commit drop as
-    select msisdn, min(line) as line from import_rows group by msisdn
-  `.execute(trx);
+    select distinct on (msisdn) msisdn, line, attributes from import_rows order by msisdn, line`
+    : sql`
+    create temporary table import_numbers on commit drop as
+    select msisdn, min(line) as line, null::jsonb as attributes from import_rows group by msisdn`
+  ).execute(trx);
   await sql`alter table import_numbers add primary key (msisdn)`.execute(trx);
   // Fresh tables have no statistics: without them the joins below are planned for a few rows.
   await sql`analyze import_numbers`.execute(trx);
@@ -89,8 +106,8 @@ export async function importStagedNumbers(
         join subscribers s on s.company_id = ${companyId} and s.msisdn = n.msisdn
     ),
     added as (
-      insert into subscribers (company_id, msisdn, status)
-      select ${companyId}, n.msisdn, 'active' from import_numbers n
+      insert into subscribers (company_id, msisdn, status, attributes)
+      select ${companyId}, n.msisdn, 'active', coalesce(n.attributes, '{}') from import_numbers n
        where not exists (select 1 from known k where k.msisdn = n.msisdn)
        order by n.line
       on conflict do nothing
@@ -102,7 +119,7 @@ export async function importStagedNumbers(
        where x.company_id = ${companyId} and x.service_id = ${serviceId}
     ),
     unsubscribed_known as materialized (
-      select k.id, k.status from known k
+      select k.id, k.status, k.msisdn from known k
        where not exists (select 1 from existing e where e.subscriber_id = k.id)
     ),
     inserted as (
@@ -113,15 +130,26 @@ export async function importStagedNumbers(
       returning subscriber_id
     ),
     activated as (
-      update subscribers s set status = 'active', updated_at = now()
-        from unsubscribed_known k
+      update subscribers s set status = 'active', attributes = s.attributes || coalesce(n.attributes, '{}'),
+                               updated_at = now()
+        from unsubscribed_known k join import_numbers n on n.msisdn = k.msisdn
        where s.company_id = ${companyId} and s.id = k.id and k.status <> 'active'
+      returning s.id
+    ),
+    -- A known number's merge fields: the file's values replace those of the same names. (A row
+    -- activated above gets them there: one statement updates a row once.)
+    relabelled as (
+      update subscribers s set attributes = s.attributes || n.attributes, updated_at = now()
+        from known k join import_numbers n on n.msisdn = k.msisdn
+       where s.company_id = ${companyId} and s.id = k.id and n.attributes is not null
+         and not exists (select 1 from unsubscribed_known u where u.id = k.id and u.status <> 'active')
       returning s.id
     )
     select (select count(*) from inserted)::int as imported,
            (select count(*) from existing where status = 'active')::int as already,
            (select count(*) from existing where status <> 'active')::int as previous,
-           (select count(*) from activated)::int as activated
+           (select count(*) from activated)::int as activated,
+           (select count(*) from relabelled)::int as relabelled
   `.execute(trx);
   const row = rows[0];
   return { imported: row.imported, alreadySubscribed: row.already, previouslyUnsubscribed: row.previous };

@@ -1,4 +1,5 @@
 import { IMPORT_PHONE_HEADERS } from '@sms/contracts/subscribers/import-subscribers';
+import { ATTRIBUTE_MAX_COUNT, attributeNameOfHeader } from '@sms/contracts/templates/merge-fields';
 
 /** Splits one CSV line (RFC 4180 quoting; a quoted field may not span lines). */
 export function splitCsvLine(line: string): string[] {
@@ -38,6 +39,20 @@ export function phoneColumnOf(firstLine: string): { column: number; isHeader: bo
   if (named >= 0) return { column: named, isHeader: true };
   const first = cells[0] ?? '';
   return { column: 0, isHeader: /[a-z]/i.test(first) && !/\d/.test(first) };
+}
+
+/** A header's columns besides the phone's: those that name a merge field (first ones, at most ATTRIBUTE_MAX_COUNT), and the rest. */
+export function attributeColumnsOf(headerLine: string, phoneColumn: number) {
+  const columns: { index: number; name: string }[] = [];
+  const ignored: string[] = [];
+  splitCsvLine(headerLine).forEach((cell, index) => {
+    if (index === phoneColumn || cell === '') return;
+    const name = attributeNameOfHeader(cell);
+    if (name && columns.length < ATTRIBUTE_MAX_COUNT && !columns.some((column) => column.name === name))
+      columns.push({ index, name });
+    else ignored.push(cell.slice(0, 60));
+  });
+  return { columns, ignored };
 }
 
 /** A cell that a spreadsheet would run as a formula is prefixed with a quote (CSV injection). */

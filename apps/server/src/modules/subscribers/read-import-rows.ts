@@ -9,23 +9,32 @@ import {
   type TImportLineError,
 } from '@sms/contracts/subscribers/import-subscribers';
 import { SUBSCRIBER_MESSAGES } from '@sms/contracts/subscribers/subscriber';
+import { ATTRIBUTE_VALUE_MAX_LENGTH, MERGE_FIELD_MESSAGES } from '@sms/contracts/templates/merge-fields';
 import { AppError, badRequest } from '../../errors.ts';
 import { RequestTooLargeError } from '../../plugins/request-guards.ts';
-import { phoneColumnOf, splitCsvLine } from './parse-csv.ts';
+import { attributeColumnsOf, phoneColumnOf, splitCsvLine } from './parse-csv.ts';
 import { normalisePhoneNumber } from './phone-number.ts';
 
 /** An import's CSV: the whole text (JSON body), or its bytes as they arrive (file upload, text/csv body). */
 export type ImportSource = string | AsyncIterable<Buffer | string>;
 
-/** Valid numbers in E.164, in file order, with the lines they were read from. */
-export type ImportBatch = { lines: number[]; numbers: string[] };
+/**
+ * Valid numbers in E.164, in file order, with the lines they were read from and, when the header
+ * names merge-field columns, each row's non-blank values as JSON (null: none).
+ */
+export type ImportBatch = { lines: number[]; numbers: string[]; attributes: (string | null)[] };
 
 export type ImportReadSummary = {
   totalRows: number;
   /** Rows with a valid number, duplicates included (the database drops those). */
   validRows: number;
   invalidRows: number;
+  /** Rows imported without a field whose value was too long (listed in errors too). */
+  valuesTooLong: number;
   errors: TImportLineError[];
+  /** The header's columns read as merge fields, and the others it named. */
+  attributeColumns: string[];
+  ignoredColumns: string[];
 };
 
 /** Valid rows are handed on in batches of this many: memory holds a batch or two, whatever the file's size. */
@@ -55,8 +64,11 @@ export async function readImportRows(
   let totalRows = 0;
   let validRows = 0;
   let invalidRows = 0;
+  let valuesTooLong = 0;
   let column: number | null = null;
-  let batch: ImportBatch = { lines: [], numbers: [] };
+  let fields: { index: number; name: string }[] = [];
+  let ignoredColumns: string[] = [];
+  let batch: ImportBatch = { lines: [], numbers: [], attributes: [] };
   let sliceStarted = performance.now();
 
   for await (const { text, line } of linesOf(source)) {
@@ -64,21 +76,37 @@ export async function readImportRows(
     if (column === null) {
       const first = phoneColumnOf(text);
       column = first.column;
-      if (first.isHeader) continue;
+      if (first.isHeader) {
+        ({ columns: fields, ignored: ignoredColumns } = attributeColumnsOf(text, column));
+        continue;
+      }
     }
     if (++totalRows > IMPORT_MAX_ROWS) throw badRequest(IMPORT_MESSAGES.tooManyRows);
-    const value = splitCsvLine(text)[column] ?? '';
+    const cells = splitCsvLine(text);
+    const value = cells[column] ?? '';
     const result = value ? normalisePhoneNumber(value, country) : null;
+    const attributes = fields.length > 0 ? attributesOf(cells, fields) : null;
     if (!result?.ok) {
       invalidRows++;
       if (errors.length < IMPORT_MAX_REPORTED_ERRORS) errors.push(lineError(line, value));
     } else {
       validRows++;
+      // A value too long for a field is left out; the number is imported all the same.
+      if (attributes?.tooLong) {
+        valuesTooLong++;
+        if (errors.length < IMPORT_MAX_REPORTED_ERRORS)
+          errors.push({
+            line,
+            value: value.slice(0, 60),
+            message: MERGE_FIELD_MESSAGES.valueLeftOut(attributes.tooLong),
+          });
+      }
       batch.lines.push(line);
       batch.numbers.push(result.msisdn);
+      batch.attributes.push(attributes?.json ?? null);
       if (batch.numbers.length >= IMPORT_BATCH_ROWS) {
         await takeBatch(batch);
-        batch = { lines: [], numbers: [] };
+        batch = { lines: [], numbers: [], attributes: [] };
       }
     }
     if (performance.now() - sliceStarted >= SLICE_MS) {
@@ -88,7 +116,33 @@ export async function readImportRows(
   }
   if (totalRows === 0) throw badRequest(IMPORT_MESSAGES.empty);
   if (batch.numbers.length > 0) await takeBatch(batch);
-  return { totalRows, validRows, invalidRows, errors };
+  return {
+    totalRows,
+    validRows,
+    invalidRows,
+    valuesTooLong,
+    errors,
+    attributeColumns: fields.map((field) => field.name),
+    ignoredColumns,
+  };
+}
+
+/** A row's non-blank merge-field values as JSON (null: none), and the first field whose value was too long (left out). */
+function attributesOf(cells: string[], fields: { index: number; name: string }[]) {
+  const values: Record<string, string> = {};
+  let any = false;
+  let tooLong: string | null = null;
+  for (const { index, name } of fields) {
+    const cell = (cells[index] ?? '').trim();
+    if (cell === '') continue;
+    if (cell.length > ATTRIBUTE_VALUE_MAX_LENGTH) {
+      tooLong ??= name;
+      continue;
+    }
+    values[name] = cell;
+    any = true;
+  }
+  return { json: any ? JSON.stringify(values) : null, tooLong };
 }
 
 function lineError(line: number, value: string): TImportLineError {

@@ -274,6 +274,7 @@ function subscriberDetails<TDatabase, TTables extends keyof TDatabase>(
       's.company_id',
       'c.name as company_name',
       's.created_at',
+      's.attributes',
       activeServiceIds(eb).as('active_services'),
     ]);
 }
@@ -363,6 +364,7 @@ export function listServiceSubscribers(
       's.company_id',
       'c.name as company_name',
       's.created_at',
+      's.attributes',
       'x.status as subscription_status',
       'x.source',
       'x.subscribed_at',
@@ -407,6 +409,41 @@ export function findCompanyCountry(db: Executor, companyId: number) {
     .where('id', '=', companyId)
     .executeTakeFirst()
     .then((row) => row?.default_country ?? null);
+}
+
+/**
+ * The attributes of a page's subscribers, by id: the list's own reads (db/functions) leave them
+ * out, so they are read by the page's keys here, one statement a page.
+ */
+export async function attributesOfPage(db: Executor, companyIds: number[], ids: number[]) {
+  if (ids.length === 0) return new Map<number, Record<string, string>>();
+  const { rows } = await sql<{ id: number; attributes: Record<string, string> }>`
+    select s.id, s.attributes
+      from unnest(${companyIds}::bigint[], ${ids}::bigint[]) as p(company_id, id)
+      join subscribers s on s.company_id = p.company_id and s.id = p.id`.execute(db);
+  return new Map(rows.map((row) => [Number(row.id), row.attributes]));
+}
+
+/** One subscriber by id, in the scope (companyId null: any company's, a system_admin's). */
+export function findSubscriberById(db: Executor, companyId: number | null, id: number) {
+  let ids = db.selectFrom('subscribers').select(['company_id', 'id']).where('id', '=', id);
+  if (companyId !== null) ids = ids.where('company_id', '=', companyId);
+  return subscriberDetails(db, ids).executeTakeFirst();
+}
+
+/** Replaces a subscriber's attributes (checked by the contracts' ZSubscriberAttributes). */
+export async function updateAttributes(
+  db: Executor,
+  companyId: number,
+  id: number,
+  attributes: Record<string, string>,
+) {
+  await db
+    .updateTable('subscribers')
+    .set({ attributes: JSON.stringify(attributes), updated_at: new Date() })
+    .where('company_id', '=', companyId)
+    .where('id', '=', id)
+    .execute();
 }
 
 export function findSubscriber(db: Executor, companyId: number, msisdn: string) {

@@ -16,6 +16,10 @@ import {
 import { ZListSubscribersQuery, ZListSubscribersResponse } from '@sms/contracts/subscribers/list-subscribers';
 import { ZSubscribeRequest, ZSubscribeResponse } from '@sms/contracts/subscribers/subscribe';
 import { ZUnsubscribeRequest, ZUnsubscribeResponse } from '@sms/contracts/subscribers/unsubscribe';
+import {
+  ZUpdateSubscriberAttributesRequest,
+  ZUpdateSubscriberAttributesResponse,
+} from '@sms/contracts/subscribers/update-subscriber-attributes';
 import type { FastifyRequest } from 'fastify';
 import type { ApiInstance } from '../../api-instance.ts';
 import type { AppDeps } from '../../app-deps.ts';
@@ -31,6 +35,7 @@ import {
   listSubscribers,
   subscribe,
   unsubscribe,
+  updateSubscriberAttributes,
 } from './subscribers.service.ts';
 
 const tags = ['subscribers'];
@@ -113,6 +118,31 @@ export function subscribersRoutes(app: ApiInstance, deps: AppDeps) {
         .header('cache-control', 'no-store')
         .send(stream);
     },
+  );
+
+  app.put(
+    '/subscriptions/subscribers/:id/attributes',
+    {
+      preHandler: guard(deps, ROUTE_ROLES.subscribers, { idOf: 'subscribers', apiKeyScopes }),
+      schema: {
+        tags,
+        description:
+          "Replaces the subscriber's merge fields (first_name, language...): every field it keeps, a blank or missing one is removed. " +
+          'Names: a lower-case letter, then letters, digits or _ (at most 32); at most 10 fields of at most 100 characters.',
+        params: ZIdParam,
+        body: ZUpdateSubscriberAttributesRequest,
+        response: { 200: ZUpdateSubscriberAttributesResponse },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await updateSubscriberAttributes(
+        deps,
+        contextOf(request),
+        request.params.id,
+        request.body.attributes,
+      ),
+    }),
   );
 
   app.get(

@@ -10,6 +10,7 @@ import {
   SUBSCRIBER_MESSAGES,
   type TSubscriber,
 } from '@sms/contracts/subscribers/subscriber';
+import { SUBSCRIBER_ATTRIBUTE_MESSAGES } from '@sms/contracts/subscribers/update-subscriber-attributes';
 import type { AppDeps } from '../../app-deps.ts';
 import { inActorTransaction } from '../../db/actor-transaction.ts';
 import type { Executor } from '../../db/database.ts';
@@ -29,7 +30,20 @@ import { listWholeSubscriberList } from './subscriber-page-anchors.ts';
 import * as repo from './subscribers.repository.ts';
 
 /** A subscriber as the lists read it; reads outside a page may not know its services (null). */
-type SubscriberRow = Omit<repo.SubscriberPageRow, 'active_services'> & { active_services: number[] | null };
+type SubscriberRow = Omit<repo.SubscriberPageRow, 'active_services'> & {
+  active_services: number[] | null;
+  attributes?: Record<string, string> | null;
+};
+
+/** A page's rows with their attributes (the list's reads in db/functions leave them out). */
+async function withAttributes<Row extends SubscriberRow>(db: Executor, rows: Row[]): Promise<Row[]> {
+  const byId = await repo.attributesOfPage(
+    db,
+    rows.map((row) => row.company_id),
+    rows.map((row) => row.id),
+  );
+  return rows.map((row) => ({ ...row, attributes: byId.get(row.id) ?? {} }));
+}
 
 export function presentSubscriber(row: SubscriberRow): TSubscriber {
   return {
@@ -40,6 +54,7 @@ export function presentSubscriber(row: SubscriberRow): TSubscriber {
     company: { name: row.company_name },
     createdAt: isoString(row.created_at),
     active_services: row.active_services ?? [],
+    attributes: row.attributes ?? {},
   };
 }
 
@@ -147,22 +162,8 @@ export async function listSubscribers(
   query: ListFilter & { page: number; limit: number },
 ) {
   const { rows, count } = await inActorTransaction(deps.db, ctx, async (trx) => {
-    const offset = (query.page - 1) * query.limit;
-    const companyId = tenantOf(ctx.actor) ?? query.companyId ?? null;
-    let knownCountry: string | null | undefined;
-    // A company's phone search alone: one call when it is narrow (most are).
-    if (companyId !== null && query.search && !query.status && query.serviceId === undefined) {
-      const found = await searchCompanyNumbers(deps, trx, companyId, query.search, offset, query.limit);
-      if (found?.page) return found.page;
-      if (found) knownCountry = found.country;
-    }
-    const filter = await scopedFilter(deps, trx, ctx, query, knownCountry);
-    // A company's whole list: one call with its exact total, deep pages from a remembered id.
-    if (filter.companyId !== null && !filter.status && !filter.number && filter.serviceId === undefined) {
-      const page = await listWholeSubscriberList(trx, filter.companyId, offset, query.limit);
-      return { rows: page.rows, count: { total: page.total, exact: true } };
-    }
-    return repo.listSubscribersWithCount(trx, filter, offset, query.limit, SUBSCRIBER_COUNT_CAP);
+    const page = await readSubscriberPage(deps, trx, ctx, query);
+    return { rows: await withAttributes(trx, page.rows), count: page.count };
   });
   return {
     subscribers: rows.map(presentSubscriber),
@@ -173,10 +174,61 @@ export async function listSubscribers(
   };
 }
 
+/** The page's rows and count, by the cheapest read that answers the filter. */
+async function readSubscriberPage(
+  deps: AppDeps,
+  trx: Executor,
+  ctx: RequestContext,
+  query: ListFilter & { page: number; limit: number },
+) {
+  const offset = (query.page - 1) * query.limit;
+  const companyId = tenantOf(ctx.actor) ?? query.companyId ?? null;
+  let knownCountry: string | null | undefined;
+  // A company's phone search alone: one call when it is narrow (most are).
+  if (companyId !== null && query.search && !query.status && query.serviceId === undefined) {
+    const found = await searchCompanyNumbers(deps, trx, companyId, query.search, offset, query.limit);
+    if (found?.page) return found.page;
+    if (found) knownCountry = found.country;
+  }
+  const filter = await scopedFilter(deps, trx, ctx, query, knownCountry);
+  // A company's whole list: one call with its exact total, deep pages from a remembered id.
+  if (filter.companyId !== null && !filter.status && !filter.number && filter.serviceId === undefined) {
+    const page = await listWholeSubscriberList(trx, filter.companyId, offset, query.limit);
+    return { rows: page.rows, count: { total: page.total, exact: true } };
+  }
+  return repo.listSubscribersWithCount(trx, filter, offset, query.limit, SUBSCRIBER_COUNT_CAP);
+}
+
 async function serviceInScope(trx: Executor, ctx: RequestContext, serviceId: number) {
   const service = await servicesRepo.findService(trx, serviceId, tenantOf(ctx.actor));
   if (!service) throw notFound('Service');
   return service;
+}
+
+/** PUT /subscriptions/subscribers/{id}/attributes: replaces the subscriber's merge fields; audited. */
+export async function updateSubscriberAttributes(
+  deps: AppDeps,
+  ctx: RequestContext,
+  id: number,
+  attributes: Record<string, string>,
+) {
+  const subscriber = await inActorTransaction(deps.db, ctx, async (trx) => {
+    const found = await repo.findSubscriberById(trx, tenantOf(ctx.actor), id);
+    if (!found) throw notFound('Subscriber');
+    await repo.updateAttributes(trx, found.company_id, id, attributes);
+    await recordAudit(trx, auditSourceOf(ctx), {
+      action: 'UPDATE',
+      entity: 'SUBSCRIBER',
+      entityId: id,
+      companyId: found.company_id,
+      details: { msisdn: found.msisdn, attributes: { from: found.attributes, to: attributes } },
+    });
+    return repo.findSubscriberById(trx, found.company_id, id);
+  });
+  return {
+    subscriber: presentSubscriber(subscriber!),
+    message: SUBSCRIBER_ATTRIBUTE_MESSAGES.saved(subscriber!.msisdn),
+  };
 }
 
 export async function listServiceSubscribers(
@@ -363,13 +415,13 @@ export async function importSubscribers(
     let staging: Promise<void> = Promise.resolve();
     const read = await readImportRows(csv, country, async (batch) => {
       await staging;
-      staging = importRepo.stageImportRows(trx, batch.lines, batch.numbers);
+      staging = importRepo.stageImportRows(trx, batch.lines, batch.numbers, batch.attributes);
       // Its failure is awaited (and thrown) with the next batch or below; not unhandled meanwhile.
       staging.catch(() => {});
     });
     await staging;
 
-    const distinct = await importRepo.collapseStagedNumbers(trx);
+    const distinct = await importRepo.collapseStagedNumbers(trx, read.attributeColumns.length > 0);
     // The company row is locked from here to commit: after the upload, so a slow one holds up nobody's subscribes.
     const { limit, room } = await lockSubscriberRoom(trx, service.company_id);
     const refusedByLimit =
@@ -389,6 +441,7 @@ export async function importSubscribers(
         duplicatesInFile,
         invalidRows: read.invalidRows,
         refusedByLimit,
+        ...(read.attributeColumns.length > 0 ? { attributeColumns: read.attributeColumns } : {}),
       },
     });
     return {
@@ -399,6 +452,9 @@ export async function importSubscribers(
       refusedByLimit,
       subscribersLimit: limit,
       errors: read.errors,
+      attributeColumns: read.attributeColumns,
+      valuesTooLong: read.valuesTooLong,
+      ignoredColumns: read.ignoredColumns,
     } satisfies TImportSubscribersData;
   });
 

@@ -10,6 +10,8 @@ import {
   validateSendMessageForm,
 } from '@sms/contracts/messages/send-message-form';
 import { BILLING_TYPE_LABELS, type TService } from '@sms/contracts/services/service';
+import type { TExpansionBound } from '@sms/contracts/templates/merge-fields';
+import { longestExpansion, parseTemplate } from '@sms/contracts/templates/merge-fields';
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { Button } from '../../../components/button.tsx';
 import { INPUT_CLASSES } from '../../../components/form-field.tsx';
@@ -18,10 +20,14 @@ import { ModalDialog } from '../../../components/modal-dialog.tsx';
 import { Spinner } from '../../../components/spinner.tsx';
 import { useToast } from '../../../components/toast/toast-provider.tsx';
 import { readerTimeZone } from '../../../lib/format-date.ts';
+import { useTemplates } from '../../templates/api/templates.ts';
+import { InsertFieldButtons } from '../../templates/components/insert-field-buttons.tsx';
 import { useSendServices } from '../api/list-send-services.ts';
+import { useMergePreview } from '../api/merge-preview.ts';
 import { useRecipientPreview } from '../api/preview-recipients.ts';
 import { useSendBulkMessage } from '../api/send-bulk-message.ts';
 import { describeMessagesError, describeSendFailure } from '../lib/message-errors.ts';
+import { MergePreview } from './merge-preview.tsx';
 import { MessageCounter } from './message-counter.tsx';
 
 type TCreateMessageModalProps = {
@@ -35,6 +41,13 @@ type TCreateMessageModalProps = {
 type TField = Exclude<keyof TSendMessageFormValues, 'serviceIds'> | 'serviceIds';
 
 const plural = (count: number, word: string) => `${count.toLocaleString()} ${word}(s)`;
+
+/** The message's error from the longest text alone (its other rules already showed nothing). */
+function validateLongest(values: TSendMessageFormValues, now: Date, longest: TExpansionBound | null) {
+  if (!longest || values.message.trim() === '') return {};
+  const message = validateSendMessageForm(values, 'change', now, longest).message;
+  return message ? { message } : {};
+}
 
 /** One idempotency key per submission: the same payload sent again (a retry, a double click) reuses it. */
 function useSubmissionKey() {
@@ -67,17 +80,27 @@ export function CreateMessageModal({
     if (refusals > 0) problemsRef.current?.scrollIntoView?.({ block: 'nearest', behavior: 'smooth' });
   }, [refusals]);
 
-  const change = <K extends TField>(field: K, value: TSendMessageFormValues[K]) => {
-    const next = { ...values, [field]: value };
-    setValues(next);
-    setErrors((current) => revalidateSendFormField(current, field, next, now()));
-  };
-
   const preview = useRecipientPreview(values.serviceIds);
   const recipients =
     values.serviceIds.length > 0 && preview.data
       ? { count: preview.data.recipientCount, exact: preview.data.exact }
       : null;
+
+  // Merge fields: the server reads what the chosen recipients hold for them; the longest text
+  // follows by the rule the send applies (contracts), and the preview renders three real recipients.
+  const templates = useTemplates();
+  const [templateId, setTemplateId] = useState('');
+  const parsed = parseTemplate(values.message);
+  const mergeFields = parsed.errors.length === 0 ? parsed.fields : [];
+  const merge = useMergePreview(values.serviceIds, mergeFields);
+  const mergeData = mergeFields.length > 0 && values.serviceIds.length > 0 ? merge.data : undefined;
+  const longest = mergeData ? longestExpansion(parsed, mergeData.fields) : null;
+
+  const change = <K extends TField>(field: K, value: TSendMessageFormValues[K]) => {
+    const next = { ...values, [field]: value };
+    setValues(next);
+    setErrors((current) => revalidateSendFormField(current, field, next, now()));
+  };
 
   const list = services.data?.services ?? [];
   const selected = list.filter((service) => values.serviceIds.includes(service.id));
@@ -91,7 +114,9 @@ export function CreateMessageModal({
     );
   };
 
-  const errorList = listSendFormErrors(errors);
+  // The longest text is known once the server answered: its rule joins the message's own.
+  const shownErrors = errors.message ? errors : { ...errors, ...validateLongest(values, now(), longest) };
+  const errorList = listSendFormErrors(shownErrors);
   const scheduled = values.scheduleType === 'scheduled';
   const submitLabel = scheduled ? 'Schedule Message' : 'Send Message Now';
 
@@ -100,7 +125,10 @@ export function CreateMessageModal({
     if (submitting.current) return;
     const found = validateSendMessageForm(values, 'submit', now());
     setErrors(found);
-    if (listSendFormErrors(found).length > 0) {
+    if (
+      listSendFormErrors({ ...found, ...(found.message ? {} : validateLongest(values, now(), longest)) })
+        .length > 0
+    ) {
       setRefusals((count) => count + 1);
       return;
     }
@@ -210,6 +238,32 @@ export function CreateMessageModal({
 
         <fieldset className="space-y-2">
           <legend className="text-sm font-semibold text-slate-900">Compose Your Message</legend>
+          {(templates.data?.templates.length ?? 0) > 0 ? (
+            <label className="flex items-center gap-2 text-sm text-slate-700">
+              Start from a template
+              <select
+                value={templateId}
+                onChange={(event) => {
+                  setTemplateId(event.target.value);
+                  const chosen = templates.data?.templates.find(
+                    (item) => String(item.id) === event.target.value,
+                  );
+                  if (chosen) change('message', chosen.body);
+                }}
+                className={`${INPUT_CLASSES} w-auto flex-1`}
+                aria-label="Start from a template"
+              >
+                <option value="">Blank message</option>
+                {(templates.data?.templates ?? [])
+                  .filter((item) => lockedCompanyId === null || item.companyId === lockedCompanyId)
+                  .map((item) => (
+                    <option key={item.id} value={item.id}>
+                      {acrossCompanies ? `${item.name} (${item.company.name})` : item.name}
+                    </option>
+                  ))}
+              </select>
+            </label>
+          ) : null}
           <label htmlFor={`${ids}-message`} className="sr-only">
             Message
           </label>
@@ -223,7 +277,23 @@ export function CreateMessageModal({
             aria-invalid={errors.message ? true : undefined}
             aria-describedby={`${ids}-counter`}
           />
-          <MessageCounter id={`${ids}-counter`} text={values.message} recipients={recipients} />
+          <InsertFieldButtons
+            onInsert={(placeholder) => change('message', `${values.message}${placeholder}`)}
+          />
+          <MessageCounter
+            id={`${ids}-counter`}
+            text={values.message}
+            recipients={recipients}
+            longest={longest}
+          />
+          {mergeFields.length > 0 ? (
+            <MergePreview
+              template={parsed}
+              samples={mergeData?.samples ?? null}
+              servicesChosen={values.serviceIds.length > 0}
+              loading={merge.isFetching}
+            />
+          ) : null}
         </fieldset>
 
         <fieldset className="space-y-2">

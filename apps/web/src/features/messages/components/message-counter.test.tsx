@@ -19,6 +19,20 @@ describe('MessageCounter', () => {
     expect(counter()).toHaveClass('text-yellow-600');
   });
 
+  it('counts a text with merge fields on the longest text among the recipients: length, colour, parts and total', () => {
+    render(
+      <MessageCounter
+        text="Hi {{first_name|friend}}"
+        recipients={{ count: 10, exact: true }}
+        longest={{ length: 145, encoding: 'UCS-2', parts: 3 }}
+      />,
+    );
+    expect(counter()).toHaveTextContent('Longest: 145/160');
+    expect(counter()).toHaveClass('text-red-600');
+    expect(screen.getByTestId('sms-encoding')).toHaveTextContent('Unicode · 3 SMS parts');
+    expect(screen.getByTestId('sms-total')).toHaveTextContent('10 recipients × 3 = 30 SMS');
+  });
+
   it('turns red above 140', () => {
     render(<MessageCounter text={'a'.repeat(141)} />);
     expect(counter()).toHaveClass('text-red-600');

@@ -4,6 +4,7 @@ import {
   MESSAGE_MAX_LENGTH,
 } from '@sms/contracts/messages/message';
 import { measureSms, SMS_ENCODING_LABELS } from '@sms/contracts/messages/sms-encoding';
+import type { TExpansionBound } from '@sms/contracts/templates/merge-fields';
 
 export type TCounterLevel = 'normal' | 'warn' | 'danger';
 
@@ -28,19 +29,23 @@ const partsWord = (parts: number) => `${parts.toLocaleString()} SMS ${parts === 
 /**
  * n/160, and beyond the spec what the text costs: the encoding and SMS parts per recipient, a
  * warning when Unicode makes it more than one part, and the total (recipients x parts) once
- * services are chosen.
+ * services are chosen. With merge fields (`longest`), all of it is counted on the longest text
+ * among the chosen recipients, as the server checks it.
  */
 export function MessageCounter({
   text,
   id,
   recipients,
+  longest,
 }: {
   text: string;
   id?: string;
   recipients?: TCounterRecipients | null;
+  longest?: TExpansionBound | null;
 }) {
-  const level = counterLevel(text.length);
-  const { encoding, parts } = measureSms(text);
+  const length = longest ? longest.length : text.length;
+  const level = counterLevel(length);
+  const { encoding, parts } = longest ?? measureSms(text);
   const unicodeCostsMore = encoding === 'UCS-2' && parts > 1;
   return (
     <div id={id} className="space-y-1 text-xs" aria-live="polite">
@@ -52,8 +57,12 @@ export function MessageCounter({
           className={`font-medium tabular-nums ${LEVEL_CLASSES[level]}`}
           data-testid="message-counter"
           data-level={level}
+          title={
+            longest ? 'The longest text among the chosen recipients, with their fields filled in' : undefined
+          }
         >
-          {text.length}/{MESSAGE_MAX_LENGTH}
+          {longest ? <span className="font-normal text-slate-500">Longest: </span> : null}
+          {length}/{MESSAGE_MAX_LENGTH}
         </span>
       </div>
       {unicodeCostsMore ? (

@@ -2,7 +2,8 @@ import { MESSAGE_CHIPS } from '@sms/contracts/messages/list-messages';
 import { MESSAGE_MESSAGES, type TMessage } from '@sms/contracts/messages/message';
 import { OPEN_PARAMS } from '@sms/contracts/search/global-search';
 import { useState } from 'react';
-import { Button } from '../../../components/button.tsx';
+import { Link } from 'react-router';
+import { Button, buttonStyles } from '../../../components/button.tsx';
 import { TableEmpty, TableTryAgainError } from '../../../components/data-table-states.tsx';
 import { PageHeader } from '../../../components/page-header.tsx';
 import { PaginationBar } from '../../../components/pagination-bar.tsx';
@@ -130,14 +131,19 @@ export default function MessagesPage() {
               </p>
             )}
           </div>
-          <Button
-            onClick={() => setCreating(true)}
-            disabled={!canSend}
-            title={canSend ? undefined : MESSAGE_MESSAGES.contentManagerSend}
-            aria-describedby={canSend ? undefined : 'create-message-note'}
-          >
-            Create Message
-          </Button>
+          <div className="flex items-center gap-2">
+            <Link to="/messages/templates" className={buttonStyles('secondary')}>
+              Templates
+            </Link>
+            <Button
+              onClick={() => setCreating(true)}
+              disabled={!canSend}
+              title={canSend ? undefined : MESSAGE_MESSAGES.contentManagerSend}
+              aria-describedby={canSend ? undefined : 'create-message-note'}
+            >
+              Create Message
+            </Button>
+          </div>
         </div>
 
         <MessageChips

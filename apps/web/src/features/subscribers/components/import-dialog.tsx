@@ -77,6 +77,14 @@ export function ImportDialog({ services, withCompany, onClose }: TImportDialogPr
               </div>
             ))}
           </dl>
+          {report.attributeColumns.length > 0 ? (
+            <p className="rounded-lg bg-indigo-50 p-3 text-sm text-indigo-800" data-testid="import-fields">
+              Fields set from the file: {report.attributeColumns.join(', ')}
+              {report.ignoredColumns.length > 0
+                ? ` (columns left out: ${report.ignoredColumns.join(', ')})`
+                : ''}
+            </p>
+          ) : null}
           {report.refusedByLimit > 0 ? (
             <p role="alert" className="rounded-lg bg-amber-50 p-3 text-sm text-amber-800">
               {PLAN_LIMIT_MESSAGES.importRowsRefused(report.refusedByLimit, report.subscribersLimit)}
@@ -126,7 +134,8 @@ export function ImportDialog({ services, withCompany, onClose }: TImportDialogPr
           <p className="text-sm text-slate-600">
             One phone number per line. A header such as <code>phone</code> or <code>msisdn</code> picks the
             column; otherwise the first column is read. Numbers without a country code use your company's
-            country.
+            country. Other columns of the header become the subscribers' merge fields: <code>First Name</code>{' '}
+            is <code>{'{{first_name}}'}</code> in a message.
           </p>
           <ServiceSelect
             id="import-service"

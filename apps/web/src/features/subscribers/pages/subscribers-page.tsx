@@ -25,6 +25,7 @@ import { useExportSubscribers } from '../api/export-subscribers.ts';
 import { useServiceOptions } from '../api/list-service-options.ts';
 import { useSubscribers } from '../api/list-subscribers.ts';
 import { ImportDialog } from '../components/import-dialog.tsx';
+import { SubscriberFieldsDialog } from '../components/subscriber-fields-dialog.tsx';
 import { SubscriberStatusBadge } from '../components/subscriber-status-badge.tsx';
 import { SubscriptionDialog } from '../components/subscription-dialog.tsx';
 
@@ -34,6 +35,7 @@ type TDialog =
   | { kind: 'subscribe' }
   | { kind: 'unsubscribe'; subscriber: TSubscriber }
   | { kind: 'import' }
+  | { kind: 'fields'; subscriber: TSubscriber }
   | null;
 
 // The top bar's search opens a subscriber as /subscribers?search=<number> (OPEN_PARAMS.subscriberSearch).
@@ -207,6 +209,7 @@ export default function SubscribersPage() {
                     {withCompany ? <th className="px-4 py-3">Company</th> : null}
                     <th className="px-4 py-3">Status</th>
                     <th className="px-4 py-3">Active services</th>
+                    <th className="px-4 py-3">Fields</th>
                     <th className="px-4 py-3">Joined</th>
                     <th className="px-4 py-3 text-right">Actions</th>
                   </tr>
@@ -241,10 +244,21 @@ export default function SubscribersPage() {
                           </div>
                         )}
                       </td>
+                      <td data-label="Fields" className="px-4 py-3 text-slate-700">
+                        <SubscriberFields attributes={subscriber.attributes} />
+                      </td>
                       <td data-label="Joined" className="px-4 py-3 text-slate-600">
                         {formatDate(subscriber.createdAt)}
                       </td>
-                      <td data-label="" className="px-4 py-3 text-right">
+                      <td data-label="" className="px-4 py-3 text-right whitespace-nowrap">
+                        <Button
+                          variant="ghost"
+                          size="sm"
+                          aria-label={`Edit fields of ${subscriber.msisdn}`}
+                          onClick={() => setDialog({ kind: 'fields', subscriber })}
+                        >
+                          Edit fields
+                        </Button>
                         {subscriber.active_services.length > 0 ? (
                           <Button
                             variant="ghost"
@@ -290,9 +304,31 @@ export default function SubscribersPage() {
           onClose={() => setDialog(null)}
         />
       ) : null}
+      {dialog?.kind === 'fields' ? (
+        <SubscriberFieldsDialog subscriber={dialog.subscriber} onClose={() => setDialog(null)} />
+      ) : null}
       {dialog?.kind === 'import' ? (
         <ImportDialog services={serviceList} withCompany={withCompany} onClose={() => setDialog(null)} />
       ) : null}
+    </div>
+  );
+}
+
+/** A subscriber's merge fields as name: value chips; none reads as a dash. */
+function SubscriberFields({ attributes }: { attributes: Record<string, string> }) {
+  const entries = Object.entries(attributes);
+  if (entries.length === 0) return <span className="text-slate-400">—</span>;
+  return (
+    <div className="flex max-w-xs flex-wrap gap-1">
+      {entries.map(([name, value]) => (
+        <span
+          key={name}
+          className="rounded-md bg-slate-100 px-2 py-0.5 text-xs text-slate-700"
+          title={`{{${name}}}`}
+        >
+          <span className="text-slate-500">{name}:</span> {value}
+        </span>
+      ))}
     </div>
   );
 }
