@@ -2,13 +2,19 @@ import { API_KEY_MESSAGES, apiKeyActorName, type TApiKeyScope } from '@sms/contr
 import { AUTH_MESSAGES } from '@sms/contracts/auth/login';
 import type { FastifyReply } from 'fastify';
 import type { AppDeps } from '../../app-deps.ts';
+import type { Executor } from '../../db/database.ts';
 import { inTenantTransaction, platformScope } from '../../db/tenant-scope.ts';
 import { AppError } from '../../errors.ts';
 import { hashesEqual } from '../../lib/crypto.ts';
 import { FixedWindows, limitAnswer } from '../../plugins/rate-limits.ts';
 import type { Actor } from '../../request-context.ts';
 import { hashApiKey, prefixOfApiKey } from './api-key-secret.ts';
-import { type ApiKeyInUse, findApiKeysByPrefix, touchApiKey } from './api-keys.repository.ts';
+import {
+  type ApiKeyInUse,
+  findApiKeyStanding,
+  findApiKeysByPrefix,
+  touchApiKey,
+} from './api-keys.repository.ts';
 
 const MINUTE = 60_000;
 /** Keys whose windows a process keeps; past that the oldest are forgotten (FixedWindows). */
@@ -66,6 +72,20 @@ export async function resolveApiKeyActor(deps: AppDeps, token: string, reply: Fa
     sessionId: `api-key:${key.id}`,
     apiKey: { id: key.id, name: key.name, scopes: key.scopes as TApiKeyScope[] },
   };
+}
+
+/**
+ * The refusal of a key's request's later work (a streamed export's next batch), by what the key is
+ * now: gone or revoked, or its company no longer active. A key has no sign-in session to look up.
+ */
+export async function apiKeyRefusalNow(trx: Executor, actor: Actor) {
+  if (!actor.apiKey || actor.companyId === null)
+    return new AppError('unauthorized', API_KEY_MESSAGES.invalidKey);
+  const key = await findApiKeyStanding(trx, actor.companyId, actor.apiKey.id);
+  if (!key) return new AppError('unauthorized', API_KEY_MESSAGES.invalidKey);
+  if (key.revoked_at) return new AppError('unauthorized', API_KEY_MESSAGES.revokedKey);
+  const refusal = companyRefusal(key.company_status);
+  return refusal ? new AppError('unauthorized', refusal) : null;
 }
 
 /** The row whose hash is the presented key's, compared in constant time. */

@@ -84,3 +84,12 @@ export async function touchApiKey(db: Executor, companyId: number, id: number) {
      where company_id = ${companyId} and id = ${id}
        and (last_used_at is null or last_used_at < now() - interval '1 minute')`.execute(db);
 }
+
+/** A key as a later batch of its request re-checks it: still live, its company still active. */
+export async function findApiKeyStanding(db: Executor, companyId: number, id: number) {
+  const { rows } = await sql<{ revoked_at: Date | null; company_status: string }>`
+    select k.revoked_at, c.status as company_status
+      from api_keys k join companies c on c.id = k.company_id
+     where k.company_id = ${companyId} and k.id = ${id}`.execute(db);
+  return rows[0];
+}

@@ -7,6 +7,7 @@ import type { DB } from '../../db/schema.ts';
 import { inTenantTransaction } from '../../db/tenant-scope.ts';
 import { AppError } from '../../errors.ts';
 import type { Actor } from '../../request-context.ts';
+import { apiKeyRefusalNow } from '../api-keys/api-key-actor.ts';
 import { findUserInLiveSession, type SessionUser } from './auth.repository.ts';
 import { accessRefusal } from './auth.service.ts';
 
@@ -24,8 +25,8 @@ function refusalOf(found: SessionUser | undefined, actor: Actor) {
  * A read that goes on after its request's sign-in check (a streamed export's later batches): each
  * such transaction, bound to the actor's scope like any request's, looks the sign-in up again first
  * and does its work only while the same user is still admitted in the same scope. Signed out,
- * deactivated or suspended, a company no longer active, a changed role or company: it throws,
- * having read nothing.
+ * deactivated or suspended, a company no longer active, a changed role or company, an API key
+ * revoked: it throws, having read nothing.
  */
 export function inLiveSessionTransaction<T>(
   db: Database,
@@ -36,7 +37,10 @@ export function inLiveSessionTransaction<T>(
     db,
     scopeOfUser(actor),
     async (trx) => {
-      const refusal = refusalOf(await findUserInLiveSession(trx, actor.userId, actor.sessionId), actor);
+      // A request made with an API key (no sign-in session) is re-checked by its key.
+      const refusal = actor.apiKey
+        ? await apiKeyRefusalNow(trx, actor)
+        : refusalOf(await findUserInLiveSession(trx, actor.userId, actor.sessionId), actor);
       if (refusal) throw refusal;
       return work(trx);
     },
