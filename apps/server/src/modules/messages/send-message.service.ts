@@ -235,6 +235,9 @@ export async function createMessage(
         request.message,
       );
       const scheduledAt = scheduleOf(request);
+      // The month's usage row before the message: every send locks it first (a message's insert
+      // locks its services' rows, and a transactional send holds the usage row while it inserts).
+      if (!options.draft) await lockUsage(trx, targets.companyId, usageMonthOf(scheduledAt ?? new Date()));
       const messageId = await repo.insertMessage(trx, {
         companyId: targets.companyId,
         serviceIds: targets.serviceIds,
