@@ -12,6 +12,8 @@ export type ServerProcess = {
   pid: number;
   /** Peak resident memory so far (VmHWM), in MiB. */
   peakRssMiB(): number;
+  /** The error and fatal lines it has logged so far (pino levels 50 and 60), and whether it has exited. */
+  problems(): string[];
   stop(): Promise<void>;
 };
 
@@ -71,6 +73,20 @@ export async function startServerProcess(options: ServerProcessOptions): Promise
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
+  const problems: string[] = [];
+  let pending = '';
+  const watchForErrors = (chunk: Buffer) => {
+    const lines = (pending + chunk.toString()).split('\n');
+    pending = lines.pop() ?? '';
+    for (const line of lines)
+      if (/"level":(50|60)\b/.test(line) && problems.length < 100) problems.push(line);
+  };
+  child.stdout?.on('data', watchForErrors);
+  child.stderr?.on('data', watchForErrors);
+  let stopAsked = false;
+  child.once('exit', (code, signal) => {
+    if (!stopAsked) problems.push(`exited unasked (${signal ?? `code ${code}`})`);
+  });
   const url = await new Promise<string | undefined>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start in 60 s:\n${output}`)), 60_000);
     const onData = (chunk: Buffer) => {
@@ -109,8 +125,10 @@ export async function startServerProcess(options: ServerProcessOptions): Promise
         return 0;
       }
     },
+    problems: () => [...problems],
     stop: () =>
       new Promise<void>((resolve) => {
+        stopAsked = true;
         running.delete(server);
         if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once('exit', () => resolve());
