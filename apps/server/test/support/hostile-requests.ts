@@ -113,19 +113,38 @@ function stringFor(schema: JsonSchema): fc.Arbitrary<string> {
   );
 }
 
+/**
+ * Values a field of that name must have to get past the handler's own checks (a real service id,
+ * a valid phone number, a keyword): without them nearly every shaped request stops at a 400 or 404.
+ */
+export type Hints = Record<string, fc.Arbitrary<unknown>>;
+
 /** A value shaped like the schema (mostly valid), any node of which may be garbage instead. */
-export function valueFor(schema: JsonSchema | undefined, depth = 0): fc.Arbitrary<unknown> {
-  const shaped = shapedValueFor(schema, depth);
+export function valueFor(
+  schema: JsonSchema | undefined,
+  hints: Hints = {},
+  key?: string,
+  depth = 0,
+): fc.Arbitrary<unknown> {
+  const shaped = shapedValueFor(schema, hints, depth);
+  const hinted = key !== undefined ? hints[key] : undefined;
+  if (hinted)
+    return fc.oneof(
+      { weight: 6, arbitrary: hinted },
+      { weight: 2, arbitrary: shaped },
+      { weight: 1, arbitrary: garbageValue },
+    );
   return fc.oneof({ weight: 6, arbitrary: shaped }, { weight: 1, arbitrary: garbageValue });
 }
 
-function shapedValueFor(schema: JsonSchema | undefined, depth: number): fc.Arbitrary<unknown> {
+function shapedValueFor(schema: JsonSchema | undefined, hints: Hints, depth: number): fc.Arbitrary<unknown> {
   if (!schema || depth > 5) return fc.jsonValue({ maxDepth: 2 });
   if (schema.const !== undefined) return fc.constant(schema.const);
   if (schema.enum) return fc.constantFrom(...schema.enum);
   const alternatives = schema.anyOf ?? schema.oneOf;
-  if (alternatives?.length) return fc.oneof(...alternatives.map((each) => valueFor(each, depth + 1)));
-  if (schema.allOf?.length) return valueFor(schema.allOf[0], depth + 1);
+  if (alternatives?.length)
+    return fc.oneof(...alternatives.map((each) => valueFor(each, hints, undefined, depth + 1)));
+  if (schema.allOf?.length) return valueFor(schema.allOf[0], hints, undefined, depth + 1);
   const types = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [];
   if (types.length > 1) return fc.oneof(...types.map((type) => shapedValueFor({ ...schema, type }, depth)));
   switch (types[0]) {
@@ -140,7 +159,7 @@ function shapedValueFor(schema: JsonSchema | undefined, depth: number): fc.Arbit
     case 'null':
       return fc.constant(null);
     case 'array':
-      return fc.array(valueFor(schema.items, depth + 1), {
+      return fc.array(valueFor(schema.items, hints, undefined, depth + 1), {
         minLength: Math.min(schema.minItems ?? 0, 5),
         maxLength: Math.min(schema.maxItems ?? 5, 5),
       });
@@ -149,7 +168,7 @@ function shapedValueFor(schema: JsonSchema | undefined, depth: number): fc.Arbit
       const keys = Object.keys(properties);
       if (keys.length === 0) return fc.dictionary(fc.string({ maxLength: 10 }), garbageValue, { maxKeys: 4 });
       const record = fc.record(
-        Object.fromEntries(keys.map((key) => [key, valueFor(properties[key], depth + 1)])),
+        Object.fromEntries(keys.map((key) => [key, valueFor(properties[key], hints, key, depth + 1)])),
         { requiredKeys: schema.required?.filter((key) => keys.includes(key)) ?? [] },
       );
       // Sometimes a required field goes missing or an unknown one comes along.
@@ -218,8 +237,8 @@ const multipartBody = fc
   }));
 
 /** What a route's body might be: none, its own shape (JSON or a form), garbage, or broken framing. */
-export function wireBodyFor(schema: JsonSchema | undefined): fc.Arbitrary<WireBody> {
-  const shaped = valueFor(schema);
+export function wireBodyFor(schema: JsonSchema | undefined, hints: Hints = {}): fc.Arbitrary<WireBody> {
+  const shaped = valueFor(schema, hints);
   return fc.oneof(
     { weight: 1, arbitrary: fc.constant<WireBody>({}) },
     {
@@ -265,8 +284,14 @@ export function wireBodyFor(schema: JsonSchema | undefined): fc.Arbitrary<WireBo
   );
 }
 
+/** Percent-encoded, a lone surrogate as U+FFFD (encodeURIComponent throws on one; the broken escapes are sent raw elsewhere). */
+const encode = (text: string) => encodeURIComponent(text.replace(/[\ud800-\udfff]/gu, '\ufffd'));
+
 /** Query parameters named as the route reads them with shaped or garbage values, repeated keys, or junk. */
-export function queryFor(parameters: { name: string; schema?: JsonSchema }[]): fc.Arbitrary<string> {
+export function queryFor(
+  parameters: { name: string; schema?: JsonSchema }[],
+  hints: Hints = {},
+): fc.Arbitrary<string> {
   const toText = (value: unknown) =>
     typeof value === 'string' ? value : value === undefined ? '' : JSON.stringify(value);
   const named =
@@ -284,11 +309,12 @@ export function queryFor(parameters: { name: string; schema?: JsonSchema }[]): f
             fc.tuple(
               ...picked.map(([parameter, times]) =>
                 fc
-                  .array(valueFor(parameter.schema), { minLength: times, maxLength: times })
+                  .array(valueFor(parameter.schema, hints, parameter.name), {
+                    minLength: times,
+                    maxLength: times,
+                  })
                   .map((values) =>
-                    values.map(
-                      (value) => `${encodeURIComponent(parameter.name)}=${encodeURIComponent(toText(value))}`,
-                    ),
+                    values.map((value) => `${encode(parameter.name)}=${encode(toText(value))}`),
                   ),
               ),
             ),
@@ -319,7 +345,7 @@ export const hostileSegment = fc.oneof(
     '%zz',
     'abc',
   ),
-  fc.string({ minLength: 1, maxLength: 30 }).map(encodeURIComponent),
+  fc.string({ minLength: 1, maxLength: 30 }).map(encode),
   fc.integer({ min: 1_000_000, max: 2 ** 31 - 1 }).map(String),
 );
 
