@@ -66,53 +66,89 @@ async function readCallbackTokens() {
 /**
  * The rows an `:id` may name, one per table a route's guard looks up (`idOf`), never a caller's
  * own user or company: a delete or suspension there would lock the callers out of later runs.
+ * Made again before each route's run when a request deleted one, so every route meets them.
  */
-const targetService = await createService(ctx.ownerDb, home.company.id);
-const targetIds: Record<IdTable, number> = {
-  companies: (await createCompany(ctx.ownerDb)).id,
-  users: (await createUser(ctx.ownerDb, { role: 'viewer', companyId: home.company.id })).id,
-  services: targetService.id,
-  api_keys: (
-    await call('POST', '/api-keys', home.staff.company_admin.token, {
-      name: 'Target',
-      scopes: ['messages:read'],
-    })
-  ).apiKey.id,
-  webhook_endpoints: (
-    await ctx.ownerDb
-      .insertInto('webhook_endpoints')
-      .values({
-        company_id: home.company.id,
-        url: 'https://hooks.example.com/fuzz',
-        event_types: ['message.sent'],
-        secret_encrypted: 'v1.x.y.z',
-        secret_prefix: 'whsec_fuzz',
+const makeTarget: Record<IdTable, () => Promise<number>> = {
+  companies: async () => (await createCompany(ctx.ownerDb)).id,
+  users: async () => (await createUser(ctx.ownerDb, { role: 'viewer', companyId: home.company.id })).id,
+  services: async () => (await createService(ctx.ownerDb, home.company.id)).id,
+  api_keys: async () =>
+    (
+      await call('POST', '/api-keys', home.staff.company_admin.token, {
+        name: `Target ${Date.now()}`,
+        scopes: ['messages:read'],
       })
-      .returning('id')
-      .executeTakeFirstOrThrow()
-  ).id,
-  messages: (
-    await ctx.ownerDb
-      .insertInto('messages')
-      .values({
-        company_id: home.company.id,
-        service_id: targetService.id,
-        service_ids: [targetService.id],
-        content: 'Fuzz target',
-        status: 'pending',
-        direction: 'outbound',
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow()
-  ).id,
+    ).apiKey.id,
+  webhook_endpoints: async () =>
+    (
+      await ctx.ownerDb
+        .insertInto('webhook_endpoints')
+        .values({
+          company_id: home.company.id,
+          url: 'https://hooks.example.com/fuzz',
+          event_types: ['message.sent'],
+          secret_encrypted: 'v1.x.y.z',
+          secret_prefix: 'whsec_fuzz',
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow()
+    ).id,
+  // A draft to the target service.
+  messages: async () =>
+    (
+      await ctx.ownerDb
+        .insertInto('messages')
+        .values({
+          company_id: home.company.id,
+          service_id: targetIds.services,
+          service_ids: [targetIds.services],
+          content: 'Fuzz target',
+          status: 'pending',
+          direction: 'outbound',
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow()
+    ).id,
 };
+const targetIds = {} as Record<IdTable, number>;
+// In this order: the message names the service.
+const TARGET_TABLES: IdTable[] = [
+  'companies',
+  'users',
+  'services',
+  'api_keys',
+  'webhook_endpoints',
+  'messages',
+];
+for (const table of TARGET_TABLES) targetIds[table] = await makeTarget[table]();
+const targetService = await ctx.ownerDb
+  .selectFrom('services')
+  .selectAll()
+  .where('id', '=', targetIds.services)
+  .executeTakeFirstOrThrow();
+
+async function restoreTargets() {
+  for (const table of TARGET_TABLES) {
+    const { rows } = await sql`select 1 from ${sql.table(table)} where id = ${targetIds[table]}`.execute(
+      ctx.ownerDb,
+    );
+    if (rows.length === 0) targetIds[table] = await makeTarget[table]();
+  }
+  await ctx.ownerDb
+    .updateTable('services')
+    .set({ status: 'active' })
+    .where('id', '=', targetIds.services)
+    .execute();
+}
+/** The target's id as it is when a request is generated (a restore may have replaced the row). */
+const currentTarget = (table: IdTable) => fc.constant(table).map((name) => targetIds[name]);
 
 /** What a field of that name needs to get past the handlers' own checks, so the fuzz reaches them. */
 const kenyanMobile = fc.integer({ min: 0, max: 999_999 }).map((n) => `+254712${String(n).padStart(6, '0')}`);
 const hints: Hints = {
-  serviceId: fc.constant(targetService.id),
-  serviceIds: fc.constant([targetService.id]),
-  companyId: fc.constantFrom(home.company.id, targetIds.companies),
+  serviceId: currentTarget('services'),
+  serviceIds: currentTarget('services').map((id) => [id]),
+  companyId: fc.oneof(fc.constant(home.company.id), currentTarget('companies')),
   msisdn: kenyanMobile,
   phoneNumber: kenyanMobile,
   phone: kenyanMobile,
@@ -197,6 +233,7 @@ async function ensureSignedIn() {
     if (probe.statusCode !== 200) staff.token = (await signIn(ctx.app, staff.email)).accessToken;
   }
   await readCallbackTokens();
+  await restoreTargets();
 }
 
 /** The route's OpenAPI operation (its zod schemas as JSON Schema): the shapes to fuzz around. */
@@ -227,7 +264,7 @@ function segmentFor(route: ApiRoute, name: string, schema: JsonSchema | undefine
     );
   const table = route.access?.kind === 'signed-in' ? route.access.idOf : null;
   if (name === 'id' && table)
-    return fc.oneof({ weight: 2, arbitrary: fc.constant(String(targetIds[table])) }, hostileSegment);
+    return fc.oneof({ weight: 2, arbitrary: currentTarget(table).map(String) }, hostileSegment);
   // Another parameter (a callback type, a company id): its own schema's values, or hostile ones.
   const own = valueFor(schema, hints, name).map(
     (value) => encodeURIComponent(String(value).replace(/[\ud800-\udfff]/gu, '')) || '0',
