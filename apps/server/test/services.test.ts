@@ -303,6 +303,38 @@ describe('PUT /services/{id}', () => {
       form({ companyId: other.company.id }),
     );
     expect(refused.statusCode).toBe(409);
+    expect(refused.json().message).toBe(SERVICE_MESSAGES.cannotMove);
+  });
+
+  // Found by the hostile-input fuzz (issue 36): a message's service key includes its company, so
+  // moving a service with messages broke that key and answered 500.
+  it('does not move a service with messages (409), and leaves it where it was', async () => {
+    const withHistory = await createService(ctx.ownerDb, tenant.company.id);
+    await ctx.ownerDb
+      .insertInto('messages')
+      .values({
+        company_id: tenant.company.id,
+        service_id: withHistory.id,
+        service_ids: [withHistory.id],
+        content: 'Sent last week',
+        status: 'sent',
+        direction: 'outbound',
+      })
+      .execute();
+    const refused = await call(
+      'PUT',
+      `/services/${withHistory.id}`,
+      'system_admin',
+      form({ companyId: other.company.id }),
+    );
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().message).toBe(SERVICE_MESSAGES.cannotMove);
+    const stored = await ctx.ownerDb
+      .selectFrom('services')
+      .select('company_id')
+      .where('id', '=', withHistory.id)
+      .executeTakeFirstOrThrow();
+    expect(stored.company_id).toBe(tenant.company.id);
   });
 });
 

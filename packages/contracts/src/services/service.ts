@@ -38,6 +38,8 @@ export const SERVICE_MESSAGES = {
   deleteNeedsForce: (subscribers: number, messages: number) =>
     `This service has ${subscribers} active subscriber(s) and ${messages} message(s). ` +
     'Deleting it ends those subscriptions and keeps the messages without their service; repeat with force=true to confirm.',
+  /** Its subscriptions and messages name it with its company: they cannot follow it to another one. */
+  cannotMove: 'A service with subscribers or messages cannot move to another company',
   created: 'Service created successfully!',
   updated: 'Service updated successfully!',
   deleted: 'Service deleted successfully!',

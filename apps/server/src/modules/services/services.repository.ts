@@ -143,3 +143,15 @@ export async function hasSubscriptions(db: Executor, companyId: number, serviceI
     .executeTakeFirst();
   return row !== undefined;
 }
+
+/** Whether any message names the service (messages.service_id's key includes the company). */
+export async function hasMessages(db: Executor, companyId: number, serviceId: number) {
+  const row = await db
+    .selectFrom('messages')
+    .select(sql`1`.as('one'))
+    .where('company_id', '=', companyId)
+    .where('service_id', '=', serviceId)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}

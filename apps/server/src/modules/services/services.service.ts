@@ -82,8 +82,12 @@ export async function updateService(
       const companyId =
         tenantOf(ctx.actor) ??
         (values.companyId ? await targetCompany(trx, ctx, values.companyId) : current.company_id);
-      if (companyId !== current.company_id && (await repo.hasSubscriptions(trx, current.company_id, id)))
-        throw conflict('A service with subscribers cannot move to another company');
+      if (
+        companyId !== current.company_id &&
+        ((await repo.hasSubscriptions(trx, current.company_id, id)) ||
+          (await repo.hasMessages(trx, current.company_id, id)))
+      )
+        throw conflict(SERVICE_MESSAGES.cannotMove);
       if (companyId !== current.company_id) await ensureServiceRoom(trx, companyId);
       await ensurePairIsFree(trx, values, id);
       await repo.updateService(trx, current.company_id, id, { ...values, companyId });
