@@ -357,6 +357,22 @@ const callbackHints: Hints = {
   from: hints.phoneNumber as fc.Arbitrary<unknown>,
 };
 
+/**
+ * Mostly callers the route admits (the route-access test covers refusals by role; the handlers are
+ * what a hostile body must not break), and every other kind now and then.
+ */
+function callersOf(route: ApiRoute): fc.Arbitrary<Caller> {
+  const access = route.access;
+  const admitted = (caller: Caller) =>
+    access?.kind === 'signed-in' &&
+    (caller === 'api_key'
+      ? access.apiKeyScopes.length > 0
+      : (access.roles as readonly string[]).includes(caller));
+  return fc.oneof(
+    ...CALLERS.map((caller) => ({ weight: admitted(caller) ? 4 : 1, arbitrary: fc.constant(caller) })),
+  );
+}
+
 function requestsFor(route: ApiRoute): fc.Arbitrary<HostileRequest> {
   const operation = operationOf(route);
   const callback = /\/callbacks\/(subscription|dlr)\//.exec(route.url)?.[1];
@@ -371,7 +387,7 @@ function requestsFor(route: ApiRoute): fc.Arbitrary<HostileRequest> {
       .map((parameter) => [parameter.name, parameter.schema]),
   );
   return fc.record({
-    caller: fc.constantFrom(...CALLERS),
+    caller: callersOf(route),
     forged: forgedAuthorization,
     segments: fc.record(
       Object.fromEntries(names.map((name) => [name, segmentFor(route, name, pathSchemas[name])])),
