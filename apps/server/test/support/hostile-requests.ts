@@ -148,7 +148,8 @@ function shapedValueFor(schema: JsonSchema | undefined, hints: Hints, depth: num
     return fc.oneof(...alternatives.map((each) => valueFor(each, hints, undefined, depth + 1)));
   if (schema.allOf?.length) return valueFor(schema.allOf[0], hints, undefined, depth + 1);
   const types = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [];
-  if (types.length > 1) return fc.oneof(...types.map((type) => shapedValueFor({ ...schema, type }, depth)));
+  if (types.length > 1)
+    return fc.oneof(...types.map((type) => shapedValueFor({ ...schema, type }, hints, depth)));
   switch (types[0]) {
     case 'string':
       return stringFor(schema);
