@@ -98,7 +98,10 @@ export async function sendTransactional(
         companyId: targets.companyId,
         serviceIds: [request.serviceId],
         content: request.message,
-        status: 'processing',
+        // Pending until its counts are recorded (only this transaction ever sees it so): the engine
+        // records counts (the company's activity row) before it settles messages (their status
+        // counters), and a send written as processing took those in the other order and deadlocked.
+        status: 'pending',
         scheduledAt: null,
         encoding,
         parts,
@@ -113,6 +116,7 @@ export async function sendTransactional(
         usageMonth,
         recipients: sendable,
       });
+      await repo.setMessageStatus(trx, targets.companyId, messageId, 'processing');
       const count = (status: TTransactionalRecipient['status']) =>
         answers.filter((answer) => answer.status === status).length;
       await recordAudit(trx, auditSourceOf(ctx), {
