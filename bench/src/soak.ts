@@ -243,7 +243,7 @@ try {
     const span = (after.at(-1)?.minute ?? 0) - (after[0]?.minute ?? 0);
     const judged = rule !== RULES.rss || span >= RSS_JUDGED_OVER_MINUTES;
     const rising = judged && verdict.rising;
-    const line = `${name}: ${verdict.first.toFixed(1)} -> ${verdict.last.toFixed(1)}, slope ${verdict.slope.toFixed(2)}/min over ${after.length} samples after the warm-up${rising ? '  RISING' : judged ? '' : ' (not judged: under 3 minutes)'}`;
+    const line = `${name}: ${verdict.first.toFixed(1)} -> ${verdict.last.toFixed(1)}, slope ${verdict.slope.toFixed(2)}/min (later half ${verdict.lateSlope.toFixed(2)}) over ${after.length} samples after the warm-up${rising ? '  RISING' : judged ? '' : ' (not judged: under 3 minutes)'}`;
     log(`  ${line}`);
     if (rising) trends.push(line);
   }

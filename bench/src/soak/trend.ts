@@ -1,8 +1,9 @@
 /**
  * The soak's verdict on a series of samples (docs/soak.md): after the warm-up, a series is rising
- * when its least-squares slope is above the metric's limit per minute AND its last sample is above
- * its first by more than the metric's margin. Either alone is noise: a slope from a few jittery
- * samples, or one high last sample.
+ * when its least-squares slope is above the metric's limit per minute, over the whole window AND
+ * over its later half, AND its last sample is above its first by more than the metric's margin.
+ * Each alone is noise: a slope from a few jittery samples, a climb back from an early dip that
+ * then levels off (a leak keeps climbing), or one high last sample.
  */
 export type Sample = { minute: number; value: number };
 
@@ -30,13 +31,14 @@ export function leastSquaresSlope(samples: Sample[]) {
 
 export function risingTrend(samples: Sample[], rule: TrendRule) {
   const slope = leastSquaresSlope(samples);
+  const lateSlope = leastSquaresSlope(samples.slice(Math.floor(samples.length / 2)));
   const first = samples[0]?.value ?? 0;
   const last = samples.at(-1)?.value ?? 0;
   const margin = Math.max(first * rule.riseFraction, rule.riseAtLeast);
-  return {
-    slope,
-    first,
-    last,
-    rising: samples.length >= 3 && slope > rule.slopePerMinute && last - first > margin,
-  };
+  const rising =
+    samples.length >= 4 &&
+    slope > rule.slopePerMinute &&
+    lateSlope > rule.slopePerMinute &&
+    last - first > margin;
+  return { slope, lateSlope, first, last, rising };
 }
