@@ -93,6 +93,20 @@ const makeTarget: Record<IdTable, () => Promise<number>> = {
         .returning('id')
         .executeTakeFirstOrThrow()
     ).id,
+  subscribers: async () => {
+    const { rows } = await sql<{ id: number }>`
+      insert into subscribers (company_id, msisdn)
+      values (${home.company.id}, ${`+254713${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}`})
+      returning id`.execute(ctx.ownerDb);
+    return rows[0]!.id;
+  },
+  message_templates: async () => {
+    const { rows } = await sql<{ id: number }>`
+      insert into message_templates (company_id, name, body)
+      values (${home.company.id}, ${`Fuzz target ${Math.random()}`}, 'Hi {{first_name|friend}}')
+      returning id`.execute(ctx.ownerDb);
+    return rows[0]!.id;
+  },
   // A draft to the target service.
   messages: async () =>
     (
@@ -118,6 +132,8 @@ const TARGET_TABLES: IdTable[] = [
   'services',
   'api_keys',
   'webhook_endpoints',
+  'subscribers',
+  'message_templates',
   'messages',
 ];
 for (const table of TARGET_TABLES) targetIds[table] = await makeTarget[table]();
