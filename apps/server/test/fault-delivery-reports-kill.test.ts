@@ -9,6 +9,7 @@ import {
   statusCounts,
   waitFor,
 } from './support/messaging-factories.ts';
+import { rollupDifferences } from './support/rollup-differences.ts';
 import { kill, spawnServer, stopAll } from './support/spawned-server.ts';
 import { createTestContext, type TestContext } from './support/test-app.ts';
 
@@ -139,6 +140,24 @@ it('50,000 reports while the applying worker is SIGKILLed and restarted: every r
       JSON.stringify(summariseDeliveries(direct)).slice(1, -1),
     );
   }
+  // The dashboard's and the reports' figures come from the rollups the applier keeps.
+  expect(await rollupDifferences(ctx.ownerDb)).toEqual([]);
+  const reports = await ctx.app.inject({
+    method: 'GET',
+    url: '/api/v1/reports?timeframe=24h',
+    headers: tenant.admin,
+  });
+  expect(reports.statusCode, reports.body).toBe(200);
+  const kpi = (id: string) => reports.json().data.kpis.find((k: { id: string }) => k.id === id).value;
+  const all = HANDED_OVER + EARLY;
+  expect([kpi('messages_delivered'), kpi('messages_failed')]).toEqual([all - all / 10, all / 10]);
+  const dashboard = await ctx.app.inject({
+    method: 'GET',
+    url: '/api/v1/dashboard/stats',
+    headers: tenant.admin,
+  });
+  expect(dashboard.statusCode, dashboard.body).toBe(200);
+  expect(dashboard.json().data.totalMessages).toBe(all);
   const unmatched = await kept();
   // Only the ids nobody carries are still kept.
   expect(unmatched).toBe(UNKNOWN);

@@ -54,7 +54,7 @@ it('sees a row of the actor’s own company, never another company’s, and a sy
 });
 
 it('refuses a table it does not know', async () => {
-  await expect(visible(staffContextOf(home, 'system_admin'), 'subscribers', 1, null)).rejects.toThrow(
+  await expect(visible(staffContextOf(home, 'system_admin'), 'subscriptions', 1, null)).rejects.toThrow(
     'no such table',
   );
 });
