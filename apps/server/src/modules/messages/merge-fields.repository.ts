@@ -1,4 +1,3 @@
-import type { TMergePreviewRecipient } from '@sms/contracts/messages/merge-preview';
 import {
   GSM_BASIC_CHARACTERS,
   GSM_EXTENSION_CHARACTERS,
@@ -66,24 +65,4 @@ export async function mergeFieldStats(
     anyUnicode: row.any_unicode,
     anyMissing: row.any_missing,
   }));
-}
-
-/** The first few recipients by subscriber id, with their attributes: a personalised send's preview. */
-export async function sampleRecipientsWithAttributes(
-  db: Executor,
-  companyId: number,
-  serviceIds: number[],
-  limit: number,
-): Promise<TMergePreviewRecipient[]> {
-  const { rows } = await sql<TMergePreviewRecipient>`
-    select sub.id, sub.msisdn, sub.attributes
-      from subscribers sub
-     where sub.id in (
-       select s.subscriber_id from subscriptions s
-        where s.company_id = ${companyId} and s.service_id = any(${serviceIds}::bigint[]) and s.status = 'active'
-        order by s.subscriber_id limit ${limit * 4})
-       and sub.company_id = ${companyId} and sub.status = 'active'
-     order by sub.id
-     limit ${limit}`.execute(db);
-  return rows;
 }

@@ -47,18 +47,23 @@ export async function countRecipients(db: Executor, companyId: number, serviceId
   return { count: rows[0].count, exact: true };
 }
 
-/** The first recipients by subscriber id, for the send form's preview. */
-export async function sampleRecipients(db: Executor, companyId: number, serviceIds: number[]) {
-  const { rows } = await sql<{ id: number; msisdn: string }>`
-    select sub.id, sub.msisdn
+/** The first recipients by subscriber id, with their fields: the send form's previews. */
+export async function sampleRecipients(
+  db: Executor,
+  companyId: number,
+  serviceIds: number[],
+  limit = RECIPIENT_PREVIEW_SAMPLE,
+) {
+  const { rows } = await sql<{ id: number; msisdn: string; attributes: Record<string, string> }>`
+    select sub.id, sub.msisdn, sub.attributes
       from subscribers sub
      where sub.id in (
        select s.subscriber_id from subscriptions s
         where s.company_id = ${companyId} and s.service_id = any(${serviceIds}::bigint[]) and s.status = 'active'
-        order by s.subscriber_id limit ${RECIPIENT_PREVIEW_SAMPLE * 4})
+        order by s.subscriber_id limit ${limit * 4})
        and sub.company_id = ${companyId} and sub.status = 'active'
      order by sub.id
-     limit ${RECIPIENT_PREVIEW_SAMPLE}`.execute(db);
+     limit ${limit}`.execute(db);
   return rows;
 }
 

@@ -412,7 +412,7 @@ export async function previewMergeFields(
     const services = await findServicesOfOneCompany(trx, ctx, serviceIds);
     const companyId = services[0].company_id;
     const ids = services.map((service) => service.id);
-    const samples = await mergeRepo.sampleRecipientsWithAttributes(trx, companyId, ids, MERGE_PREVIEW_SAMPLE);
+    const samples = await repo.sampleRecipients(trx, companyId, ids, MERGE_PREVIEW_SAMPLE);
     await setStatementTimeout(trx, deps.config.statementTimeouts.jobMs);
     return { fields: await mergeRepo.mergeFieldStats(trx, companyId, ids, fields), samples };
   });
@@ -425,7 +425,7 @@ export async function previewRecipients(deps: AppDeps, ctx: RequestContext, serv
     const companyId = services[0].company_id;
     const ids = services.map((service) => service.id);
     const { count, exact } = await repo.countRecipients(trx, companyId, ids);
-    const subscribers = await repo.sampleRecipients(trx, companyId, ids);
-    return { recipientCount: count, exact, subscribers };
+    const sample = await repo.sampleRecipients(trx, companyId, ids);
+    return { recipientCount: count, exact, subscribers: sample.map(({ id, msisdn }) => ({ id, msisdn })) };
   });
 }
