@@ -50,17 +50,10 @@ export function postToProvider(
     outgoing.on('finish', () => {
       requestSent = true;
     });
-    // Decided a turn later: on a busy event loop the timer can run before the I/O callbacks already
-    // due (the write's 'finish', even the answer), and a request the provider took would read as
-    // never sent, then be offered again.
-    const timer = setTimeout(
-      () =>
-        setImmediate(() => {
-          reject(new ProviderTimeoutError(`no answer within ${request.timeoutMs} ms`, requestSent));
-          outgoing.destroy();
-        }),
-      request.timeoutMs,
-    );
+    const timer = setTimeout(() => {
+      reject(new ProviderTimeoutError(`no answer within ${request.timeoutMs} ms`, requestSent));
+      outgoing.destroy();
+    }, request.timeoutMs);
     const fail = (error: Error) => {
       clearTimeout(timer);
       reject(error);
