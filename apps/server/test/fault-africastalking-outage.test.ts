@@ -96,8 +96,6 @@ it("Africa's Talking: 500s, then time-outs, then per-recipient failures, then re
     { what: 'three requests taken over and timed out by the adapter' },
   );
   fake.setWithholdAnswers(false);
-  const timedOutRequests = fake.stats.abandonedByClient;
-  const timedOutAcceptances = fake.acceptedUnanswered.length;
 
   // Phase 3: per-recipient answers: refused for good, failing every time, failing for now.
   for (const number of rejected) fake.answers.set(number, { statusCode: 403, status: 'InvalidPhoneNumber' });
@@ -163,7 +161,7 @@ it("Africa's Talking: 500s, then time-outs, then per-recipient failures, then re
   expect(duplicates).toBe(0);
   console.info(
     `fault Africa's Talking: ${RECIPIENTS} sent; ${answered500} requests answered 500 over ${OUTAGE_MS} ms, ` +
-      `${timedOutRequests} timed out (${timedOutAcceptances} taken over unanswered); handed over ${submitted.length}, ` +
+      `${fake.stats.abandonedByClient} timed out (${fake.acceptedUnanswered.length} taken over unanswered); handed over ${submitted.length}, ` +
       `duplicates ${duplicates}, lost 0; final: ${submitted.length} submitted, ${unknown.length} unknown ` +
       `(waiting for their reports), ${byStatus('rejected').length} rejected, ` +
       `${byStatus('failed').length} failed after 3 attempts`,

@@ -102,12 +102,9 @@ export async function startFakeAfricasTalking(options: { apiKey: string; usernam
     stats,
     /** Takes messages over as usual but never answers the request (true), or answers again (false). */
     setWithholdAnswers(withhold: boolean) {
+      // Requests already withheld stay unanswered until the client gives up on them: cutting them
+      // would be a different fault (a connection lost after the request arrived).
       withholdAnswers = withhold;
-      if (!withhold) {
-        const cut = [...held];
-        held.clear();
-        for (const res of cut) res.destroy();
-      }
     },
     /** Answers every request with this instead (an outage, a slow or broken answer); null restores. */
     setOverride(handler: ((res: ServerResponse) => void) | null) {

@@ -7,6 +7,7 @@ import {
 } from '../../lib/public-address.ts';
 import type { OutboundSms, RetryScope, SmsProvider, SubmitOutcome } from './provider.ts';
 import {
+  mayHaveArrived,
   type ProviderAnswer,
   ProviderTimeoutError,
   postToProvider,
@@ -129,13 +130,13 @@ export function createAfricasTalkingProvider(
     } catch (error) {
       // Asked and never answered: Africa's Talking may have taken the request, and offering it
       // again could send it twice. Its delivery reports (by id, or by phone number) settle it.
-      if (error instanceof ProviderTimeoutError && error.requestSent)
+      if (mayHaveArrived(error))
         return group.map((sms) => ({
           recipientKey: sms.recipientKey,
           outcome: 'unknown',
           reason: unreachableReason(error, timeoutMs),
         }));
-      // Not even asked (the connection hung): offered again; no route at all is the account's trouble.
+      // Not even asked (the connection hung or failed): offered again; no route at all is the account's trouble.
       const scope = error instanceof ProviderTimeoutError ? 'request' : 'account';
       return retryAll(group, unreachableReason(error, timeoutMs), scope);
     }

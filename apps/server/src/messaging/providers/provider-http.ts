@@ -8,15 +8,26 @@ export type ProviderAnswer = { status: number; body: string };
 /** A provider's answer to one batch is a few kilobytes; a larger one is not read into memory. */
 const MAX_BODY_BYTES = 1024 * 1024;
 
-export class ProviderTimeoutError extends Error {
-  override readonly name = 'TimeoutError';
-  /** Whether the whole request had been written: then the provider may have taken it. */
-  readonly requestSent: boolean;
-  constructor(message: string, requestSent: boolean) {
-    super(message);
-    this.requestSent = requestSent;
+/**
+ * A call that ended without an answer. `mayHaveArrived`: the request had reached a connected
+ * socket, so the provider may have taken it, and offering it again could send it twice.
+ */
+export class ProviderUnansweredError extends Error {
+  readonly mayHaveArrived: boolean;
+  readonly code: string | undefined;
+  constructor(message: string, mayHaveArrived: boolean, cause?: NodeJS.ErrnoException) {
+    super(message, { cause });
+    this.mayHaveArrived = mayHaveArrived;
+    this.code = cause?.code;
   }
 }
+
+export class ProviderTimeoutError extends ProviderUnansweredError {
+  override readonly name = 'TimeoutError';
+}
+
+export const mayHaveArrived = (error: unknown) =>
+  error instanceof ProviderUnansweredError && error.mayHaveArrived;
 
 /** The URL's problem as a provider address, if any: a scheme other than http(s), or credentials in it. */
 export function providerUrlProblem(url: URL): 'scheme' | 'credentials' | null {
@@ -30,7 +41,14 @@ export function providerUrlProblem(url: URL): 'scheme' | 'credentials' | null {
  * URL is checked here, a name by the policy's lookup at the moment of connecting (so the address
  * checked is the address used, whatever DNS says in between). Redirects are not followed (node:http
  * never does): a 3xx comes back as it is. Rejects with ProviderTimeoutError past `timeoutMs`
- * (the whole exchange), NonPublicAddressError, or the socket's own error.
+ * (the whole exchange), NonPublicAddressError, the socket's error when the request cannot have
+ * arrived, or a ProviderUnansweredError when the connection failed after it may have.
+ *
+ * Whether the request may have arrived is read from the socket when the call fails, not from the
+ * request's 'finish' event: on a busy event loop an overdue timer runs before the write's
+ * completion is seen, though the bytes are already with the provider. A socket is written to in
+ * the same turn it connects (or is handed over, when kept alive), so "connected" is the safe
+ * answer; a socket still connecting was not written to, and is destroyed here before it can be.
  */
 export function postToProvider(
   url: URL,
@@ -46,17 +64,24 @@ export function postToProvider(
       headers: { ...request.headers, 'Content-Length': String(body.length) },
       lookup: policy.lookup,
     });
-    let requestSent = false;
-    outgoing.on('finish', () => {
-      requestSent = true;
+    let connected = false;
+    outgoing.on('socket', (socket) => {
+      if (!socket.connecting) connected = true;
+      else socket.once('connect', () => (connected = true));
     });
     const timer = setTimeout(() => {
-      reject(new ProviderTimeoutError(`no answer within ${request.timeoutMs} ms`, requestSent));
+      reject(new ProviderTimeoutError(`no answer within ${request.timeoutMs} ms`, connected));
       outgoing.destroy();
     }, request.timeoutMs);
-    const fail = (error: Error) => {
+    const fail = (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
-      reject(error);
+      // A kept-alive socket the provider had already closed resets on our write: nothing arrived
+      // (the case Node's documentation retries on, `request.reusedSocket`).
+      const staleSocket = outgoing.reusedSocket && error.code === 'ECONNRESET';
+      if (!connected || staleSocket) return reject(error);
+      reject(
+        new ProviderUnansweredError(`the connection ended without an answer (${error.message})`, true, error),
+      );
     };
     outgoing.on('error', fail);
     outgoing.on('response', (response) => {
