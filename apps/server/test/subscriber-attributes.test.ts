@@ -145,6 +145,9 @@ describe('PUT /subscriptions/subscribers/{id}/attributes', () => {
     const badName = await putAttributes(as(tenant), subscriber.id, { 'First Name': 'x' });
     expect(badName.statusCode).toBe(400);
     expect(badName.json().message).toContain(MERGE_FIELD_MESSAGES.nameInvalid('First Name'));
+    const reserved = await putAttributes(as(tenant), subscriber.id, { status: 'vip' });
+    expect(reserved.statusCode).toBe(400);
+    expect(reserved.json().message).toContain(MERGE_FIELD_MESSAGES.nameReserved('status'));
     const long = await putAttributes(as(tenant), subscriber.id, { first_name: 'x'.repeat(101) });
     expect(long.statusCode).toBe(400);
     expect(long.json().message).toContain(MERGE_FIELD_MESSAGES.valueTooLong('first_name'));
@@ -183,5 +186,49 @@ describe('PUT /subscriptions/subscribers/{id}/attributes', () => {
     const edited = await putAttributes(asAdmin, theirs.id, { first_name: 'Zawadi', language: 'sw' });
     expect(edited.statusCode, edited.body).toBe(200);
     expect(edited.json().data.subscriber.attributes).toEqual({ first_name: 'Zawadi', language: 'sw' });
+  });
+});
+
+describe('merge fields in the export', () => {
+  it('gives each field the subscribers hold a column after the usual ones, and the export imports again with its fields', async () => {
+    const tenant = await createTenantWithStaff(ctx.app, ctx.ownerDb);
+    const service = await createService(ctx.ownerDb, tenant.company.id);
+    await importCsv(
+      tenant,
+      service.id,
+      'phone,language,first_name\n+254716000001,sw,"Amina, the first"\n+254716000002,,=cmd\n+254716000003,,\n',
+    );
+    const exported = await ctx.app.inject({
+      method: 'GET',
+      url: '/api/v1/subscriptions/subscribers/export',
+      headers: as(tenant),
+    });
+    expect(exported.statusCode, exported.body).toBe(200);
+    const [header, ...rows] = exported.body.trimEnd().split('\n');
+    expect(header).toBe('phone_number,status,created_at,active_services,first_name,language');
+    const cellsOf = (number: string) =>
+      rows
+        .find((row) => row.startsWith(number))
+        ?.split(',')
+        .slice(4);
+    expect(cellsOf('+254716000001')).toEqual(['"Amina', ' the first"', 'sw']);
+    // A value a spreadsheet would run as a formula is quoted, as every other cell.
+    expect(cellsOf('+254716000002')).toEqual(["'=cmd", '']);
+    expect(cellsOf('+254716000003')).toEqual(['', '']);
+
+    // Into another company: the export's own columns are not read as fields, its fields are.
+    const other = await createTenantWithStaff(ctx.app, ctx.ownerDb);
+    const otherService = await createService(ctx.ownerDb, other.company.id);
+    const imported = await importCsv(other, otherService.id, exported.body);
+    expect(imported).toMatchObject({
+      imported: 3,
+      attributeColumns: ['first_name', 'language'],
+      ignoredColumns: ['status', 'created_at', 'active_services'],
+    });
+    expect(await attributesByNumber(other)).toEqual({
+      '+254716000001': { first_name: 'Amina, the first', language: 'sw' },
+      '+254716000002': { first_name: "'=cmd" },
+      '+254716000003': {},
+    });
   });
 });

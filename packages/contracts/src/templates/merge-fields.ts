@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MESSAGE_MAX_LENGTH } from '../messages/message.ts';
 import { measureSms, type TSmsEncoding } from '../messages/sms-encoding.ts';
+import { EXPORT_CSV_HEADER_WITH_COMPANY } from '../subscribers/export-subscribers.ts';
 
 /**
  * Merge fields: a subscriber's attributes (first_name, language, ...) and the placeholders of a
@@ -20,6 +21,7 @@ export const SUGGESTED_ATTRIBUTES = ['first_name', 'last_name', 'language'] as c
 export const MERGE_FIELD_MESSAGES = {
   nameInvalid: (name: string) =>
     `${name} is not a field name: use a lower-case letter, then letters, digits or _ (at most 32), as in first_name`,
+  nameReserved: (name: string) => `${name} is a column of the subscriber export: choose another field name`,
   tooMany: `A subscriber has at most ${ATTRIBUTE_MAX_COUNT} fields`,
   valueTooLong: (name: string) => `${name} is longer than ${ATTRIBUTE_VALUE_MAX_LENGTH} characters`,
   valueLeftOut: (name: string) =>
@@ -36,8 +38,19 @@ export const MERGE_FIELD_MESSAGES = {
     `Not sent: with this subscriber's fields the text is ${length.toLocaleString('en-US')} characters, over ${MESSAGE_MAX_LENGTH}`,
 } as const;
 
-export const ZAttributeName = z.string().refine((name) => ATTRIBUTE_NAME_PATTERN.test(name), {
-  error: (issue) => MERGE_FIELD_MESSAGES.nameInvalid(String(issue.input)),
+/** The subscriber export's own columns: an export imported again does not read them as fields. */
+export const RESERVED_ATTRIBUTE_NAMES: readonly string[] = EXPORT_CSV_HEADER_WITH_COMPANY;
+
+/** Why a name cannot be a field's, or null when it can. */
+export function attributeNameProblem(name: string): string | null {
+  if (!ATTRIBUTE_NAME_PATTERN.test(name)) return MERGE_FIELD_MESSAGES.nameInvalid(name);
+  if (RESERVED_ATTRIBUTE_NAMES.includes(name)) return MERGE_FIELD_MESSAGES.nameReserved(name);
+  return null;
+}
+
+export const ZAttributeName = z.string().superRefine((name, issues) => {
+  const problem = attributeNameProblem(name);
+  if (problem) issues.addIssue({ code: 'custom', message: problem });
 });
 
 /**
@@ -48,8 +61,8 @@ export const ZSubscriberAttributes = z
   .record(z.string(), z.string({ error: 'Field values are text' }))
   .superRefine((record, issues) => {
     for (const [name, value] of Object.entries(record)) {
-      if (!ATTRIBUTE_NAME_PATTERN.test(name))
-        issues.addIssue({ code: 'custom', path: [name], message: MERGE_FIELD_MESSAGES.nameInvalid(name) });
+      const problem = attributeNameProblem(name);
+      if (problem) issues.addIssue({ code: 'custom', path: [name], message: problem });
       else if (value.trim().length > ATTRIBUTE_VALUE_MAX_LENGTH)
         issues.addIssue({ code: 'custom', path: [name], message: MERGE_FIELD_MESSAGES.valueTooLong(name) });
     }
@@ -70,7 +83,7 @@ export function attributeNameOfHeader(header: string): string | null {
     .trim()
     .toLowerCase()
     .replace(/[\s-]+/g, '_');
-  return ATTRIBUTE_NAME_PATTERN.test(name) ? name : null;
+  return attributeNameProblem(name) === null ? name : null;
 }
 
 export type TPlaceholder = { name: string; fallback: string | null };

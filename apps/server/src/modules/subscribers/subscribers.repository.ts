@@ -280,8 +280,34 @@ function subscriberDetails<TDatabase, TTables extends keyof TDatabase>(
 }
 
 /** Keyset batches for the export: every matching row, newest first, `size` at a time. */
+/**
+ * The merge fields the filter's subscribers hold, by name: the export's columns after its own. One
+ * pass over the filtered rows, in the same shape as the export's own read of them.
+ */
+export async function exportFieldNames(db: Executor, filter: SubscriberFilter) {
+  const rows = await db
+    .selectFrom(
+      filtered(db, filter)
+        .where('s.attributes', '<>', sql<Record<string, string>>`'{}'::jsonb`)
+        .select(sql<string>`jsonb_object_keys(s.attributes)`.as('name'))
+        .as('f'),
+    )
+    .select('f.name')
+    .distinct()
+    .orderBy('f.name')
+    .execute();
+  return rows.map((row) => row.name);
+}
+
 export function exportBatch(db: Executor, filter: SubscriberFilter, beforeId: number | null, size: number) {
-  let rows = filtered(db, filter).select(['s.id', 's.msisdn', 's.status', 's.company_id', 's.created_at']);
+  let rows = filtered(db, filter).select([
+    's.id',
+    's.msisdn',
+    's.status',
+    's.company_id',
+    's.created_at',
+    's.attributes',
+  ]);
   if (beforeId !== null) rows = rows.where('s.id', '<', beforeId);
   const page =
     filter.companyId === null
@@ -305,10 +331,11 @@ export function exportBatch(db: Executor, filter: SubscriberFilter, beforeId: nu
       'p.msisdn',
       'p.status',
       'p.created_at',
+      'p.attributes',
       'c.name as company_name',
       sql<string>`coalesce(string_agg(sv.name, '; ' order by sv.name), '')`.as('active_service_names'),
     ])
-    .groupBy(['p.id', 'p.msisdn', 'p.status', 'p.created_at', 'c.name'])
+    .groupBy(['p.id', 'p.msisdn', 'p.status', 'p.created_at', 'p.attributes', 'c.name'])
     .orderBy('p.id', 'desc')
     .execute();
 }

@@ -478,9 +478,12 @@ type ExportBatch = Awaited<ReturnType<typeof repo.exportBatch>>;
  * a company user's file keeps the columns it always had.
  */
 export async function exportSubscribers(deps: AppDeps, ctx: RequestContext, filter: ListFilter) {
-  const scoped = await inActorTransaction(deps.db, ctx, (trx) => scopedFilter(deps, trx, ctx, filter));
+  const { scoped, fields } = await inActorTransaction(deps.db, ctx, async (trx) => {
+    const scoped = await scopedFilter(deps, trx, ctx, filter);
+    return { scoped, fields: await repo.exportFieldNames(trx, scoped) };
+  });
   const withCompany = tenantOf(ctx.actor) === null;
-  const header = withCompany ? EXPORT_CSV_HEADER_WITH_COMPANY : EXPORT_CSV_HEADER;
+  const header = [...(withCompany ? EXPORT_CSV_HEADER_WITH_COMPANY : EXPORT_CSV_HEADER), ...fields];
   async function* lines() {
     yield `${header.join(',')}\n`;
     let beforeId: number | null = null;
@@ -501,6 +504,7 @@ export async function exportSubscribers(deps: AppDeps, ctx: RequestContext, filt
             row.created_at.toISOString(),
             csvCell(row.active_service_names ?? ''),
             ...(withCompany ? [csvCell(row.company_name)] : []),
+            ...fields.map((name) => csvCell((row.attributes as Record<string, string>)[name] ?? '')),
           ].join(','),
         )
         .join('\n')
