@@ -1,16 +1,22 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { companyScope, inTenantTransaction } from '../src/db/tenant-scope.ts';
-import { applyDeliveryUpdates } from '../src/messaging/delivery-reports.ts';
+import { applyWaitingReports, REPORT_WINDOW } from '../src/messaging/delivery-report-applier.ts';
+import { acceptDeliveryReports } from '../src/messaging/delivery-report-intake.ts';
 import type { DeliveryUpdate } from '../src/messaging/providers/provider.ts';
 import { settleSends } from '../src/messaging/send-progress.ts';
 import { createCompany } from './support/factories.ts';
-import { insertHandedOverMessage, waitFor } from './support/messaging-factories.ts';
+import {
+  applyReports,
+  insertHandedOverMessage,
+  unmatchedIds,
+  waitFor,
+} from './support/messaging-factories.ts';
 import { createTestContext, type TestContext } from './support/test-app.ts';
 
 /**
- * The apply statement lives in the database (apply_delivery_reports, migration 0014, so its plan
- * is cached per session): it must still run as the caller, under the caller's tenant binding.
+ * The apply statement lives in the database (apply_delivery_report_inbox, so its plan is cached
+ * per session): it must still run as the caller, under the caller's tenant binding.
  */
 let ctx: TestContext;
 let mine: { id: number };
@@ -53,82 +59,43 @@ beforeAll(async () => {
 });
 afterAll(async () => ctx?.close());
 
-describe('apply_delivery_reports (the DLR apply statement, as a database function)', () => {
+describe('apply_delivery_report_inbox (the DLR apply statement, as a database function)', () => {
   it("applies a company's report under its own binding, and a repeat changes nothing", async () => {
-    const first = await inTenantTransaction(ctx.db, companyScope(mine.id), (trx) =>
-      applyDeliveryUpdates(trx, mine.id, [report('APPLY-mine-1'), report('APPLY-unknown-1')]),
-    );
-    expect(first).toEqual(['applied', 'unknown']);
+    expect(await applyReports(ctx.db, mine.id, [report('APPLY-mine-1'), report('APPLY-unknown-1')])).toBe(2);
     expect(await statusOf('APPLY-mine-1')).toBe('delivered');
-    const again = await inTenantTransaction(ctx.db, companyScope(mine.id), (trx) =>
-      applyDeliveryUpdates(trx, mine.id, [report('APPLY-mine-1', 'failed')]),
-    );
-    expect(again).toEqual(['unchanged']);
+    expect(await unmatchedIds(ctx.ownerDb, mine.id)).toEqual(['APPLY-unknown-1']);
+    await applyReports(ctx.db, mine.id, [report('APPLY-mine-1', 'failed')]);
     expect(await statusOf('APPLY-mine-1')).toBe('delivered');
   });
 
-  it("cannot reach another company's recipients: row-level security holds inside the function", async () => {
-    // Bound to one company, naming another one's id: its recipients are invisible, and keeping the
-    // report as unmatched for that company is refused by the policy's check.
-    await expect(
-      inTenantTransaction(ctx.db, companyScope(mine.id), (trx) =>
-        applyDeliveryUpdates(trx, theirs.id, [report('APPLY-theirs-1')]),
-      ),
-    ).rejects.toThrow(/row-level security/);
+  it("cannot reach another company's reports or recipients: row-level security holds inside the function", async () => {
+    await acceptDeliveryReports(ctx.db, theirs.id, [report('APPLY-theirs-1')], [null]);
+    // Bound to one company, naming another one: its inbox rows are invisible, nothing is applied.
+    const applied = await inTenantTransaction(ctx.db, companyScope(mine.id), async (trx) => {
+      const { rows } = await sql<{ n: number }>`
+        select apply_delivery_report_inbox(${theirs.id}::bigint, 100, 10000, ${REPORT_WINDOW}::interval) as n`.execute(
+        trx,
+      );
+      return rows[0].n;
+    });
+    expect(applied).toBe(0);
     expect(await statusOf('APPLY-theirs-1')).toBe('submitted');
-    // Without keeping unknown reports the foreign id is simply not found.
-    const outcomes = await inTenantTransaction(ctx.db, companyScope(mine.id), (trx) =>
-      applyDeliveryUpdates(trx, theirs.id, [report('APPLY-theirs-1')], { keepUnknown: false }),
-    );
-    expect(outcomes).toEqual(['unknown']);
-    expect(await statusOf('APPLY-theirs-1')).toBe('submitted');
-  });
-
-  it('a batch waiting on a row another batch is changing applies its report to that batch’s version, counted once', async () => {
-    const messageId = await handedOverRecipient(mine.id, 'APPLY-race-1');
-    let releaseFirst = () => {};
-    const firstHolds = new Promise<void>((resolve) => {
-      releaseFirst = resolve;
-    });
-    let firstApplied = () => {};
-    const firstHasApplied = new Promise<void>((resolve) => {
-      firstApplied = resolve;
-    });
-    // The first batch moves the recipient to sent and holds its lock until released.
-    const first = inTenantTransaction(ctx.db, companyScope(mine.id), async (trx) => {
-      const outcomes = await applyDeliveryUpdates(trx, mine.id, [report('APPLY-race-1', 'sent')]);
-      firstApplied();
-      await firstHolds;
-      return outcomes;
-    });
-    await firstHasApplied;
-    // The second batch, a delivery, starts meanwhile (its snapshot still sees submitted) and waits.
-    const second = inTenantTransaction(ctx.db, companyScope(mine.id), (trx) =>
-      applyDeliveryUpdates(trx, mine.id, [report('APPLY-race-1', 'delivered')]),
-    );
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    releaseFirst();
-    expect(await first).toEqual(['applied']);
-    expect(await second).toEqual(['applied']);
-    expect(await statusOf('APPLY-race-1')).toBe('delivered');
-    const { rows } = await sql<{ submitted: number; sent: number; delivered: number }>`
-      select sum(submitted)::int as submitted, sum(sent)::int as sent, sum(delivered)::int as delivered
-        from message_delivery_counts where company_id = ${mine.id} and message_id = ${messageId}`.execute(
-      ctx.ownerDb,
-    );
-    expect(rows[0]).toEqual({ submitted: 0, sent: 0, delivered: 1 });
+    expect(await applyWaitingReports(ctx.db)).toBe(1);
+    expect(await statusOf('APPLY-theirs-1')).toBe('delivered');
   });
 
   it('carries the index-only join preferences itself (no statement of their own before each batch)', async () => {
     const { rows } = await sql<{ config: string[] }>`
-      select proconfig as config from pg_proc where proname = 'apply_delivery_reports'`.execute(ctx.ownerDb);
+      select proconfig as config from pg_proc where proname = 'apply_delivery_report_inbox'`.execute(
+      ctx.ownerDb,
+    );
     expect(rows[0].config).toEqual(
       expect.arrayContaining(['enable_hashjoin=off', 'enable_mergejoin=off', 'enable_seqscan=off']),
     );
   });
 });
 
-describe('settle_sends (settleSends as a database function)', () => {
+describe('settleSends (record_send_progress, a database function)', () => {
   const messageStatus = async () =>
     (
       await ctx.ownerDb
@@ -172,9 +139,7 @@ describe('settle_sends (settleSends as a database function)', () => {
       await held;
     });
     await settling;
-    const sweeping = inTenantTransaction(ctx.db, companyScope(mine.id), (trx) =>
-      applyDeliveryUpdates(trx, mine.id, [report('SWEEP-race-1')]),
-    );
+    const sweeping = applyReports(ctx.db, mine.id, [report('SWEEP-race-1')]);
     await waitFor(
       async () =>
         (
@@ -187,7 +152,7 @@ describe('settle_sends (settleSends as a database function)', () => {
     );
     release();
     await engine;
-    expect(await sweeping).toEqual(['applied']);
+    expect(await sweeping).toBe(1);
     const status = await ctx.ownerDb
       .selectFrom('messages')
       .select('status')

@@ -1,17 +1,17 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { companyScope, inTenantTransaction } from '../src/db/tenant-scope.ts';
 import { sha256 } from '../src/lib/crypto.ts';
-import { takeDeliveryReports } from '../src/messaging/delivery-reports.ts';
+import { applyWaitingReports } from '../src/messaging/delivery-report-applier.ts';
+import { acceptDeliveryReports } from '../src/messaging/delivery-report-intake.ts';
 import type { DeliveryUpdate } from '../src/messaging/providers/provider.ts';
 import { createCompany } from './support/factories.ts';
 import { insertHandedOverMessage } from './support/messaging-factories.ts';
 import { createTestContext, type TestContext } from './support/test-app.ts';
 
 /**
- * A delivery-report batch is one statement (take_delivery_reports, migration 0021) sent outside
- * any transaction: the function checks the URL token and binds the company itself. Nothing but a
- * company's current dlr token, while the company is active, may bind it or apply anything.
+ * A delivery-report batch from a callback URL: its token is checked as it is stored in the inbox,
+ * and the inbox is applied afterwards. Nothing but a company's current dlr token (whatever the
+ * company's status) may store anything for it.
  */
 let ctx: TestContext;
 type Tenant = { id: number; dlr: string; subscription: string };
@@ -75,14 +75,12 @@ const keptFor = async (companyId: number) =>
        order by gateway_message_id`.execute(ctx.ownerDb)
   ).rows.map((row) => row.gid);
 
-/** The batch as the intake sends it: on the pool, no transaction, every report with its URL token. */
-const take = (companyId: number, updates: DeliveryUpdate[], tokens: (string | null)[]) =>
-  takeDeliveryReports(
-    ctx.db,
-    companyId,
-    updates,
-    tokens.map((token) => (token === null ? null : sha256(token))),
-  );
+/** The batch as the intake stores it, every report with its URL token, then applied; whether each was accepted. */
+async function take(companyId: number, updates: DeliveryUpdate[], tokens: string[]) {
+  const accepted = await acceptDeliveryReports(ctx.db, companyId, updates, tokens.map(sha256));
+  await applyWaitingReports(ctx.db);
+  return accepted;
+}
 
 beforeAll(async () => {
   ctx = await createTestContext();
@@ -92,8 +90,8 @@ beforeAll(async () => {
 });
 afterAll(async () => ctx?.close());
 
-describe('take_delivery_reports: one statement per batch, its URL token checked inside', () => {
-  it('with the company’s token: applies, counts, settles the message, and answers per report in order', async () => {
+describe('a batch of reports from a callback URL', () => {
+  it('with the company’s token: applies, counts and settles the message', async () => {
     const messageId = await handedOverMessage(mine.id, ['TAKE-1', 'TAKE-2', 'TAKE-3']);
     const outcomes = await take(
       mine.id,
@@ -107,7 +105,7 @@ describe('take_delivery_reports: one statement per batch, its URL token checked 
       Array(5).fill(mine.dlr),
     );
     // TAKE-2 twice: its first copy carried the news, the second is a repeat (and older news).
-    expect(outcomes).toEqual(['applied', 'applied', 'unknown', 'unchanged', 'applied']);
+    expect(outcomes).toEqual(Array(5).fill(true));
     expect(await statusesOf(['TAKE-1', 'TAKE-2', 'TAKE-3'])).toEqual(['failed', 'delivered', 'delivered']);
     expect(await totalsOf(messageId)).toEqual({ submitted: 0, delivered: 2, failed: 1, total: 3 });
     expect(await messageStatus(messageId)).toBe('delivered');
@@ -119,25 +117,9 @@ describe('take_delivery_reports: one statement per batch, its URL token checked 
       [report('TAKE-1'), report('TAKE-2'), report('TAKE-3')],
       Array(3).fill(mine.dlr),
     );
-    expect(again).toEqual(['unchanged', 'unchanged', 'unchanged']);
+    expect(again).toEqual([true, true, true]);
+    expect(await statusesOf(['TAKE-1', 'TAKE-2', 'TAKE-3'])).toEqual(['failed', 'delivered', 'delivered']);
     expect(await totalsOf(messageId)).toEqual({ submitted: 0, delivered: 2, failed: 1, total: 3 });
-  });
-
-  it('two batches at once with a send’s last reports: the one that commits second settles the message', async () => {
-    // The intake applies two batches at once. The second one's count waits for the first one's
-    // commit (the company's rollup rows), so its settle_sends sees every recipient final; without
-    // that wait each would see the other's recipients still in flight and leave the message sent.
-    const messageId = await handedOverMessage(mine.id, ['LAST-1', 'LAST-2']);
-    let second: Promise<unknown> | undefined;
-    await ctx.db.transaction().execute(async (trx) => {
-      await takeDeliveryReports(trx, mine.id, [report('LAST-1')], [sha256(mine.dlr)]);
-      second = take(mine.id, [report('LAST-2')], [mine.dlr]);
-      // Long enough for the second batch to reach its count while the first is not committed.
-      await new Promise((resolve) => setTimeout(resolve, 300));
-    });
-    expect(await second).toEqual(['applied']);
-    expect(await totalsOf(messageId)).toEqual({ submitted: 0, delivered: 2, failed: 0, total: 2 });
-    expect(await messageStatus(messageId)).toBe('delivered');
   });
 
   it('carries each report’s values as they came: quotes, backslashes, commas and braces in ids and reasons, times to the millisecond', async () => {
@@ -152,13 +134,7 @@ describe('take_delivery_reports: one statement per batch, its URL token checked 
       at,
     }));
     const unknown = { ...report('TAKE-unknown "x"\\'), at };
-    expect(await take(mine.id, [...updates, unknown], Array(5).fill(mine.dlr))).toEqual([
-      'applied',
-      'applied',
-      'applied',
-      'applied',
-      'unknown',
-    ]);
+    expect(await take(mine.id, [...updates, unknown], Array(5).fill(mine.dlr))).toEqual(Array(5).fill(true));
     const { rows } = await sql<{
       gid: string;
       status: string;
@@ -215,8 +191,8 @@ describe('take_delivery_reports: one statement per batch, its URL token checked 
     ];
     for (const [companyId, token, gid] of attempts)
       expect(await take(companyId, [report(gid), report(`${gid}-unknown`)], [token, token])).toEqual([
-        'refused',
-        'refused',
+        false,
+        false,
       ]);
     expect(await statusesOf(['WRONG-1'])).toEqual(['submitted']);
     for (const companyId of [mine.id, theirs.id, suspended.id])
@@ -225,57 +201,26 @@ describe('take_delivery_reports: one statement per batch, its URL token checked 
 
   it('applies a suspended company’s reports with its token: what was handed over still settles', async () => {
     await handedOverMessage(suspended.id, ['HELD-S']);
-    expect(await take(suspended.id, [report('HELD-S')], [suspended.dlr])).toEqual(['applied']);
+    expect(await take(suspended.id, [report('HELD-S')], [suspended.dlr])).toEqual([true]);
     expect(await statusesOf(['HELD-S'])).toEqual(['delivered']);
   });
 
   it('in one batch, applies the reports whose token is right and refuses the others', async () => {
     await handedOverMessage(mine.id, ['MIXED-1', 'MIXED-2']);
     const outcomes = await take(mine.id, [report('MIXED-1'), report('MIXED-2')], ['y'.repeat(43), mine.dlr]);
-    expect(outcomes).toEqual(['refused', 'applied']);
+    expect(outcomes).toEqual([false, true]);
     expect(await statusesOf(['MIXED-1', 'MIXED-2'])).toEqual(['submitted', 'delivered']);
   });
 
-  it('never applies a report without a URL token outside a bound transaction', async () => {
-    await handedOverMessage(mine.id, ['BARE-1']);
-    expect(await take(mine.id, [report('BARE-1')], [null])).toEqual(['refused']);
-    // Next to a report whose token passed, the bare one is still refused.
-    expect(await take(mine.id, [report('BARE-1'), report('BARE-unknown')], [null, mine.dlr])).toEqual([
-      'refused',
-      'unknown',
-    ]);
-    expect(await statusesOf(['BARE-1'])).toEqual(['submitted']);
-    // Bound to its company (an SMPP receipt, the sweep), it applies.
-    const bound = await inTenantTransaction(ctx.db, companyScope(mine.id), (trx) =>
-      takeDeliveryReports(trx, mine.id, [report('BARE-1')], [null]),
-    );
-    expect(bound).toEqual(['applied']);
-  });
-
-  it('inside a transaction bound to another company, keeps that binding: a valid token reaches nothing else', async () => {
-    await handedOverMessage(theirs.id, ['BOUND-theirs']);
-    const outcomes = await inTenantTransaction(ctx.db, companyScope(mine.id), (trx) =>
-      takeDeliveryReports(trx, theirs.id, [report('BOUND-theirs')], [sha256(theirs.dlr)], {
-        keepUnknown: false,
-      }),
-    );
-    // Row-level security, under my binding, hides their token and their recipients alike.
-    expect(outcomes).toEqual(['refused']);
-    expect(await statusesOf(['BOUND-theirs'])).toEqual(['submitted']);
-  });
-
-  it('runs as the caller (security invoker), like the functions it calls', async () => {
+  it('the apply runs as the caller (security invoker), like the functions it calls', async () => {
     const { rows } = await sql<{ name: string; definer: boolean }>`
       select proname as name, prosecdef as definer from pg_proc
-       where proname in ('take_delivery_reports', 'record_count_changes', 'current_callback_token_hash',
-                         'apply_delivery_reports', 'settle_sends')
+       where proname in ('apply_delivery_report_inbox', 'record_send_progress', 'current_callback_token_hash')
        order by proname`.execute(ctx.ownerDb);
     expect(rows).toEqual([
-      { name: 'apply_delivery_reports', definer: false },
+      { name: 'apply_delivery_report_inbox', definer: false },
       { name: 'current_callback_token_hash', definer: false },
-      { name: 'record_count_changes', definer: false },
-      { name: 'settle_sends', definer: false },
-      { name: 'take_delivery_reports', definer: false },
+      { name: 'record_send_progress', definer: false },
     ]);
   });
 });

@@ -6,9 +6,12 @@ import {
   applyInboxBatch,
   applyWaitingReports,
   createInboxJobs,
+  REPORT_WINDOW,
 } from '../src/messaging/delivery-report-applier.ts';
-import { createDeliveryReportIntake } from '../src/messaging/delivery-report-intake.ts';
-import { acceptDeliveryReports, REPORT_WINDOW } from '../src/messaging/delivery-reports.ts';
+import {
+  acceptDeliveryReports,
+  createDeliveryReportIntake,
+} from '../src/messaging/delivery-report-intake.ts';
 import type { DeliveryUpdate } from '../src/messaging/providers/provider.ts';
 import { inboxReports } from './support/delivery-report-inbox.ts';
 import { createCompany } from './support/factories.ts';
@@ -16,8 +19,8 @@ import { insertHandedOverMessage, openProcess, waitFor } from './support/messagi
 import { createTestContext, type TestContext } from './support/test-app.ts';
 
 /**
- * The delivery-report inbox (migration 0032): the callback stores reports (accept_delivery_reports,
- * its URL token checked inside), a worker's dlr-apply job applies them in large batches and deletes
+ * The delivery-report inbox: the callback stores reports (acceptDeliveryReports, its URL token
+ * checked as it stores them), a worker's dlr-apply job applies them in large batches and deletes
  * them in the same transaction (apply_delivery_report_inbox).
  */
 let ctx: TestContext;
@@ -294,7 +297,9 @@ describe('applying the inbox', () => {
       settled = resolve;
     });
     const engine = inTenantTransaction(ctx.db, companyScope(mine.id), async (trx) => {
-      await sql`select * from settle_sends(${mine.id}::bigint, array[${messageId}]::bigint[])`.execute(trx);
+      await sql`select * from record_send_progress(${mine.id}::bigint, '{}', '{}', '{}', array[${messageId}]::bigint[])`.execute(
+        trx,
+      );
       settled();
       await held;
     });

@@ -1,16 +1,19 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { companyScope, inTenantTransaction } from '../src/db/tenant-scope.ts';
-import { applyDeliveryUpdates } from '../src/messaging/delivery-reports.ts';
+import { REPORT_WINDOW } from '../src/messaging/delivery-report-applier.ts';
+import { acceptDeliveryReports } from '../src/messaging/delivery-report-intake.ts';
 import { HandOverLater, handOverBatch } from '../src/messaging/hand-over.ts';
 import { dropExpiredPartitions, ensurePartitions } from '../src/messaging/maintenance.ts';
 import type { DeliveryUpdate } from '../src/messaging/providers/provider.ts';
 import {
+  applyReports,
   createSendingCompany,
   fannedOutSend,
   insertHandedOverMessage,
   recipientsOf,
   scriptedProvider,
+  unmatchedIds,
 } from './support/messaging-factories.ts';
 import { createTestContext, type TestContext } from './support/test-app.ts';
 
@@ -72,13 +75,11 @@ describe('provider ids of their own (recipient_gateway_ids)', () => {
     expect(accepted.every((r) => r.gateway_message_id === `SCRIPT-${r.id}`)).toBe(true);
 
     const rejected = recipients.find((r) => r.status === 'rejected');
-    const outcomes = await inTenantTransaction(ctx.db, companyScope(plan.companyId), (trx) =>
-      applyDeliveryUpdates(trx, plan.companyId, [
-        ...accepted.map((r) => delivered(`SCRIPT-${r.id}`)),
-        delivered(`SCRIPT-${rejected?.id}`),
-      ]),
-    );
-    expect(outcomes).toEqual([...accepted.map(() => 'applied'), 'unknown']);
+    await applyReports(ctx.db, plan.companyId, [
+      ...accepted.map((r) => delivered(`SCRIPT-${r.id}`)),
+      delivered(`SCRIPT-${rejected?.id}`),
+    ]);
+    expect(await unmatchedIds(ctx.ownerDb, plan.companyId)).toEqual([`SCRIPT-${rejected?.id}`]);
     const after = await recipientsOf(ctx.ownerDb, plan.messageId);
     expect(after.filter((r) => r.status === 'delivered').map((r) => r.id)).toEqual(accepted.map((r) => r.id));
   });
@@ -92,15 +93,25 @@ describe('provider ids of their own (recipient_gateway_ids)', () => {
     await sql`analyze delivery_reports`.execute(ctx.ownerDb);
     const reported = gids.filter((_, i) => i % 300 === 0);
     // The statistics this transaction's statements gathered, read in the same transaction.
-    const { outcomes, reads } = await inTenantTransaction(ctx.db, companyScope(companyId), async (trx) => {
-      const outcomes = await applyDeliveryUpdates(trx, companyId, reported.map(delivered));
+    await acceptDeliveryReports(
+      ctx.db,
+      companyId,
+      reported.map(delivered),
+      reported.map(() => null),
+    );
+    const { applied, reads } = await inTenantTransaction(ctx.db, companyScope(companyId), async (trx) => {
+      const { rows: taken } = await sql<{ n: number }>`
+        select apply_delivery_report_inbox(${companyId}::bigint, 100, 10000, ${REPORT_WINDOW}::interval) as n`.execute(
+        trx,
+      );
       const { rows } = await sql<{ scans: number; fetched: number }>`
         select coalesce(sum(idx_scan), 0)::int as scans, coalesce(sum(idx_tup_fetch + seq_tup_read), 0)::int as fetched
           from pg_stat_xact_user_tables
          where relname ~ '^(delivery_reports|recipient_gateway_ids)_y'`.execute(trx);
-      return { outcomes, reads: rows[0] };
+      return { applied: taken[0].n, reads: rows[0] };
     });
-    expect(outcomes).toEqual(reported.map(() => 'applied'));
+    expect(applied).toBe(reported.length);
+    expect(await unmatchedIds(ctx.ownerDb, companyId)).toEqual([]);
     // A few key lookups per report on each table and the update's own (31 to 111 rows read for these
     // 10, as the pool's connection has planned the function's statements before or not), never a
     // company's worth (3,000: a scan of the month).

@@ -96,12 +96,12 @@ describe('maintenance SECURITY DEFINER functions', () => {
   it('drop old recipient partitions for the platform scope only', async () => {
     await expect(
       inTenantTransaction(ctx.db, companyScope(a), (trx) =>
-        sql`select drop_delivery_report_partitions_before(now() - interval '12 months')`.execute(trx),
+        sql`select ensure_delivery_report_partition(now() - interval '12 months', 'drop')`.execute(trx),
       ),
     ).rejects.toThrow(/platform/);
     await expect(
       inTenantTransaction(ctx.db, platformScope, (trx) =>
-        sql`select drop_delivery_report_partitions_before(now() - interval '12 months')`.execute(trx),
+        sql`select ensure_delivery_report_partition(now() - interval '12 months', 'drop')`.execute(trx),
       ),
     ).resolves.toBeDefined();
   });

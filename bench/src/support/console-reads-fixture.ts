@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { connectDatabase } from '../../../apps/server/src/db/database.ts';
 import { hashPassword } from '../../../apps/server/src/modules/auth/passwords.ts';
+import { backfillScript } from '../../../apps/server/src/seed/demo.ts';
 
 export const CONSOLE_READS_PASSWORD = 'Password123!';
 
@@ -58,7 +59,7 @@ export function rareSearchText(size: ConsoleReadsSize, i: number) {
 /**
  * The console's data at scale, loaded set-based through the owner's connection and left exactly as
  * the application would have: the statement triggers keep the rollups (0009), counters (0003) and
- * search words as rows arrive, and the engine's own backfill_message_sends (0006) builds every
+ * search words as rows arrive, and the seed's message-sends-backfill.sql builds every
  * send's state and recipient counters from the recipient rows. Outbound messages are a tenth of
  * all, with their recipients; one send of the big company reaches `largeSend` of its subscribers.
  */
@@ -205,13 +206,13 @@ export async function loadConsoleReads(
     log(`delivery reports: ${seconds(started)}`);
 
     started = performance.now();
-    await sql`select backfill_message_sends()`.execute(db);
+    await sql.raw(await backfillScript()).execute(db);
     await sql`
       insert into audit_logs (company_id, user_name, action, entity, entity_id, details, created_at)
       select s.company_id, 'Big Admin', (array['CREATE', 'UPDATE'])[1 + g % 2], 'SERVICE', s.id::text,
              jsonb_build_object('name', s.name), now() - (g || ' minutes')::interval
         from services s cross join generate_series(1, 200) g`.execute(db);
-    log(`engine state and counters (backfill_message_sends), audit trail: ${seconds(started)}`);
+    log(`engine state and counters (message-sends-backfill.sql), audit trail: ${seconds(started)}`);
 
     started = performance.now();
     const counts = await checkConsistency(db);

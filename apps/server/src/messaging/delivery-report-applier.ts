@@ -2,13 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
 import { companyScope, inTenantTransaction, platformScope } from '../db/tenant-scope.ts';
-import { REPORT_WINDOW } from './delivery-reports.ts';
 import type { JobQueue } from './queue/job-queue.ts';
 import { DLR_APPLY_JOB } from './queue/jobs.ts';
 
+/** Reports name recipients handed over at most this long ago (the partitions they may live in). */
+export const REPORT_WINDOW = '62 days';
+
 /**
  * Inbox rows (one per intake batch, tens of reports each) an applying transaction takes at most:
- * thousands of reports, so the batch's fixed costs (the rollup rows, settle_sends, the commit) are
+ * thousands of reports, so the batch's fixed costs (the rollup rows, the settle, the commit) are
  * shared by all of them.
  */
 export const INBOX_ROWS_PER_BATCH = 200;
@@ -22,7 +24,7 @@ export const INBOX_REPORTS_PER_BATCH = 10_000;
 /**
  * How long reports gather between two applying passes of a job while they keep coming: the next
  * batch then holds what arrived meanwhile instead of one intake batch, and the fixed costs of an
- * applying transaction (the rollup rows, settle_sends, the commit) are shared by all of them.
+ * applying transaction (the rollup rows, the settle, the commit) are shared by all of them.
  * Measured in the sixth pass (docs/decisions/0014-delivery-report-intake.md).
  */
 const GATHER_MS = 50;
@@ -32,8 +34,7 @@ const JOB_RUN_MS = 10_000;
 
 /**
  * Applies up to `maxRows` of a company's inbox rows (and about `maxReports` reports) and deletes them, in one transaction bound to
- * the company (apply_delivery_report_inbox, migration 0032: the delivery-report rule, counters and
- * settle exact). Returns the reports applied, 0 when nothing was waiting, or 'busy' when another
+ * the company (apply_delivery_report_inbox: the delivery-report rule, counters and settle exact). Returns the reports applied, 0 when nothing was waiting, or 'busy' when another
  * applier holds the company.
  */
 export async function applyInboxBatch(

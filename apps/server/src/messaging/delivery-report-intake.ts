@@ -1,10 +1,10 @@
 import { CALLBACK_MESSAGES } from '@sms/contracts/callbacks/callback-urls';
+import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
 import { companyScope, inTenantTransaction } from '../db/tenant-scope.ts';
 import { AppError } from '../errors.ts';
 import { sha256 } from '../lib/crypto.ts';
 import { isWellFormedCallbackUrl } from '../modules/callbacks/callback-tokens.ts';
-import { acceptDeliveryReports } from './delivery-reports.ts';
 import type { DeliveryUpdate } from './providers/provider.ts';
 
 export type DeliveryReportIntake = {
@@ -90,14 +90,7 @@ export function createDeliveryReportIntake(db: Database, options: IntakeOptions 
           }
           return hash;
         });
-        // Reports that all came through a URL: one statement, its own transaction, which binds the
-        // company only when their token is its current one. Reports without one (an SMPP receipt)
-        // are stored in a transaction bound to their company first.
-        const accepted = tokenHashes.includes(null)
-          ? await inTenantTransaction(db, companyScope(companyId), (trx) =>
-              acceptDeliveryReports(trx, companyId, updates, tokenHashes),
-            )
-          : await acceptDeliveryReports(db, companyId, updates, tokenHashes);
+        const accepted = await acceptDeliveryReports(db, companyId, updates, tokenHashes);
         counted.batches++;
         let any = false;
         items.forEach((item, index) => {
@@ -155,4 +148,41 @@ export function createDeliveryReportIntake(db: Database, options: IntakeOptions 
       if (applying > 0 || queue.length > 0) await new Promise<void>((resolve) => idleWaiters.push(resolve));
     },
   };
+}
+
+/**
+ * Stores one batch of one company's reports in the delivery-report inbox, in one transaction, and
+ * returns per report whether it was accepted. A report that came to a callback URL (its token's
+ * SHA-256 in `tokenHashes`) is accepted only for the company's current dlr token, whatever the
+ * company's status (current_callback_token_hash, the callbacks' shared rule); one that came through
+ * no URL (null: an SMPP receipt, read by the engine itself) always is. Refused reports (the
+ * callback's 404) are not stored. The worker applies the inbox later (delivery-report-applier.ts).
+ */
+export async function acceptDeliveryReports(
+  db: Database,
+  companyId: number,
+  updates: readonly DeliveryUpdate[],
+  tokenHashes: readonly (Buffer | null)[],
+) {
+  return inTenantTransaction(db, companyScope(companyId), async (trx) => {
+    const { rows } = tokenHashes.some((hash) => hash !== null)
+      ? await sql<{
+          hash: Buffer | null;
+        }>`select current_callback_token_hash(${companyId}, 'dlr') as hash`.execute(trx)
+      : { rows: [] };
+    const valid = rows[0]?.hash ?? null;
+    const accepted = tokenHashes.map((hash) => hash === null || (valid !== null && hash.equals(valid)));
+    const kept = updates.filter((_, index) => accepted[index]);
+    if (kept.length === 0) return accepted;
+    const phones = kept.map((update) => update.phone ?? null);
+    await sql`
+      insert into delivery_report_inbox (company_id, gateway_message_ids, statuses, provider_statuses, error_messages,
+                                         reported_ats, recipient_phones)
+      values (${companyId}, ${kept.map((u) => u.providerMessageId)}::text[], ${kept.map((u) => u.status)}::text[],
+              ${kept.map((u) => u.providerStatus)}::text[], ${kept.map((u) => u.error)}::text[],
+              ${kept.map((u) => u.at.toISOString())}::timestamptz[],
+              -- Reports that name no number (most) store none.
+              ${phones.some((phone) => phone !== null) ? phones : null}::text[])`.execute(trx);
+    return accepted;
+  });
 }

@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/database.ts';
-import { recordCountChanges } from './delivery-counts.ts';
 import type { JobQueue } from './queue/job-queue.ts';
 import { SEND_BATCH_JOB } from './queue/jobs.ts';
+import { recordSendProgress } from './send-progress.ts';
 
 /** Recipients per hand-over job of a direct send (the API does not know the provider's batch size). */
 export const DIRECT_SEND_BATCH_SIZE = 500;
@@ -54,7 +54,7 @@ export async function startDirectSend(trx: Executor, queue: JobQueue, send: Dire
       from (select id, (row_number() over (order by id) - 1) / ${DIRECT_SEND_BATCH_SIZE} as batch from written) b
      group by batch
      order by batch`.execute(trx);
-  await recordCountChanges(trx, companyId, [
+  await recordSendProgress(trx, companyId, [
     { messageId, from: null, to: 'pending', count: recipients.length },
   ]);
   await queue.enqueueMany(

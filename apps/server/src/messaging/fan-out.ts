@@ -3,13 +3,13 @@ import { sql } from 'kysely';
 import type { Database, Executor } from '../db/database.ts';
 import { companyScope, inTenantTransaction } from '../db/tenant-scope.ts';
 import { findCompanyLimits } from '../modules/plans/plan-limits.ts';
-import { recordCountChanges } from './delivery-counts.ts';
+
 import { refreshRecipientStatistics } from './index-plans.ts';
 import { adjustUsage, lockUsage, usageMonthOf } from './monthly-usage.ts';
 import type { JobQueue } from './queue/job-queue.ts';
 import { SEND_BATCH_JOB } from './queue/jobs.ts';
 import { enqueueFanOutStep } from './send-jobs.ts';
-import { failSend, settleSends } from './send-progress.ts';
+import { failSend, recordSendProgress, settleSends } from './send-progress.ts';
 
 /** Recipient counts at which the partition's statistics are refreshed if stale (refreshRecipientStatistics). */
 const STATISTICS_AT = [1000, 10_000, 100_000, 1_000_000];
@@ -89,7 +89,7 @@ export async function runFanOutStep(db: Database, queue: JobQueue, step: FanOutS
       update message_sends set recipients = ${recipients}, updated_at = now()
        where company_id = ${companyId} and message_id = ${messageId}
       returning fanout_cursor::text as cursor`.execute(trx);
-    await recordCountChanges(trx, companyId, [{ messageId, from: null, to: 'pending', count: inserted }]);
+    await recordSendProgress(trx, companyId, [{ messageId, from: null, to: 'pending', count: inserted }]);
     const progress = { before: send.recipients, after: recipients, recipientsAt: send.recipients_at };
     // A step that found nobody after the cursor is the last one.
     if (moved[0].cursor !== after) await enqueueFanOutStep(trx, queue, companyId, messageId, moved[0].cursor);

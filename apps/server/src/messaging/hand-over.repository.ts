@@ -3,8 +3,8 @@ import { parseTemplate, type TTemplate } from '@sms/contracts/templates/merge-fi
 import { sql } from 'kysely';
 import type { Database, Executor } from '../db/database.ts';
 import { companyScope, inTenantTransaction } from '../db/tenant-scope.ts';
-import { type CountChange, recordCountChanges } from './delivery-counts.ts';
 import type { ReportId } from './providers/provider.ts';
+import { type CountChange, recordSendProgress } from './send-progress.ts';
 
 /** The hand-over's statements; hand-over.ts says when each runs and why. */
 
@@ -161,7 +161,7 @@ export async function failPending(trx: Executor, job: BatchJob, plan: SendPlan, 
      where company_id = ${job.companyId} and message_id = ${job.messageId} and created_at = ${plan.recipientsAt}
        and id between ${job.firstId} and ${job.lastId} and status = 'pending'`.execute(trx);
   const count = Number(failed.numAffectedRows ?? 0);
-  await recordCountChanges(trx, job.companyId, [
+  await recordSendProgress(trx, job.companyId, [
     { messageId: job.messageId, from: 'pending', to: 'failed', count },
   ]);
 }
@@ -211,7 +211,7 @@ export async function recordOutcomes(trx: Executor, job: BatchJob, plan: SendPla
     to: row.status,
     count: row.count,
   }));
-  await recordCountChanges(trx, job.companyId, changes);
+  await recordSendProgress(trx, job.companyId, changes);
 }
 
 /** The send's state as a batch sees it before each provider call. */

@@ -23,11 +23,11 @@ export async function refreshRecipientStatistics(db: Database, recipientsAt: Dat
   try {
     return await inTenantTransaction(db, platformScope, async (trx) => {
       await sql`select set_config('lock_timeout', '200ms', true)`.execute(trx);
-      const { rows } = await sql<{ analyzed: boolean }>`
-        select analyze_delivery_report_partition(${recipientsAt}::timestamptz, ${rowsWritten}::bigint) as analyzed`.execute(
+      const { rows } = await sql`
+        select ensure_delivery_report_partition(${recipientsAt}::timestamptz, 'analyze', ${rowsWritten}::bigint)`.execute(
         trx,
       );
-      return rows[0].analyzed;
+      return rows.length > 0;
     });
   } catch {
     return false;

@@ -3,13 +3,12 @@ import { MESSAGE_MESSAGES } from '@sms/contracts/messages/message';
 import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
 import { companyScope, inTenantTransaction, platformScope } from '../db/tenant-scope.ts';
-import { recordCountChanges } from './delivery-counts.ts';
-import { applyInboxBatch, enqueueInboxJob } from './delivery-report-applier.ts';
-import { REPORT_WINDOW } from './delivery-reports.ts';
+
+import { applyInboxBatch, enqueueInboxJob, REPORT_WINDOW } from './delivery-report-applier.ts';
 import type { JobQueue } from './queue/job-queue.ts';
 import { DLR_UNMATCHED_JOB, SEND_START_JOB } from './queue/jobs.ts';
 import { sendJobKey } from './send-jobs.ts';
-import { settleSends } from './send-progress.ts';
+import { recordSendProgress } from './send-progress.ts';
 
 /** Unknown delivery reports are kept this long in case their hand-over commit was still on its way. */
 const UNMATCHED_TTL = '1 hour';
@@ -28,7 +27,7 @@ export async function ensurePartitions(db: Database) {
 export async function dropExpiredPartitions(db: Database, retentionMonths: number) {
   const { rows } = await inTenantTransaction(db, platformScope, (trx) =>
     sql<{ name: string }>`
-      select drop_delivery_report_partitions_before(now() - ${retentionMonths} * interval '1 month') as name`.execute(
+      select ensure_delivery_report_partition(now() - ${retentionMonths} * interval '1 month', 'drop') as name`.execute(
       trx,
     ),
   );
@@ -232,21 +231,14 @@ export async function failUnknownOutcomes(db: Database, sendValidityHours: numbe
         select message_id, count(*)::int as count from ended group by message_id order by message_id`.execute(
         trx,
       );
-      await recordCountChanges(
-        trx,
-        companyId,
-        rows.map((row) => ({
-          messageId: Number(row.message_id),
-          from: 'submitted',
-          to: 'failed',
-          count: row.count,
-        })),
-      );
-      await settleSends(
-        trx,
-        companyId,
-        rows.map((row) => Number(row.message_id)),
-      );
+      const messageIds = rows.map((row) => Number(row.message_id));
+      const changes = rows.map((row) => ({
+        messageId: Number(row.message_id),
+        from: 'submitted' as const,
+        to: 'failed' as const,
+        count: row.count,
+      }));
+      await recordSendProgress(trx, companyId, changes, messageIds);
       return rows.reduce((sum, row) => sum + row.count, 0);
     });
   }

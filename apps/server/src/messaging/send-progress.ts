@@ -1,22 +1,51 @@
+import type { TDeliveryStatus } from '@sms/contracts/messages/message';
 import { sql } from 'kysely';
 import type { Executor } from '../db/database.ts';
 import { adjustUsage } from './monthly-usage.ts';
+
+/** n recipients of a message moved from one status to another (from null: new recipients). */
+export type CountChange = {
+  messageId: number;
+  from: TDeliveryStatus | null;
+  to: TDeliveryStatus;
+  count: number;
+};
+
+/**
+ * Records status moves counted in the application (fan-out inserts, hand-over outcomes, the upkeep)
+ * in the messages' counters, then settles the sends of `settle` (the database function
+ * record_send_progress, the one rule for both, which delivery reports go through too). Returns the
+ * messages whose status changed.
+ */
+export async function recordSendProgress(
+  trx: Executor,
+  companyId: number,
+  changes: readonly CountChange[],
+  settle: readonly number[] = [],
+) {
+  const moves = changes
+    .filter((change) => change.count !== 0 && change.from !== change.to)
+    .flatMap(({ messageId, from, to, count }) => [
+      ...(from === null ? [] : [{ messageId, status: from, delta: -count }]),
+      { messageId, status: to, delta: count },
+    ]);
+  if (moves.length === 0 && settle.length === 0) return [];
+  const { rows } = await sql<{ id: number; status: string }>`
+    select id, status from record_send_progress(${companyId}::bigint, ${moves.map((m) => m.messageId)}::bigint[],
+             ${moves.map((m) => m.status)}::text[], ${moves.map((m) => m.delta)}::int[], ${settle}::bigint[])`.execute(
+    trx,
+  );
+  return rows;
+}
 
 /**
  * Moves sends and their messages forward from the recipient counts: a send whose fan-out is done
  * and that has no pending recipient is handed over (done); its message is then sent while any
  * recipient waits for its delivery report, delivered once all are final and any was delivered,
  * failed when all failed. Run after any batch that may have been a send's last; idempotent.
- * Returns the messages whose status changed. The statement is the database function settle_sends
- * (migration 0017), planned once per session rather than on every batch; since 0021 it reads its
- * rule first and updates only when a send or message moves (no empty trigger runs per batch).
  */
-export async function settleSends(trx: Executor, companyId: number, messageIds: readonly number[]) {
-  if (messageIds.length === 0) return [];
-  const { rows } = await sql<{ id: number; status: string }>`
-    select id, status from settle_sends(${companyId}::bigint, ${messageIds}::bigint[])`.execute(trx);
-  return rows;
-}
+export const settleSends = (trx: Executor, companyId: number, messageIds: readonly number[]) =>
+  recordSendProgress(trx, companyId, [], messageIds);
 
 /**
  * Ends a send failed for `reason` (Message Details shows it) without handing any more of it over:

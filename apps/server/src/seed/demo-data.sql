@@ -1,6 +1,6 @@
 -- Demo data: companies in every status, services of both billing types, ~5,400 subscribers,
 -- 30 days of inbound and outbound history with per-recipient delivery reports in every status,
--- and the engine's per-send state rebuilt from them (backfill_message_sends, migration 0006).
+-- and the engine's per-send state rebuilt from them (message-sends-backfill.sql, run after this).
 -- Deterministic (setseed) so every fresh database shows the same figures. :password_hash is bound by the loader.
 select setseed(0.42);
 -- The months the history reaches into (the engine creates later ones itself).
@@ -204,5 +204,3 @@ select s.company_id, u.id, u.name, u.email, u.company_id is null, 'CREATE', 'SER
        '10.0.0.' || (u.id % 250), 'Mozilla/5.0 (demo data)', s.created_at
   from services s join users u on u.email = 'admin@example.com';
 
--- The engine's state of every send above: progress counters, checkpoints, monthly usage.
-select backfill_message_sends();

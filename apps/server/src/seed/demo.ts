@@ -7,6 +7,11 @@ import { hashPassword } from '../modules/auth/passwords.ts';
 import { regenerateCallbackTokens } from '../modules/callbacks/callback-tokens.ts';
 import { allCompanyIds, analyzeTables, holdsAnyCompany, runScript } from './demo.repository.ts';
 
+/** The engine's per-send state of messages loaded without the engine (message-sends-backfill.sql). */
+export async function backfillScript() {
+  return readFile(new URL('./message-sends-backfill.sql', import.meta.url), 'utf8');
+}
+
 export const DEMO_PASSWORD = 'Password123!';
 
 export const DEMO_SIGN_INS = [
@@ -27,7 +32,8 @@ export const DEMO_SIGN_INS = [
 export async function seedDemoData(ownerPool: pg.Pool, encryptionKey: Buffer): Promise<boolean> {
   const passwordHash = await hashPassword(DEMO_PASSWORD);
   const template = await readFile(new URL('./demo-data.sql', import.meta.url), 'utf8');
-  const script = template.replaceAll(':password_hash', pg.escapeLiteral(passwordHash));
+  const script =
+    template.replaceAll(':password_hash', pg.escapeLiteral(passwordHash)) + (await backfillScript());
   // Not destroyed afterwards: that would end the caller's pool.
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: ownerPool }) });
   const seeded = await inTenantTransaction(db, platformScope, async (trx) => {

@@ -3,11 +3,12 @@ import type { TDeliveryStatus } from '@sms/contracts/messages/message';
 import { sql } from 'kysely';
 import type { Database } from '../../src/db/database.ts';
 import type { RequestContext } from '../../src/request-context.ts';
+import { backfillScript } from '../../src/seed/demo.ts';
 
 /**
  * Fixtures for the dashboard, reports and rollup tests, written with the owner's connection at
  * chosen times. Outbound sends get their recipients and then the engine's own per-send state
- * (backfill_message_sends: counters, checkpoint, monthly usage), as the engine leaves them.
+ * (message-sends-backfill.sql: counters, checkpoint, monthly usage), as the engine leaves them.
  */
 let phoneCounter = 0;
 // Spread over the number space, so no two share a long run of digits (searches by part of a number).
@@ -76,7 +77,7 @@ export async function insertSend(
     insert into delivery_reports (company_id, created_at, message_id, recipient_phone, status, parts)
     select ${companyId}, ${at}::timestamptz, ${message.id}, '+2547' || lpad((80000000 + i)::text, 8, '0'), s, 1
       from unnest(${statuses}::text[]) with ordinality as u(s, i)`.execute(db);
-  await sql`select backfill_message_sends()`.execute(db);
+  await sql.raw(await backfillScript()).execute(db);
   return message.id;
 }
 

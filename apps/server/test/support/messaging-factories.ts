@@ -1,9 +1,16 @@
 import { sql } from 'kysely';
 import { buildApp } from '../../src/app.ts';
 import { connectDatabase, type Database } from '../../src/db/database.ts';
+import { applyWaitingReports } from '../../src/messaging/delivery-report-applier.ts';
+import { acceptDeliveryReports } from '../../src/messaging/delivery-report-intake.ts';
 import { runFanOutStep } from '../../src/messaging/fan-out.ts';
 import { createMessaging, type WorkerOptions } from '../../src/messaging/messaging.ts';
-import type { OutboundSms, SmsProvider, SubmitOutcome } from '../../src/messaging/providers/provider.ts';
+import type {
+  DeliveryUpdate,
+  OutboundSms,
+  SmsProvider,
+  SubmitOutcome,
+} from '../../src/messaging/providers/provider.ts';
 import { startSend } from '../../src/messaging/send-jobs.ts';
 import { regenerateCallbackTokens } from '../../src/modules/callbacks/callback-tokens.ts';
 import { receiveSmppInbound } from '../../src/modules/provider-callbacks/smpp-inbound.service.ts';
@@ -360,4 +367,27 @@ export async function messagesUsed(db: Database, companyId: number) {
     select coalesce(sum(messages_used), 0)::int as used from company_monthly_usage
      where company_id = ${companyId}`.execute(db);
   return rows[0].used;
+}
+
+/**
+ * Applies delivery reports as the engine does: stored in the company's inbox (as receipts the engine
+ * read itself, no callback URL), then applied. Returns the reports applied.
+ */
+export async function applyReports(db: Database, companyId: number, updates: DeliveryUpdate[]) {
+  await acceptDeliveryReports(
+    db,
+    companyId,
+    updates,
+    updates.map(() => null),
+  );
+  return applyWaitingReports(db);
+}
+
+/** The provider ids of the company's reports kept because no recipient carried them (yet). */
+export async function unmatchedIds(db: Database, companyId: number) {
+  const { rows } = await sql<{ gid: string }>`
+    select gateway_message_id as gid from unmatched_delivery_reports where company_id = ${companyId} order by 1`.execute(
+    db,
+  );
+  return rows.map((row) => row.gid);
 }

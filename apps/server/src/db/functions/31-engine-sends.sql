@@ -1,103 +1,64 @@
--- Rebuilds the engine's per-message state of outbound messages that have none (rows moved here,
--- or loaded by the demo seed): their send state, their recipient counts and the monthly usage.
-create or replace function backfill_message_sends()
- returns void
- language plpgsql
-as $function$
-begin
-  create temporary table backfill_totals on commit drop as
-  select d.company_id, d.message_id, min(d.created_at) as recipients_at, count(*)::int as recipients,
-         count(*) filter (where d.status = 'pending')::int as pending,
-         count(*) filter (where d.status = 'submitted')::int as submitted,
-         count(*) filter (where d.status = 'sent')::int as sent,
-         count(*) filter (where d.status = 'delivered')::int as delivered,
-         count(*) filter (where d.status = 'failed')::int as failed,
-         count(*) filter (where d.status = 'rejected')::int as rejected,
-         count(*) filter (where d.status = 'expired')::int as expired,
-         sum(d.parts)::int as units
-    from delivery_reports d
-   where not exists (select 1 from message_sends s where s.company_id = d.company_id and s.message_id = d.message_id)
-   group by d.company_id, d.message_id;
-
-  insert into message_delivery_counts (company_id, message_id, shard, pending, submitted, sent, delivered, failed, rejected, expired)
-  select company_id, message_id, 0, pending, submitted, sent, delivered, failed, rejected, expired from backfill_totals;
-
-  insert into message_sends (company_id, message_id, state, fanout_cursor, recipients_at, recipients, reserved_units,
-                             usage_month, started_at, fanout_finished_at, handed_over_at)
-  select t.company_id, t.message_id,
-         case when t.pending > 0 then 'dispatch' else 'done' end,
-         (select coalesce(max(d.subscriber_id), 0) from delivery_reports d
-           where d.company_id = t.company_id and d.message_id = t.message_id and d.created_at = t.recipients_at),
-         t.recipients_at, t.recipients, t.units, date_trunc('month', t.recipients_at at time zone 'UTC')::date,
-         t.recipients_at, t.recipients_at, case when t.pending = 0 then coalesce(m.sent_at, t.recipients_at) end
-    from backfill_totals t join messages m on m.id = t.message_id;
-
-  insert into company_monthly_usage as u (company_id, month, messages_used)
-  select company_id, date_trunc('month', recipients_at at time zone 'UTC')::date, sum(units)
-    from backfill_totals group by 1, 2
-  on conflict (company_id, month) do update set messages_used = u.messages_used + excluded.messages_used;
-
-  -- Sends not started yet: queued ones and scheduled ones (the engine gives them a job if they lack one).
-  insert into message_sends (company_id, message_id, state)
-  select m.company_id, m.id, 'waiting'
-    from messages m
-   where m.direction = 'outbound' and m.status in ('queued', 'scheduled')
-     and not exists (select 1 from message_sends s where s.company_id = m.company_id and s.message_id = m.id);
-  drop table backfill_totals;
-end $function$;
-revoke execute on function backfill_message_sends() from public;
-revoke execute on function backfill_message_sends() from sms_app;
-
--- The per-message counters' upsert (recordCountChanges in delivery-counts.ts), the one rule every
--- status move goes through: the fan-out, the hand-over and delivery reports. One row per message
--- and shard (this session's: pg_backend_pid() modulo 8, so concurrent batches of one send rarely wait
--- on the same row; readers sum the shards), messages in id order (no deadlocks between batches).
+-- A status move, the one rule every one goes through (the fan-out, the hand-over, delivery reports,
+-- the upkeep): first the per-message counters move by (p_moved_ids, p_statuses, p_deltas), then
+-- the sends and messages of p_settle_ids follow from the counters. Returns the messages whose
+-- status changed.
+--
+-- The counters: one row per message and shard (this session's: pg_backend_pid() modulo 8, so
+-- concurrent batches of one send rarely wait on the same row; readers sum the shards), messages in
+-- id order (no deadlocks between batches).
+--
+-- Settling: a send whose fan-out is done and that has no pending recipient is handed over (done);
+-- its message is then sent while any recipient waits for its delivery report, delivered once all
+-- are final and any was delivered, failed when all failed. The sends' rows are locked (in id order)
+-- before the statement that moves them reads anything: the engine's own settle may be committing a
+-- send's move to 'done' right now, and a statement whose snapshot predates that commit would skip
+-- the row (no longer 'dispatch') without seeing it 'done' either, and leave the message 'sent'.
+-- Nothing is written (and no trigger runs) unless a send or message moves: the hand-over settles
+-- after every batch.
 -- plpgsql: planned once per session instead of once per batch.
-create or replace function record_count_changes(p_company_id bigint, p_message_ids bigint[], p_statuses text[], p_deltas integer[])
- returns void
- language plpgsql
-as $function$
-begin
-  insert into message_delivery_counts as c
-         (company_id, message_id, shard, pending, submitted, sent, delivered, failed, rejected, expired)
-  select p_company_id, x.message_id, (pg_backend_pid() % 8)::smallint,
-         coalesce(sum(x.delta) filter (where x.status = 'pending'), 0),
-         coalesce(sum(x.delta) filter (where x.status = 'submitted'), 0),
-         coalesce(sum(x.delta) filter (where x.status = 'sent'), 0),
-         coalesce(sum(x.delta) filter (where x.status = 'delivered'), 0),
-         coalesce(sum(x.delta) filter (where x.status = 'failed'), 0),
-         coalesce(sum(x.delta) filter (where x.status = 'rejected'), 0),
-         coalesce(sum(x.delta) filter (where x.status = 'expired'), 0)
-    from unnest(p_message_ids, p_statuses, p_deltas) as x(message_id, status, delta)
-   group by x.message_id
-   order by x.message_id
-  on conflict (company_id, message_id, shard) do update set
-    pending = c.pending + excluded.pending,
-    submitted = c.submitted + excluded.submitted,
-    sent = c.sent + excluded.sent,
-    delivered = c.delivered + excluded.delivered,
-    failed = c.failed + excluded.failed,
-    rejected = c.rejected + excluded.rejected,
-    expired = c.expired + excluded.expired;
-end $function$;
-
-
-create or replace function settle_sends(p_company_id bigint, p_message_ids bigint[])
+create or replace function record_send_progress(p_company_id bigint, p_moved_ids bigint[], p_statuses text[], p_deltas integer[], p_settle_ids bigint[])
  returns TABLE(id bigint, status text)
  language plpgsql
 as $function$
 #variable_conflict use_column
 begin
-  if not exists (
+  if cardinality(p_moved_ids) > 0 then
+    insert into message_delivery_counts as c
+           (company_id, message_id, shard, pending, submitted, sent, delivered, failed, rejected, expired)
+    select p_company_id, x.message_id, (pg_backend_pid() % 8)::smallint,
+           coalesce(sum(x.delta) filter (where x.status = 'pending'), 0),
+           coalesce(sum(x.delta) filter (where x.status = 'submitted'), 0),
+           coalesce(sum(x.delta) filter (where x.status = 'sent'), 0),
+           coalesce(sum(x.delta) filter (where x.status = 'delivered'), 0),
+           coalesce(sum(x.delta) filter (where x.status = 'failed'), 0),
+           coalesce(sum(x.delta) filter (where x.status = 'rejected'), 0),
+           coalesce(sum(x.delta) filter (where x.status = 'expired'), 0)
+      from unnest(p_moved_ids, p_statuses, p_deltas) as x(message_id, status, delta)
+     group by x.message_id
+     order by x.message_id
+    on conflict (company_id, message_id, shard) do update set
+      pending = c.pending + excluded.pending,
+      submitted = c.submitted + excluded.submitted,
+      sent = c.sent + excluded.sent,
+      delivered = c.delivered + excluded.delivered,
+      failed = c.failed + excluded.failed,
+      rejected = c.rejected + excluded.rejected,
+      expired = c.expired + excluded.expired;
+    perform 1 from message_sends s
+     where s.company_id = p_company_id and s.message_id = any(p_settle_ids)
+     order by s.message_id
+       for update;
+  end if;
+  if cardinality(p_settle_ids) = 0 or not exists (
     with totals as (
       select t.message_id, t.pending, t.submitted + t.sent as in_flight, t.delivered, t.total
         from message_delivery_totals t
-       where t.company_id = p_company_id and t.message_id = any(p_message_ids)
+       where t.company_id = p_company_id and t.message_id = any(p_settle_ids)
     )
     select 1
       from message_sends s
       left join totals t on t.message_id = s.message_id
-     where s.company_id = p_company_id and s.message_id = any(p_message_ids)
+     where s.company_id = p_company_id and s.message_id = any(p_settle_ids)
        and ((s.state = 'dispatch' and t.pending = 0)
             or (s.state = 'done' and exists (
                   select 1 from messages m
@@ -110,14 +71,14 @@ begin
     return;
   end if;
   perform 1 from message_sends s
-   where s.company_id = p_company_id and s.message_id = any(p_message_ids)
+   where s.company_id = p_company_id and s.message_id = any(p_settle_ids)
    order by s.message_id
      for update;
   return query
   with totals as (
     select t.message_id, t.pending, t.submitted + t.sent as in_flight, t.delivered, t.total
       from message_delivery_totals t
-     where t.company_id = p_company_id and t.message_id = any(p_message_ids)
+     where t.company_id = p_company_id and t.message_id = any(p_settle_ids)
   ),
   handed_over as (
     update message_sends s
@@ -129,7 +90,7 @@ begin
   ),
   finished as (
     select s.message_id from message_sends s
-     where s.company_id = p_company_id and s.message_id = any(p_message_ids) and s.state = 'done'
+     where s.company_id = p_company_id and s.message_id = any(p_settle_ids) and s.state = 'done'
     union
     select message_id from handed_over
   ),

@@ -1,4 +1,8 @@
--- Applies one batch of one company's delivery reports (the inbox's apply, take_delivery_reports).
+-- Applies a batch of one company's delivery reports from its inbox (the dlr-apply job,
+-- delivery-report-applier.ts): the oldest inbox rows, up to p_max_rows and about p_max_reports
+-- reports, taken and deleted in the caller's transaction; -1 when another applier holds the
+-- company, else the reports taken.
+--
 -- Each provider id takes its most advanced report of the batch and finds its recipient: by the ids
 -- recorded at the hand-over (every part's; another number base's form only where no id is exactly
 -- the report's and it names one recipient), else, for a phone number whose hand-over outcome is
@@ -7,22 +11,69 @@
 -- replaced; a recipient with report_parts is delivered once every part is, and fails with the
 -- first part that fails. Whether a recipient moves is decided once, per recipient, over rows
 -- locked in the lookup: window functions, not a join (hash and merge joins are off in the
--- function, and a nested loop over thousands of reports compares every pair). Returns one row per
--- report found: its recipient's move on the report that decided it, and old = new on the others of
--- a recipient that changed (so they read "applied" and move no counter).
-create or replace function apply_delivery_reports(p_company_id bigint, p_ids text[], p_statuses text[], p_provider_statuses text[], p_errors text[], p_ats timestamp with time zone[], p_phones text[], p_window interval, p_keep_unknown boolean)
- returns TABLE(gid text, message_id bigint, old_status text, new_status text)
+-- function, and a nested loop over thousands of reports compares every pair). Ids no recipient
+-- carries are kept in unmatched_delivery_reports for the sweep (maintenance.ts). Each recipient that
+-- moved moves its message's counters, and its send settles (record_send_progress), last, so that
+-- the company's rollup rows (locked by the counters' trigger) are held from there to the commit only.
+create or replace function apply_delivery_report_inbox(p_company_id bigint, p_max_rows integer, p_max_reports integer, p_window interval)
+ returns integer
  language plpgsql
  set enable_hashjoin to 'off'
  set enable_mergejoin to 'off'
  set enable_seqscan to 'off'
 as $function$
 #variable_conflict use_column
+declare
+  taken_ids text[];
+  taken_statuses text[];
+  taken_provider_statuses text[];
+  taken_errors text[];
+  taken_ats timestamptz[];
+  taken_phones text[];
+  move_messages bigint[];
+  move_statuses text[];
+  move_deltas integer[];
 begin
-  return query
+  -- Key space of its own: 2^52 + company id (fan-out's slices use negative keys, the dispatch's
+  -- blocks the two-integer form).
+  if not pg_try_advisory_xact_lock((1::bigint << 52) + p_company_id) then
+    return -1;
+  end if;
+  with held as (
+    select q.id, cardinality(q.gateway_message_ids) as reports
+      from delivery_report_inbox q
+     where q.company_id = p_company_id
+     order by q.id
+     limit p_max_rows
+       for update skip locked
+  ),
+  chosen as (
+    -- The oldest rows while fewer than p_max_reports came before them (the first row always).
+    select h.id from (select h.id, sum(h.reports) over (order by h.id) - h.reports as before from held h) h
+     where h.before < p_max_reports
+  ),
+  taken as (
+    delete from delivery_report_inbox b
+     where b.company_id = p_company_id
+       and b.id in (select c.id from chosen c)
+    returning b.id, b.gateway_message_ids, b.statuses, b.provider_statuses, b.error_messages, b.reported_ats,
+              b.recipient_phones
+  )
+  select array_agg(u.gid order by t.id, u.ord), array_agg(u.status order by t.id, u.ord),
+         array_agg(u.provider_status order by t.id, u.ord), array_agg(u.error order by t.id, u.ord),
+         array_agg(u.at order by t.id, u.ord), array_agg(u.phone order by t.id, u.ord)
+    into taken_ids, taken_statuses, taken_provider_statuses, taken_errors, taken_ats, taken_phones
+    from taken t
+    cross join lateral unnest(t.gateway_message_ids, t.statuses, t.provider_statuses, t.error_messages, t.reported_ats,
+                              t.recipient_phones)
+         with ordinality as u(gid, status, provider_status, error, at, phone, ord);
+  if taken_ids is null then
+    return 0;
+  end if;
+
   with input as (
     select distinct on (u.gid) u.gid, u.status, u.provider_status, u.error, u.at, u.phone, r.rank
-      from unnest(p_ids, p_statuses, p_provider_statuses, p_errors, p_ats, p_phones)
+      from unnest(taken_ids, taken_statuses, taken_provider_statuses, taken_errors, taken_ats, taken_phones)
            with ordinality as u(gid, status, provider_status, error, at, phone, ord)
       cross join lateral (select case u.status when 'submitted' then 1 when 'sent' then 2 else 3 end as rank) r
      order by u.gid, r.rank desc, u.ord
@@ -142,243 +193,22 @@ begin
     insert into unmatched_delivery_reports (company_id, gateway_message_id, status, provider_status, error_message, reported_at)
     select p_company_id, i.gid, i.status, i.provider_status, i.error, i.at
       from input i
-     where p_keep_unknown and i.gid not in (select c.gid from chosen c)
+     where i.gid not in (select c.gid from chosen c)
     on conflict do nothing
   )
-  select c.gid, c.message_id, c.old_status,
-         case when c.nth = 1 and c.moves then c.effective when c.touched then c.old_status end
-    from chosen c;
-end $function$;
-
-
-create or replace function take_delivery_reports(p_company_id bigint, p_token_hashes bytea[], p_ids text[], p_statuses text[], p_provider_statuses text[], p_errors text[], p_ats timestamp with time zone[], p_phones text[], p_window interval, p_keep_unknown boolean)
- returns text[]
- language plpgsql
-as $function$
-declare
-  bound_before boolean := coalesce(current_setting('app.company_id', true), '') <> ''
-                          or coalesce(current_setting('app.platform', true), '') <> '';
-  valid_hash bytea;
-  allowed boolean[];
-  found_gids text[];
-  found_messages bigint[];
-  found_old text[];
-  found_new text[];
-  move_messages bigint[];
-  move_statuses text[];
-  move_deltas integer[];
-  outcomes text[];
-  input_ids text[] := p_ids;
-begin
-  if not bound_before then
-    perform set_config('app.company_id', p_company_id::text, true);
-  end if;
-  if cardinality(array_remove(p_token_hashes, null)) > 0 then
-    valid_hash := current_callback_token_hash(p_company_id, 'dlr');
-  end if;
-  if valid_hash is not null and cardinality(array_remove(p_token_hashes, valid_hash)) = 0 then
-    -- Every report came with the company's current token.
-    allowed := array_fill(true, array[cardinality(p_token_hashes)]);
-  else
-    allowed := array(
-      select case when h is null then bound_before else coalesce(h = valid_hash, false) end
-        from unnest(p_token_hashes) with ordinality as t(h, ord)
-       order by ord);
-  end if;
-  if not bound_before and not (true = any(allowed)) then
-    perform set_config('app.company_id', '', true);
-    return array_fill('refused'::text, array[cardinality(p_ids)]);
-  end if;
-
-  -- Only reports whose URL passed reach the apply (a batch almost always passes whole).
-  if false = any(allowed) then
-    p_ids := array(select p_ids[i] from generate_subscripts(allowed, 1) i where allowed[i] order by i);
-    p_statuses := array(select p_statuses[i] from generate_subscripts(allowed, 1) i where allowed[i] order by i);
-    p_provider_statuses :=
-      array(select p_provider_statuses[i] from generate_subscripts(allowed, 1) i where allowed[i] order by i);
-    p_errors := array(select p_errors[i] from generate_subscripts(allowed, 1) i where allowed[i] order by i);
-    p_ats := array(select p_ats[i] from generate_subscripts(allowed, 1) i where allowed[i] order by i);
-    p_phones := array(select p_phones[i] from generate_subscripts(allowed, 1) i where allowed[i] order by i);
-  end if;
-  select array_agg(a.gid), array_agg(a.message_id), array_agg(a.old_status), array_agg(a.new_status)
-    into found_gids, found_messages, found_old, found_new
-    from apply_delivery_reports(p_company_id, p_ids, p_statuses, p_provider_statuses, p_errors, p_ats, p_phones,
-                                p_window, p_keep_unknown) a;
-
-  -- The outcomes, in the order of the input (p_ids may have been narrowed above: read the input anew).
-  select array_agg(case when not i.passed then 'refused'
-                        when f.gid is null then 'unknown'
-                        when f.moved and i.nth = 1 then 'applied'
-                        else 'unchanged' end
-                   order by i.ord)
-    into outcomes
-    from (select u.gid, u.ord, allowed[u.ord] as passed,
-                 row_number() over (partition by u.gid, allowed[u.ord] order by u.ord) as nth
-            from unnest(input_ids) with ordinality as u(gid, ord)) i
-    left join (select f.gid, bool_or(f.new_status is not null) as moved
-                 from unnest(found_gids, found_new) as f(gid, new_status)
-                group by f.gid) f on f.gid = i.gid;
-
-  -- Each recipient that moved: one down from where it was, one up where it went. Last, so that the
-  -- rollup rows the counters' trigger locks (the company's send hour, day and month, shared by every
-  -- batch of the company) are held from here to the commit only, not while the outcomes are worked out.
+  -- Each recipient that moved: one down from where it was, one up where it went.
   select array_agg(m.message_id order by m.message_id), array_agg(m.status order by m.message_id),
          array_agg(m.delta order by m.message_id)
     into move_messages, move_statuses, move_deltas
-    from (select f.message_id, s.status, sum(s.delta)::integer as delta
-            from unnest(found_messages, found_old, found_new) as f(message_id, old_status, new_status)
-           cross join lateral (values (f.old_status, -1), (f.new_status, 1)) as s(status, delta)
-           where f.new_status is not null
-           group by f.message_id, s.status) m
+    from (select c.message_id, s.status, sum(s.delta)::integer as delta
+            from chosen c
+           cross join lateral (values (c.old_status, -1), (c.effective, 1)) as s(status, delta)
+           where c.nth = 1 and c.moves
+           group by c.message_id, s.status) m
    where m.delta <> 0;
   if move_messages is not null then
-    perform record_count_changes(p_company_id, move_messages, move_statuses, move_deltas);
-    perform settle_sends(p_company_id, array(select distinct unnest(move_messages)));
-  end if;
-
-  return coalesce(outcomes, '{}');
-end $function$;
-
--- Takes one batch of one company's reports into the inbox, after the URL tokens are checked by the
--- shared rule (take_delivery_reports' check, migration 0028: each report's SHA-256 of its URL token
--- against the company's current dlr token of an active company; a null hash is a report that came
--- through no URL, accepted only in a transaction already bound to the company). Run on the pool
--- outside a transaction, the statement is its own transaction: it binds itself to the company only
--- once a token is that company's. Returns, per report in order, whether it was accepted; refused
--- reports are not stored.
-create or replace function accept_delivery_reports(p_company_id bigint, p_token_hashes bytea[], p_ids text[], p_statuses text[], p_provider_statuses text[], p_errors text[], p_ats timestamp with time zone[], p_phones text[])
- returns boolean[]
- language plpgsql
-as $function$
-declare
-  bound_before boolean := coalesce(current_setting('app.company_id', true), '') <> ''
-                          or coalesce(current_setting('app.platform', true), '') <> '';
-  valid_hash bytea;
-  allowed boolean[];
-begin
-  if not bound_before then
-    perform set_config('app.company_id', p_company_id::text, true);
-  end if;
-  if cardinality(array_remove(p_token_hashes, null)) > 0 then
-    valid_hash := current_callback_token_hash(p_company_id, 'dlr');
-  end if;
-  if valid_hash is not null and cardinality(array_remove(p_token_hashes, valid_hash)) = 0 then
-    -- Every report came with the company's current token (the usual case).
-    allowed := array_fill(true, array[cardinality(p_token_hashes)]);
-  else
-    allowed := array(
-      select case when h is null then bound_before else coalesce(h = valid_hash, false) end
-        from unnest(p_token_hashes) with ordinality as t(h, ord)
-       order by ord);
-  end if;
-  if not (true = any(allowed)) then
-    if not bound_before then
-      perform set_config('app.company_id', '', true);
-    end if;
-    return allowed;
-  end if;
-  if false = any(allowed) then
-    p_ids := array(select p_ids[i] from generate_subscripts(allowed, 1) i where allowed[i] order by i);
-    p_statuses := array(select p_statuses[i] from generate_subscripts(allowed, 1) i where allowed[i] order by i);
-    p_provider_statuses :=
-      array(select p_provider_statuses[i] from generate_subscripts(allowed, 1) i where allowed[i] order by i);
-    p_errors := array(select p_errors[i] from generate_subscripts(allowed, 1) i where allowed[i] order by i);
-    p_ats := array(select p_ats[i] from generate_subscripts(allowed, 1) i where allowed[i] order by i);
-    p_phones := array(select p_phones[i] from generate_subscripts(allowed, 1) i where allowed[i] order by i);
-  end if;
-  insert into delivery_report_inbox (company_id, gateway_message_ids, statuses, provider_statuses, error_messages,
-                                     reported_ats, recipient_phones)
-  values (p_company_id, p_ids, p_statuses, p_provider_statuses, p_errors, p_ats,
-          -- Reports that name no number (most) store none.
-          case when cardinality(array_remove(p_phones, null)) > 0 then p_phones end);
-  return allowed;
-end $function$;
-
-
-create or replace function apply_delivery_report_inbox(p_company_id bigint, p_max_rows integer, p_max_reports integer, p_window interval)
- returns integer
- language plpgsql
-as $function$
-declare
-  taken_ids text[];
-  taken_statuses text[];
-  taken_provider_statuses text[];
-  taken_errors text[];
-  taken_ats timestamptz[];
-  taken_phones text[];
-  found_messages bigint[];
-  found_old text[];
-  found_new text[];
-  move_messages bigint[];
-  move_statuses text[];
-  move_deltas integer[];
-begin
-  -- Key space of its own: 2^52 + company id (fan-out's slices use negative keys, the dispatch's
-  -- blocks the two-integer form).
-  if not pg_try_advisory_xact_lock((1::bigint << 52) + p_company_id) then
-    return -1;
-  end if;
-  with held as (
-    select q.id, cardinality(q.gateway_message_ids) as reports
-      from delivery_report_inbox q
-     where q.company_id = p_company_id
-     order by q.id
-     limit p_max_rows
-       for update skip locked
-  ),
-  chosen as (
-    -- The oldest rows while fewer than p_max_reports came before them (the first row always).
-    select h.id from (select h.id, sum(h.reports) over (order by h.id) - h.reports as before from held h) h
-     where h.before < p_max_reports
-  ),
-  taken as (
-    delete from delivery_report_inbox b
-     where b.company_id = p_company_id
-       and b.id in (select c.id from chosen c)
-    returning b.id, b.gateway_message_ids, b.statuses, b.provider_statuses, b.error_messages, b.reported_ats,
-              b.recipient_phones
-  )
-  select array_agg(u.gid order by t.id, u.ord), array_agg(u.status order by t.id, u.ord),
-         array_agg(u.provider_status order by t.id, u.ord), array_agg(u.error order by t.id, u.ord),
-         array_agg(u.at order by t.id, u.ord), array_agg(u.phone order by t.id, u.ord)
-    into taken_ids, taken_statuses, taken_provider_statuses, taken_errors, taken_ats, taken_phones
-    from taken t
-    cross join lateral unnest(t.gateway_message_ids, t.statuses, t.provider_statuses, t.error_messages, t.reported_ats,
-                              t.recipient_phones)
-         with ordinality as u(gid, status, provider_status, error, at, phone, ord);
-  if taken_ids is null then
-    return 0;
-  end if;
-
-  select array_agg(a.message_id), array_agg(a.old_status), array_agg(a.new_status)
-    into found_messages, found_old, found_new
-    from apply_delivery_reports(p_company_id, taken_ids, taken_statuses, taken_provider_statuses, taken_errors,
-                                taken_ats, taken_phones, p_window, true) a;
-
-  -- Each recipient that moved: one down from where it was, one up where it went; last, so that the
-  -- company's rollup rows (locked by the counters' trigger) are held from here to the commit only.
-  select array_agg(m.message_id order by m.message_id), array_agg(m.status order by m.message_id),
-         array_agg(m.delta order by m.message_id)
-    into move_messages, move_statuses, move_deltas
-    from (select f.message_id, s.status, sum(s.delta)::integer as delta
-            from unnest(found_messages, found_old, found_new) as f(message_id, old_status, new_status)
-           cross join lateral (values (f.old_status, -1), (f.new_status, 1)) as s(status, delta)
-           where f.new_status is not null
-           group by f.message_id, s.status) m
-   where m.delta <> 0;
-  if move_messages is not null then
-    perform record_count_changes(p_company_id, move_messages, move_statuses, move_deltas);
-    -- The sends' rows are locked before settle_sends reads them: the engine's own settle (a
-    -- transaction that moves no counter, so it does not wait on the rollup rows) may be committing
-    -- a send's move to 'done' right now. Without the lock, settle_sends' update would wait for it
-    -- and then skip the row (no longer 'dispatch') while its read of the finished sends, on the
-    -- snapshot taken before, would not see it 'done' either: the message would keep 'sent'. After
-    -- the lock, settle_sends' statement starts with that commit in its snapshot. (Taken after the
-    -- counters' rollup rows, in the order the engine's hand-over takes them.)
-    perform 1 from message_sends s
-     where s.company_id = p_company_id and s.message_id = any(move_messages)
-       for update;
-    perform settle_sends(p_company_id, array(select distinct unnest(move_messages)));
+    perform record_send_progress(p_company_id, move_messages, move_statuses, move_deltas,
+                                 array(select distinct unnest(move_messages)));
   end if;
   return cardinality(taken_ids);
 end $function$;

@@ -7,7 +7,7 @@ import type { ReportId } from './provider.ts';
  * setting says which, and ids are then kept as the decimal number on both sides. `auto` (the
  * default) keeps the id as given and, beside it, its other plain forms (the hex read as decimal,
  * the decimal as hex in either case), matched only when no id is exactly the receipt's and only
- * when they name one recipient (apply_delivery_reports).
+ * when they name one recipient (apply_delivery_report_inbox).
  */
 const HEX = /^[0-9A-Fa-f]{1,32}$/;
 const DECIMAL = /^[0-9]{1,38}$/;
