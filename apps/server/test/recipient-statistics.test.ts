@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { refreshRecipientStatistics } from '../src/messaging/index-plans.ts';
+import { refreshRecipientStatistics } from '../src/messaging/fan-out.ts';
 import { createTestContext, type TestContext } from './support/test-app.ts';
 
 let ctx: TestContext;

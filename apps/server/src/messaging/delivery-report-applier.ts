@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as pause } from 'node:timers/promises';
 import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
 import { companyScope, inTenantTransaction, platformScope } from '../db/tenant-scope.ts';
@@ -75,7 +76,7 @@ export async function applyWaitingReports(db: Database, maxRows = INBOX_ROWS_PER
       for (;;) {
         const result = await applyInboxBatch(db, companyId, maxRows);
         if (result === 'busy') {
-          await new Promise((resolve) => setTimeout(resolve, Math.min(50, 2 + round)));
+          await pause(Math.min(50, 2 + round));
           break;
         }
         if (result === 0) break;
@@ -122,7 +123,7 @@ export async function applyCompanyInbox(
       await enqueueInboxJob(db, queue, companyId);
       return applied;
     }
-    if (gatherMs > 0) await new Promise((resolve) => setTimeout(resolve, gatherMs));
+    if (gatherMs > 0) await pause(gatherMs);
   }
 }
 
@@ -168,18 +169,8 @@ export function createInboxJobs(
   { spacingMs = GATHER_MS }: { spacingMs?: number } = {},
 ): InboxJobs {
   const companies = new Map<number, { again: boolean; done: Promise<void> }>();
-  let hurry = false;
-  const waits = new Set<() => void>();
-  const pause = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const end = () => {
-        clearTimeout(timer);
-        waits.delete(end);
-        resolve();
-      };
-      const timer = setTimeout(end, ms);
-      waits.add(end);
-    });
+  // Aborted by flush(): the spacing between enqueues is not waited out at shutdown.
+  let hurry = new AbortController();
 
   const enqueueFor = async (companyId: number, entry: { again: boolean }) => {
     for (;;) {
@@ -190,7 +181,7 @@ export function createInboxJobs(
       if (!entry.again) break;
       entry.again = false;
       const wait = spacingMs - (Date.now() - started);
-      if (wait > 0 && !hurry) await pause(wait);
+      if (wait > 0) await pause(wait, undefined, { signal: hurry.signal }).catch(() => {});
     }
     companies.delete(companyId);
   };
@@ -207,10 +198,9 @@ export function createInboxJobs(
       created.done = enqueueFor(companyId, created);
     },
     async flush() {
-      hurry = true;
-      for (const end of [...waits]) end();
+      hurry.abort();
       await Promise.all([...companies.values()].map((entry) => entry.done));
-      hurry = false;
+      hurry = new AbortController();
     },
   };
 }

@@ -79,17 +79,7 @@ export function createDeliveryReportIntake(db: Database, options: IntakeOptions 
     for (const [companyId, items] of byCompany) {
       try {
         const updates = items.map((item) => item.update);
-        // A provider posts to one URL: its token is hashed once per batch, not once per report.
-        const hashes = new Map<string, Buffer>();
-        const tokenHashes = items.map((item) => {
-          if (item.token === undefined) return null;
-          let hash = hashes.get(item.token);
-          if (!hash) {
-            hash = sha256(item.token);
-            hashes.set(item.token, hash);
-          }
-          return hash;
-        });
+        const tokenHashes = items.map((item) => (item.token === undefined ? null : sha256(item.token)));
         const accepted = await acceptDeliveryReports(db, companyId, updates, tokenHashes);
         counted.batches++;
         let any = false;

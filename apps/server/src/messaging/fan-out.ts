@@ -1,10 +1,9 @@
 import { MESSAGE_MESSAGES } from '@sms/contracts/messages/message';
 import { sql } from 'kysely';
 import type { Database, Executor } from '../db/database.ts';
-import { companyScope, inTenantTransaction } from '../db/tenant-scope.ts';
+import { companyScope, inTenantTransaction, platformScope } from '../db/tenant-scope.ts';
 import { findCompanyLimits } from '../modules/plans/plan-limits.ts';
 
-import { refreshRecipientStatistics } from './index-plans.ts';
 import { adjustUsage, lockUsage, usageMonthOf } from './monthly-usage.ts';
 import type { JobQueue } from './queue/job-queue.ts';
 import { SEND_BATCH_JOB } from './queue/jobs.ts';
@@ -196,4 +195,25 @@ export function subscriptionsInOrder(companyId: number, serviceIds: number[], af
     ),
     sql` union all `,
   );
+}
+
+/**
+ * Refreshes the statistics of the partition a send's recipients live in while they count fewer rows
+ * than the send has written (`rowsWritten`): early in a month its partition has none, and the
+ * planner would then hash the whole partition where an index finds a few hundred rows. Best effort:
+ * it never waits on a running autovacuum. True when the partition was analyzed.
+ */
+export async function refreshRecipientStatistics(db: Database, recipientsAt: Date, rowsWritten: number) {
+  try {
+    return await inTenantTransaction(db, platformScope, async (trx) => {
+      await sql`select set_config('lock_timeout', '200ms', true)`.execute(trx);
+      const { rows } = await sql`
+        select ensure_delivery_report_partition(${recipientsAt}::timestamptz, 'analyze', ${rowsWritten}::bigint)`.execute(
+        trx,
+      );
+      return rows.length > 0;
+    });
+  } catch {
+    return false;
+  }
 }

@@ -1,3 +1,4 @@
+import { setTimeout as pause } from 'node:timers/promises';
 import { MESSAGE_MESSAGES } from '@sms/contracts/messages/message';
 import type { Database } from '../db/database.ts';
 import { companyScope, inTenantTransaction } from '../db/tenant-scope.ts';
@@ -88,7 +89,7 @@ async function handOverClaimed(
     const claim = await claimRecipients(db, settings, job, plan, after, companyProvider);
     if (claim.kind === 'over') return;
     if (claim.kind === 'throttled') {
-      await pause(claim.waitMs, signal);
+      await pause(claim.waitMs, undefined, { signal }).catch(() => {});
       continue;
     }
     if (claim.rows.length === 0) break;
@@ -116,7 +117,7 @@ async function handOverClaimed(
     const heldBackFrom = firstHeldBack(claim.rows, outcomes);
     if (heldBackFrom !== null && heldBack++ < HELD_BACK_ROUNDS) {
       after = heldBackFrom - 1n;
-      await pause(1000, signal);
+      await pause(1000, undefined, { signal }).catch(() => {});
       continue;
     }
     if (heldBackFrom === null) heldBack = 0;
@@ -300,16 +301,4 @@ function recordOf(row: Claimed, outcome: SubmitOutcome | undefined, maxAttempts:
   const counted = (outcome?.scope ?? 'recipient') === 'recipient';
   const status = counted && row.attempts + 1 >= maxAttempts ? 'failed' : 'pending';
   return { ...recorded, status, gatewayId: null, providerStatus: null, error: reason, counted };
-}
-
-function pause(ms: number, signal: AbortSignal) {
-  return new Promise<void>((resolve) => {
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-  });
 }
