@@ -1,6 +1,5 @@
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
-import http from 'node:http';
-import https from 'node:https';
+import { setTimeout as pause } from 'node:timers/promises';
 import type { OutboundSms, SmsProvider, SubmitOutcome } from './provider.ts';
 
 export type SimulatorOptions = {
@@ -128,19 +127,15 @@ export function createSimulatorProvider(
     }
   }
 
-  const url = context.dlrUrl ? new URL(context.dlrUrl) : null;
-  const agent = url
-    ? new (url.protocol === 'https:' ? https.Agent : http.Agent)({
-        keepAlive: true,
-        maxSockets: options.dlrConcurrency,
-      })
-    : null;
+  const url = context.dlrUrl;
+  // Aborts the posts in flight at close.
+  const closing = new AbortController();
   let closed = false;
   let warnedNoUrl = false;
 
   /** Posts one report, trying again a few times; false when it was not taken. */
   async function postReport(report: SimulatedReport, signal?: AbortSignal) {
-    if (!url || !agent) return true;
+    if (!url) return true;
     const body = new URLSearchParams({
       id: report.id,
       status: report.failed ? 'Failed' : 'Success',
@@ -149,7 +144,18 @@ export function createSimulatorProvider(
       ...(report.failed ? { failureReason: report.reason } : {}),
     }).toString();
     for (let attempt = 1; attempt <= 5 && !closed && !signal?.aborted; attempt++) {
-      const status = await postForm(url, agent, body).catch(() => 0);
+      const status = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body,
+        signal: AbortSignal.any([closing.signal, AbortSignal.timeout(10_000)]),
+      }).then(
+        async (response) => {
+          await response.body?.cancel();
+          return response.status;
+        },
+        () => 0,
+      );
       if (status >= 200 && status < 300) {
         stats.reportsPosted++;
         return true;
@@ -159,7 +165,7 @@ export function createSimulatorProvider(
         stats.reportsFailed++;
         return true;
       }
-      await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+      await pause(200 * attempt);
     }
     stats.reportsFailed++;
     return false;
@@ -255,7 +261,7 @@ export function createSimulatorProvider(
     stats: () => ({ ...stats }),
     async close() {
       closed = true;
-      agent?.destroy();
+      closing.abort();
     },
   };
 }
@@ -271,29 +277,4 @@ export async function postSimulatedReports(
 ) {
   if (provider.kind !== 'simulator' || !('postReports' in provider)) return;
   await (provider as SimulatorProvider).postReports(reports, signal);
-}
-
-function postForm(url: URL, agent: http.Agent, body: string) {
-  return new Promise<number>((resolve, reject) => {
-    const request = (url.protocol === 'https:' ? https : http).request(
-      url,
-      {
-        method: 'POST',
-        agent,
-        headers: {
-          'content-type': 'application/x-www-form-urlencoded',
-          'content-length': Buffer.byteLength(body),
-        },
-        timeout: 10_000,
-      },
-      (response) => {
-        response.resume();
-        response.on('end', () => resolve(response.statusCode ?? 0));
-        response.on('error', reject);
-      },
-    );
-    request.on('timeout', () => request.destroy(new Error('timed out')));
-    request.on('error', reject);
-    request.end(body);
-  });
 }
