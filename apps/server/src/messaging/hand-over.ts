@@ -248,22 +248,22 @@ async function offer(
 
 /** A recipient whose own text is over the limit: failed with the reason, never offered (nor cut). */
 function notSent(row: Claimed, reason: string): Recorded {
-  return {
+  return { ...unanswered(row), status: 'failed', error: reason, counted: false };
+}
+
+const unanswered = (row: Claimed) =>
+  ({
     id: row.id,
-    status: 'failed',
     gatewayId: null,
     providerStatus: null,
-    error: reason,
-    counted: false,
     reportIds: [],
     reportParts: null,
     unknown: false,
-  };
-}
+  }) as const;
 
 /** Maps each claimed recipient's outcome onto its new row state (no answer counts as a retry). */
 function recordOf(row: Claimed, outcome: SubmitOutcome | undefined, maxAttempts: number): Recorded {
-  const recorded = { id: row.id, reportIds: [], reportParts: null, unknown: false } as const;
+  const recorded = unanswered(row);
   if (outcome?.outcome === 'accepted')
     return {
       ...recorded,
@@ -281,7 +281,6 @@ function recordOf(row: Claimed, outcome: SubmitOutcome | undefined, maxAttempts:
       ...recorded,
       status: 'submitted',
       gatewayId: outcome.reportIds?.[0]?.id ?? null,
-      providerStatus: null,
       error: MESSAGE_MESSAGES.outcomeUnknown(outcome.reason),
       counted: true,
       reportIds: outcome.reportIds ?? [],
@@ -291,7 +290,6 @@ function recordOf(row: Claimed, outcome: SubmitOutcome | undefined, maxAttempts:
     return {
       ...recorded,
       status: 'rejected',
-      gatewayId: null,
       providerStatus: outcome.providerStatus ?? null,
       error: outcome.reason,
       counted: true,
@@ -300,5 +298,5 @@ function recordOf(row: Claimed, outcome: SubmitOutcome | undefined, maxAttempts:
   // Flow control and outages are not the recipient's: they wait within the send's validity.
   const counted = (outcome?.scope ?? 'recipient') === 'recipient';
   const status = counted && row.attempts + 1 >= maxAttempts ? 'failed' : 'pending';
-  return { ...recorded, status, gatewayId: null, providerStatus: null, error: reason, counted };
+  return { ...recorded, status, error: reason, counted };
 }

@@ -1,7 +1,6 @@
 import type { MessagingConfig } from '../../config.ts';
-import type { Executor } from '../../db/database.ts';
 import type { AfricasTalkingConfig } from './africastalking.ts';
-import { africasTalkingBaseUrl, loadProviderSettings, type ProviderSettings } from './provider-settings.ts';
+import { africasTalkingBaseUrl, type ProviderSettings } from './provider-settings.ts';
 import type { SimulatorOptions } from './simulator.ts';
 import type { SmppConfig } from './smpp.ts';
 
@@ -93,14 +92,4 @@ export function toCompanyProviderSettings(
       };
     }
   }
-}
-
-/** The provider a company sends through, from its stored settings (the simulator if it chose none). */
-export async function loadCompanyProviderSettings(
-  trx: Executor,
-  companyId: number,
-  config: MessagingConfig,
-  encryptionKey: Buffer,
-): Promise<CompanyProviderSettings> {
-  return toCompanyProviderSettings(await loadProviderSettings(trx, companyId, encryptionKey), config);
 }

@@ -5,9 +5,13 @@ import { callbackUrl, readCallbackTokens } from '../../modules/callbacks/callbac
 import type { EnqueueOptions, JobQueue } from '../queue/job-queue.ts';
 import { type JobDefinition, SIMULATOR_REPORT_JOB } from '../queue/jobs.ts';
 import { createAfricasTalkingProvider } from './africastalking.ts';
-import { type CompanyProviderSettings, loadCompanyProviderSettings } from './company-provider-settings.ts';
+import { type CompanyProviderSettings, toCompanyProviderSettings } from './company-provider-settings.ts';
 import type { DeliveryUpdate, InboundSms, SmsProvider } from './provider.ts';
-import { CONNECTED_PROVIDER_KINDS, listCompaniesOnConnectedProviders } from './provider-settings.ts';
+import {
+  CONNECTED_PROVIDER_KINDS,
+  listCompaniesOnConnectedProviders,
+  loadProviderSettings,
+} from './provider-settings.ts';
 import { createSimulatorProvider } from './simulator.ts';
 import { createSmppProvider } from './smpp.ts';
 import { createUnconfiguredProvider } from './unconfigured.ts';
@@ -121,7 +125,9 @@ export function createProviderRegistry(options: ProviderRegistryOptions): Worker
   const loadSettings =
     options.loadSettings ??
     ((trx: Executor, companyId: number) =>
-      loadCompanyProviderSettings(trx, companyId, options.config.messaging, options.encryptionKey));
+      loadProviderSettings(trx, companyId, options.encryptionKey).then((settings) =>
+        toCompanyProviderSettings(settings, options.config.messaging),
+      ));
   const build = options.build ?? buildProvider;
 
   const readSettings = (companyId: number) =>
