@@ -67,14 +67,14 @@ export async function companiesWithWaitingReports(db: Database) {
  * reports applied. A company another applier holds is waited for until its rows are gone. Used at
  * shutdown and by tests (a report answered 200 is applied once this returns).
  */
-export async function applyWaitingReports(db: Database, maxRows = INBOX_ROWS_PER_BATCH) {
+export async function applyWaitingReports(db: Database) {
   let applied = 0;
   for (let round = 0; ; round++) {
     const companies = await companiesWithWaitingReports(db);
     if (companies.length === 0) return applied;
     for (const companyId of companies) {
       for (;;) {
-        const result = await applyInboxBatch(db, companyId, maxRows);
+        const result = await applyInboxBatch(db, companyId);
         if (result === 'busy') {
           await pause(Math.min(50, 2 + round));
           break;
@@ -104,13 +104,9 @@ export async function applyCompanyInbox(
   db: Database,
   queue: JobQueue,
   companyId: number,
-  {
-    signal,
-    gatherMs = GATHER_MS,
-    runMs = JOB_RUN_MS,
-  }: { signal?: AbortSignal; gatherMs?: number; runMs?: number } = {},
+  signal?: AbortSignal,
 ) {
-  const until = Date.now() + runMs;
+  const until = Date.now() + JOB_RUN_MS;
   let applied = 0;
   for (;;) {
     if (signal?.aborted) throw new Error('the worker is stopping; the queue runs the rest again');
@@ -123,7 +119,7 @@ export async function applyCompanyInbox(
       await enqueueInboxJob(db, queue, companyId);
       return applied;
     }
-    if (gatherMs > 0) await pause(gatherMs);
+    await pause(GATHER_MS);
   }
 }
 

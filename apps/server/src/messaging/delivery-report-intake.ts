@@ -25,8 +25,6 @@ export type DeliveryReportIntake = {
 export type IntakeOptions = {
   /** Reports per batch at most. */
   maxBatch?: number;
-  /** How long the first report of a batch waits for others to join it. */
-  maxWaitMs?: number;
   /**
    * Batches stored at once; more reports queue up meanwhile and form the next batch. Inbox inserts
    * share no rows, so batches commit side by side (their WAL flushes grouped)
@@ -39,6 +37,8 @@ export type IntakeOptions = {
 
 /** Measured in the sixth pass (docs/decisions/0014-delivery-report-intake.md). */
 const DEFAULT_CONCURRENCY = 2;
+/** How long the first report of a batch waits for others to join it. */
+const MAX_WAIT_MS = 2;
 
 type Pending = {
   companyId: number;
@@ -56,7 +56,6 @@ type Pending = {
  */
 export function createDeliveryReportIntake(db: Database, options: IntakeOptions = {}): DeliveryReportIntake {
   const maxBatch = options.maxBatch ?? 1000;
-  const maxWaitMs = options.maxWaitMs ?? 2;
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   let queue: Pending[] = [];
   let applying = 0;
@@ -118,7 +117,7 @@ export function createDeliveryReportIntake(db: Database, options: IntakeOptions 
       if (timer) clearTimeout(timer);
       flush();
     } else {
-      timer ??= setTimeout(flush, maxWaitMs);
+      timer ??= setTimeout(flush, MAX_WAIT_MS);
     }
   };
 

@@ -110,7 +110,7 @@ export function createMessagingEngine(options: MessagingEngineOptions): Messagin
       });
       await queue.work(DLR_APPLY_JOB, { ...perCompany, perGroup: 1 }, async ({ companyId }, job) => {
         try {
-          await applyCompanyInbox(db, queue, companyId, { signal: job.signal });
+          await applyCompanyInbox(db, queue, companyId, job.signal);
         } catch (error) {
           if (!(error instanceof InboxBusy))
             log('warn', 'applying delivery reports failed; the queue retries', error);
