@@ -10,9 +10,10 @@
 -- Settling: a send whose fan-out is done and that has no pending recipient is handed over (done);
 -- its message is then sent while any recipient waits for its delivery report, delivered once all
 -- are final and any was delivered, failed when all failed. The sends' rows are locked (in id order)
--- before the statement that moves them reads anything: the engine's own settle may be committing a
--- send's move to 'done' right now, and a statement whose snapshot predates that commit would skip
--- the row (no longer 'dispatch') without seeing it 'done' either, and leave the message 'sent'.
+-- before the statement that moves them, which so starts after any settle committing meanwhile: the
+-- engine's own may be moving a send to 'done' right now, and a statement whose snapshot predated
+-- that commit would skip the row (no longer 'dispatch') without seeing it 'done' either, and leave
+-- the message 'sent'.
 -- Nothing is written (and no trigger runs) unless a send or message moves: the hand-over settles
 -- after every batch.
 -- plpgsql: planned once per session instead of once per batch.
@@ -44,10 +45,6 @@ begin
       failed = c.failed + excluded.failed,
       rejected = c.rejected + excluded.rejected,
       expired = c.expired + excluded.expired;
-    perform 1 from message_sends s
-     where s.company_id = p_company_id and s.message_id = any(p_settle_ids)
-     order by s.message_id
-       for update;
   end if;
   if cardinality(p_settle_ids) = 0 or not exists (
     with totals as (
