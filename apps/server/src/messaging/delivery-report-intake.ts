@@ -1,3 +1,4 @@
+import { timingSafeEqual } from 'node:crypto';
 import { CALLBACK_MESSAGES } from '@sms/contracts/callbacks/callback-urls';
 import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
@@ -160,7 +161,11 @@ export async function acceptDeliveryReports(
         }>`select current_callback_token_hash(${companyId}, 'dlr') as hash`.execute(trx)
       : { rows: [] };
     const valid = rows[0]?.hash ?? null;
-    const accepted = tokenHashes.map((hash) => hash === null || (valid !== null && hash.equals(valid)));
+    // Compared in constant time, as every callback token is (ARCHITECTURE.md).
+    const accepted = tokenHashes.map(
+      (hash) =>
+        hash === null || (valid !== null && hash.length === valid.length && timingSafeEqual(hash, valid)),
+    );
     const kept = updates.filter((_, index) => accepted[index]);
     if (kept.length === 0) return accepted;
     const phones = kept.map((update) => update.phone ?? null);
