@@ -257,7 +257,7 @@ export type WebhookEndpointsTable = {
   updated_at: Timestamp;
 };
 
-/** The webhook outbox, written by db/functions/40-webhook-events.sql. */
+/** The webhook outbox, written by the trigger functions of messages and subscriptions (db/functions/11, 12). */
 export type WebhookEventsTable = {
   company_id: number;
   id: Id;

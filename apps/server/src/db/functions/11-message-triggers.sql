@@ -11,7 +11,8 @@
 -- - message_search_words, each message's words, and message_search_vocabulary, the words once each
 --   per company (a word already there costs a probe; only words the search's word page reads: with
 --   a letter, or 40 characters long);
--- - message_status_counts, exact counts per company, direction and status.
+-- - message_status_counts, exact counts per company, direction and status;
+-- - webhook_events, the webhook outbox (see "The webhook outbox" below).
 --
 -- The update branches find the rows whose text changed with EXCEPT, not by joining the new and old
 -- transition tables on id: those have no index or statistics, and a nested loop over them took 11
@@ -22,6 +23,24 @@
 -- other's rows in opposite orders. A statement adds to its backend's shard (pg_backend_pid() % 8),
 -- so concurrent writers of one company mostly lock different rows; a company being deleted (its
 -- messages go by cascade) gets no rows back.
+-- The webhook outbox (migration 0056): the events the statement's rows make, set-based from the
+-- transition tables, for the webhook-deliver job to post (modules/webhooks/webhook-delivery.ts).
+-- message.received: an inbound message arrived; message.sent / .delivered / .failed: an outbound
+-- message's status became that. Nothing in the engine's code knows of webhooks.
+--
+-- An event is written only for a company with an enabled endpoint that wants its type. The first
+-- check (any enabled endpoint the statement's scope can see: the owner is held to row-level
+-- security, FORCEd) is one index probe and ends it for the many companies with none. Rows are
+-- inserted in the statement's id order, so event ids keep each message's changes in order.
+--
+-- Event ids are taken in a company's shared webhook lock (advisory key 7201556), which the
+-- deliverer takes exclusively before it reads: while it holds it, no transaction that wrote an
+-- event of the company is still open, so every id up to the highest it sees is committed (or gone)
+-- and its cursor can never pass an event committed later with a lower id.
+--
+-- Status changes are found with NOT EXISTS against the old rows (a hash anti-join), not a join on
+-- the transition tables. The payload is what an endpoint receives as an event's data (docs/api.md,
+-- "Webhooks").
 create or replace function messages_changed()
  returns trigger
  language plpgsql
@@ -95,6 +114,27 @@ begin
      order by 1, 2, 3
     on conflict (company_id, direction, status, shard) do update set messages = c.messages + excluded.messages;
 
+    if exists (select 1 from webhook_endpoints where enabled) then
+      perform pg_advisory_xact_lock_shared(7201556, c.company_id::int) from (select distinct company_id from new_rows) c
+       where exists (select 1 from webhook_endpoints w where w.company_id = c.company_id and w.enabled)
+       order by c.company_id;
+      insert into webhook_events (company_id, type, subject, payload)
+      select n.company_id, e.type, 'message:' || n.id, jsonb_build_object(
+               'messageId', n.id, 'direction', n.direction, 'status', n.status, 'msisdn', n.msisdn,
+               'serviceIds', case when cardinality(n.service_ids) > 0 then to_jsonb(n.service_ids)
+                                  when n.service_id is not null then jsonb_build_array(n.service_id)
+                                  else '[]'::jsonb end,
+               'content', n.content, 'recipientCount', n.recipient_count,
+               'sentAt', n.sent_at, 'createdAt', n.created_at)
+        from new_rows n
+       cross join lateral (select case when n.direction = 'inbound' then 'message.received'
+                                       else 'message.' || n.status end as type) e
+       where (n.direction = 'inbound' or n.status in ('sent', 'delivered', 'failed'))
+         and exists (select 1 from webhook_endpoints w
+                      where w.company_id = n.company_id and w.enabled and e.type = any(w.event_types))
+       order by n.company_id, n.id;
+    end if;
+
   elsif tg_op = 'DELETE' then
     delete from delivery_reports d using old_rows o
      where d.company_id = o.company_id and d.message_id = o.id;
@@ -160,6 +200,26 @@ begin
      where exists (select 1 from companies co where co.id = d.company_id)
      order by 1, 2, 3
     on conflict (company_id, direction, status, shard) do update set messages = c.messages + excluded.messages;
+
+    if exists (select 1 from webhook_endpoints where enabled) then
+      perform pg_advisory_xact_lock_shared(7201556, c.company_id::int) from (select distinct company_id from new_rows) c
+       where exists (select 1 from webhook_endpoints w where w.company_id = c.company_id and w.enabled)
+       order by c.company_id;
+      insert into webhook_events (company_id, type, subject, payload)
+      select n.company_id, 'message.' || n.status, 'message:' || n.id, jsonb_build_object(
+               'messageId', n.id, 'direction', n.direction, 'status', n.status, 'msisdn', n.msisdn,
+               'serviceIds', case when cardinality(n.service_ids) > 0 then to_jsonb(n.service_ids)
+                                  when n.service_id is not null then jsonb_build_array(n.service_id)
+                                  else '[]'::jsonb end,
+               'content', n.content, 'recipientCount', n.recipient_count,
+               'sentAt', n.sent_at, 'createdAt', n.created_at)
+        from new_rows n
+       where n.direction = 'outbound' and n.status in ('sent', 'delivered', 'failed')
+         and not exists (select 1 from old_rows o where o.company_id = n.company_id and o.id = n.id and o.status = n.status)
+         and exists (select 1 from webhook_endpoints w
+                      where w.company_id = n.company_id and w.enabled and 'message.' || n.status = any(w.event_types))
+       order by n.company_id, n.id;
+    end if;
   end if;
   return null;
 end $function$;

@@ -50,11 +50,16 @@ create trigger subscribers_updated after update on subscribers referencing old t
 drop trigger if exists subscribers_deleted on subscribers;
 create trigger subscribers_deleted after delete on subscribers referencing old table as old_rows for each statement execute function subscribers_changed();
 
--- Each service's count of active subscriptions (services.subscriber_count), kept by the statements
--- that subscribe and unsubscribe.
-create or replace function subscriptions_count_changes()
+-- What a statement on subscriptions keeps in step, in one statement-level trigger function:
+-- - each service's count of active subscriptions (services.subscriber_count);
+-- - webhook_events, the webhook outbox, as 11-message-triggers.sql writes it for messages:
+--   subscriber.subscribed when a subscription became active (new, or back from unsubscribed),
+--   subscriber.unsubscribed when an active one ended; in each company's shared webhook lock, in the
+--   statement's key order, only for a company with an enabled endpoint that wants the type.
+create or replace function subscriptions_changed()
  returns trigger
  language plpgsql
+ set search_path to 'public', 'pg_temp'
 as $function$
 begin
   if tg_op = 'INSERT' then
@@ -67,6 +72,7 @@ begin
       from (select company_id, service_id, count(*) as delta
               from old_rows where status = 'active' group by company_id, service_id) d
      where s.company_id = d.company_id and s.id = d.service_id;
+    return null;
   else
     update services s set subscriber_count = s.subscriber_count + d.delta
       from (
@@ -78,15 +84,52 @@ begin
       ) d
      where s.company_id = d.company_id and s.id = d.service_id and d.delta <> 0;
   end if;
+
+  if not exists (select 1 from webhook_endpoints where enabled) then
+    return null;
+  end if;
+  perform pg_advisory_xact_lock_shared(7201556, c.company_id::int) from (select distinct company_id from new_rows) c
+   where exists (select 1 from webhook_endpoints w where w.company_id = c.company_id and w.enabled)
+   order by c.company_id;
+  -- Two statements: an insert has no old rows to name.
+  if tg_op = 'INSERT' then
+    insert into webhook_events (company_id, type, subject, payload)
+    select n.company_id, 'subscriber.subscribed', 'subscriber:' || n.subscriber_id,
+           jsonb_build_object('subscriberId', n.subscriber_id, 'msisdn', s.msisdn, 'serviceId', n.service_id,
+                              'status', n.status, 'source', n.source, 'at', n.subscribed_at)
+      from new_rows n
+      join subscribers s on s.company_id = n.company_id and s.id = n.subscriber_id
+     where n.status = 'active'
+       and exists (select 1 from webhook_endpoints w
+                    where w.company_id = n.company_id and w.enabled and 'subscriber.subscribed' = any(w.event_types))
+     order by n.company_id, n.subscriber_id, n.service_id;
+  else
+    insert into webhook_events (company_id, type, subject, payload)
+    select n.company_id, e.type, 'subscriber:' || n.subscriber_id,
+           jsonb_build_object('subscriberId', n.subscriber_id, 'msisdn', s.msisdn, 'serviceId', n.service_id,
+                              'status', n.status, 'source', n.source,
+                              'at', case when n.status = 'active' then n.subscribed_at
+                                         else coalesce(n.unsubscribed_at, now()) end)
+      from new_rows n
+      join subscribers s on s.company_id = n.company_id and s.id = n.subscriber_id
+     cross join lateral (select case when n.status = 'active' then 'subscriber.subscribed'
+                                     else 'subscriber.unsubscribed' end as type) e
+     where not exists (select 1 from old_rows o
+                        where o.company_id = n.company_id and o.service_id = n.service_id
+                          and o.subscriber_id = n.subscriber_id and o.status = n.status)
+       and exists (select 1 from webhook_endpoints w
+                    where w.company_id = n.company_id and w.enabled and e.type = any(w.event_types))
+     order by n.company_id, n.subscriber_id, n.service_id;
+  end if;
   return null;
 end $function$;
 
-drop trigger if exists subscriptions_count_delete on subscriptions;
-create trigger subscriptions_count_delete after delete on subscriptions referencing old table as old_rows for each statement execute function subscriptions_count_changes();
-drop trigger if exists subscriptions_count_insert on subscriptions;
-create trigger subscriptions_count_insert after insert on subscriptions referencing new table as new_rows for each statement execute function subscriptions_count_changes();
-drop trigger if exists subscriptions_count_update on subscriptions;
-create trigger subscriptions_count_update after update on subscriptions referencing old table as old_rows new table as new_rows for each statement execute function subscriptions_count_changes();
+drop trigger if exists subscriptions_inserted on subscriptions;
+create trigger subscriptions_inserted after insert on subscriptions referencing new table as new_rows for each statement execute function subscriptions_changed();
+drop trigger if exists subscriptions_updated on subscriptions;
+create trigger subscriptions_updated after update on subscriptions referencing old table as old_rows new table as new_rows for each statement execute function subscriptions_changed();
+drop trigger if exists subscriptions_deleted on subscriptions;
+create trigger subscriptions_deleted after delete on subscriptions referencing old table as old_rows for each statement execute function subscriptions_changed();
 
 -- Statistics of the subscriber tables, refreshed by an import that added many rows: right after
 -- importing 5,000 subscribers into a company the planner still believed it had none, and a send's

@@ -170,7 +170,7 @@ export async function findEndpointToDeliver(db: Executor, companyId: number, id:
 
 /**
  * Exclusive for the rest of the transaction, or false: some transaction that wrote the company's
- * events is still open (db/functions/40-webhook-events.sql explains why the reader waits for none).
+ * events is still open (db/functions/11-message-triggers.sql explains why the reader waits for none).
  */
 export async function tryLockCompanyEvents(db: Executor, companyId: number) {
   const { rows } = await sql<{ locked: boolean }>`

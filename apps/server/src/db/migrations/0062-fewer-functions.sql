@@ -1,0 +1,17 @@
+-- Functions and triggers folded into others or moved to their modules' repositories
+-- (db/functions/, ADR 0012): the old ones go. Migrations run before db/functions/ is applied, which
+-- creates what replaces them.
+-- The webhook outbox: written by the tables' own trigger functions, messages_changed (11) and
+-- subscriptions_changed (12), which also keeps the services' subscriber counts.
+drop trigger if exists webhook_events_messages_inserted on messages;
+drop trigger if exists webhook_events_messages_updated on messages;
+drop trigger if exists webhook_events_subscriptions_inserted on subscriptions;
+drop trigger if exists webhook_events_subscriptions_updated on subscriptions;
+drop trigger if exists subscriptions_count_insert on subscriptions;
+drop trigger if exists subscriptions_count_update on subscriptions;
+drop trigger if exists subscriptions_count_delete on subscriptions;
+drop function if exists webhook_events_of_messages();
+drop function if exists webhook_events_of_subscriptions();
+drop function if exists webhook_message_payload(messages);
+drop function if exists webhook_subscription_payload(subscriptions, text);
+drop function if exists subscriptions_count_changes();
