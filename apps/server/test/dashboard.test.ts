@@ -159,7 +159,7 @@ describe('dashboard figures (service, at a fixed time)', () => {
   });
 
   it("reads through row-level security: bound to one company, another company's figures are empty", async () => {
-    // dashboard_figures (migration 0027) runs as its caller: asked for Globex under Acme's binding,
+    // The dashboard's statement runs under row-level security: asked for Globex under Acme's binding,
     // every table it reads hides Globex's rows.
     const asked = await inTenantTransaction(ctx.db, companyScope(acme.company.id), (trx) =>
       findDashboardFigures(trx, globex.company.id, monthWindow(NOW), 5),

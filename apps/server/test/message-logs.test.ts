@@ -435,7 +435,7 @@ describe('GET /messages/{id}/details, /delivery-reports and /job-status', () => 
   });
 
   it('reads a message with its state through row-level security, whichever company is asked for', async () => {
-    // message_with_state (migration 0027) runs as its caller: bound to one company, another's
+    // The message's statement runs under row-level security: bound to one company, another's
     // message is not there even when asked for by that company or by no company.
     const asking = (bound: number, companyId: number | null) =>
       inTenantTransaction(ctx.db, companyScope(bound), (trx) =>

@@ -113,10 +113,37 @@ export function connectDatabase(
   };
 }
 
+/**
+ * Statements PostgreSQL keeps prepared on each connection (node-postgres, "Prepared Statements"):
+ * parsed once per connection, their plans kept in its plan cache as a PL/pgSQL function's are.
+ * Kysely sends every statement unnamed (parsed and planned anew each time); the application's
+ * connections send a text registered here under its name. A repository registers its statement's
+ * text once (module scope) and runs it with its values: `db.executeQuery(CompiledQuery.raw(text, values))`.
+ */
+const statementNames = new Map<string, string>();
+
+export function namedStatement(name: string, text: string) {
+  for (const [known, knownName] of statementNames) {
+    if (knownName === name && known !== text) throw new Error(`Two statements named ${name}`);
+  }
+  statementNames.set(text, name);
+  return text;
+}
+
+class NamedStatementClient extends pg.Client {
+  // biome-ignore lint/suspicious/noExplicitAny: pg's query has a dozen overloads; all but one pass through.
+  override query(...args: any[]): any {
+    const name = args.length === 2 && typeof args[0] === 'string' ? statementNames.get(args[0]) : undefined;
+    if (name !== undefined) return super.query({ name, text: args[0], values: args[1] });
+    return (super.query as (...all: unknown[]) => unknown).apply(this, args);
+  }
+}
+
 function openPool(connectionString: string, max: number, options: ConnectOptions) {
   const config: pg.PoolConfig & ListenConfig = {
     connectionString,
     max,
+    Client: NamedStatementClient,
     connectionTimeoutMillis: options.connectionTimeoutMillis ?? 10_000,
     listenConnectionString: options.listenUrl,
   };

@@ -15,3 +15,10 @@ drop function if exists webhook_events_of_subscriptions();
 drop function if exists webhook_message_payload(messages);
 drop function if exists webhook_subscription_payload(subscriptions, text);
 drop function if exists subscriptions_count_changes();
+-- The console's reads: named prepared statements in their modules' repositories, planned once per
+-- connection as the functions were (lib/planned-once.ts).
+drop function if exists dashboard_figures(bigint, date, date, date, timestamptz, integer);
+drop function if exists message_list_page(bigint, text, text[], integer, integer);
+drop function if exists message_details_page(bigint, bigint, text, integer, integer, timestamptz, bigint, integer);
+drop function if exists recipient_page_columns(bigint, bigint, timestamptz, text, bigint, integer, integer);
+drop function if exists message_with_state(bigint, bigint);
