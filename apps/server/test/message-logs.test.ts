@@ -11,8 +11,8 @@ import {
   findMessageWithState,
   listMessagesWithCounts,
   type MessageFilter,
-  searchMessagesWithCounts,
 } from '../src/modules/messages/message-logs.repository.ts';
+import { searchMessagesWithCounts } from '../src/modules/messages/message-search.repository.ts';
 import { bearer, createTenantWithStaff } from './support/factories.ts';
 import { insertManyMessages, insertMessage, recordSend } from './support/message-log-factories.ts';
 import { createService } from './support/services-factories.ts';
@@ -613,7 +613,7 @@ describe('a list without a search in one call (migration 0030)', () => {
         listMessagesWithCounts(trx, { companyId, statuses: null }, 0, 50),
       );
     expect(await asking(mixed.company.id)).toEqual({ byStatus: [], rows: [] });
-    // A search's matches too (message_search_page joins them to messages under row-level security).
+    // A search's matches too (joined to messages under row-level security).
     const searching = (companyId: number | null) =>
       inTenantTransaction(ctx.db, companyScope(tenant.company.id), (trx) =>
         searchMessagesWithCounts(trx, { companyId, statuses: null, search: 'mixed' }, 0, 50, 1000),

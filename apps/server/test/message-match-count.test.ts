@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Executor } from '../src/db/database.ts';
 import {
@@ -7,13 +6,18 @@ import {
   platformScope,
   type TenantScope,
 } from '../src/db/tenant-scope.ts';
+import {
+  countMatches,
+  newestMatches,
+  readPattern,
+} from '../src/modules/messages/message-search.repository.ts';
 import { createCompany } from './support/factories.ts';
 import { insertMessage } from './support/message-log-factories.ts';
 import { createTestContext, type TestContext } from './support/test-app.ts';
 
-// Migration 0020: count_message_matches reads the search's side table outside row-level security
-// (as search_message_ids does), so its own scope is the only wall between tenants there. It must
-// count exactly what search_message_ids would return. Probed through sms_app's own connections.
+// The search's count reads the side table through message_search_entries, outside row-level
+// security (as newestMatches does), so the view's condition is the only wall between tenants there.
+// It must count exactly what newestMatches would return. Probed through sms_app's own connections.
 
 let ctx: TestContext;
 let a: number;
@@ -37,20 +41,14 @@ beforeAll(async () => {
 });
 afterAll(() => ctx?.close());
 
-const count = (db: Executor, companyId: number | null, pattern: string, limit = 100) =>
-  sql<{ n: number }>`select count_message_matches(${companyId}::bigint, ${pattern}::text, ${limit}::int) as n`
-    .execute(db)
-    .then(({ rows }) => rows[0]!.n);
-const listed = (db: Executor, companyId: number | null, pattern: string, limit = 100) =>
-  sql<{
-    n: number;
-  }>`select count(*)::int as n from search_message_ids(${companyId}::bigint, ${pattern}::text, ${limit}::int)`
-    .execute(db)
-    .then(({ rows }) => rows[0]!.n);
+const count = async (db: Executor, companyId: number | null, pattern: string, limit = 100) =>
+  countMatches(db, companyId, await readPattern(db, companyId, pattern), limit);
+const listed = async (db: Executor, companyId: number | null, pattern: string, limit = 100) =>
+  (await newestMatches(db, companyId, await readPattern(db, companyId, pattern), limit)).length;
 const as = <T>(scope: TenantScope, work: (db: Executor) => Promise<T>) =>
   inTenantTransaction(ctx.db, scope, (trx) => work(trx));
 
-describe('count_message_matches', () => {
+describe('countMatches', () => {
   it("bound to company A, counts A's matches only, whichever company is asked for", async () => {
     expect(await as(companyScope(a), (db) => count(db, null, '%weekend%'))).toBe(3);
     expect(await as(companyScope(a), (db) => count(db, a, '%weekend%'))).toBe(3);
@@ -65,7 +63,7 @@ describe('count_message_matches', () => {
     expect(await as(platformScope, (db) => count(db, b, '%weekend%'))).toBe(5);
   });
 
-  it('counts what search_message_ids finds, up to the limit, for long and short text and numbers', async () => {
+  it('counts what newestMatches finds, up to the limit, for long and short text and numbers', async () => {
     for (const scope of [companyScope(a), companyScope(b), platformScope])
       for (const [pattern, limit] of [
         ['%weekend%', 100],

@@ -6,6 +6,11 @@ import {
   platformScope,
   type TenantScope,
 } from '../src/db/tenant-scope.ts';
+import {
+  messagesHoldingWord,
+  readPattern,
+  readSearchPage,
+} from '../src/modules/messages/message-search.repository.ts';
 import { createCompany } from './support/factories.ts';
 import { insertManyMessages } from './support/message-log-factories.ts';
 import { createTestContext, type TestContext } from './support/test-app.ts';
@@ -75,6 +80,10 @@ async function direct(companyId: number | null, text: string) {
 }
 
 type Page = { searched: { n: number; more: boolean }; messages: { id: number }[] };
+const pageOf = (page: { searched: Page['searched']; rows: { id: number }[] }): Page => ({
+  searched: page.searched,
+  messages: page.rows,
+});
 
 const searchPage = (
   scope: TenantScope,
@@ -84,12 +93,9 @@ const searchPage = (
   limit: number,
   cap: number,
 ) =>
-  inTenantTransaction(ctx.db, scope, async (trx) => {
-    const { rows } = await sql<{ page: Page }>`
-      select message_search_page(${companyId}::bigint, ${patternOf(text)}::text, null, null,
-                                 ${offset}::int, ${limit}::int, ${cap}::int) as page`.execute(trx);
-    return rows[0]!.page;
-  });
+  inTenantTransaction(ctx.db, scope, async (trx) =>
+    pageOf(await readSearchPage(trx, companyId, patternOf(text), null, null, offset, limit, cap)),
+  );
 
 async function expectDirect(scope: TenantScope, companyId: number | null, text: string, cap: number) {
   const all = await direct(companyId, text);
@@ -189,13 +195,9 @@ describe('a word’s page from the word index (migration 0038)', () => {
   });
 
   const wordPage = (scope: TenantScope, companyId: number | null, word: string, limit: number) =>
-    inTenantTransaction(ctx.db, scope, async (trx) => {
-      const { rows } = await sql<{ message_id: number }>`
-        select message_id from message_search_word_page(${companyId}::bigint, ${word}::text, ${limit}::int)`.execute(
-        trx,
-      );
-      return rows.map((row) => row.message_id);
-    });
+    inTenantTransaction(ctx.db, scope, async (trx) =>
+      (await messagesHoldingWord(trx, companyId as number, word, limit)).map((row) => row.message_id),
+    );
 
   it('is the newest messages holding the text, those of longer words included', async () => {
     for (const word of ['weekend', 'weekends', 'midweek', 'sale', 'reader']) {
@@ -269,10 +271,7 @@ describe('a text with a word start, from the word index (migration 0039)', () =>
 
   it('takes the longest run of letters and digits after a separator, never across a wildcard or an escape', async () => {
     const startOf = async (pattern: string) => {
-      const { rows } = await sql<{
-        start: string | null;
-      }>`select search_word_start(${pattern}) as start`.execute(ctx.ownerDb);
-      return rows[0]!.start;
+      return (await readPattern(ctx.ownerDb, null, pattern)).word_start;
     };
     expect(await startOf('%#1234%')).toBe('1234');
     expect(await startOf('%a#12 b-345x%')).toBe('345x');
@@ -312,12 +311,9 @@ describe('a text with a word start, from the word index (migration 0039)', () =>
       offset: number,
       cap: number,
     ) =>
-      inTenantTransaction(ctx.db, companyScope(codes), async (trx) => {
-        const { rows } = await sql<{ page: Page }>`
-          select message_search_page(${codes}::bigint, ${patternOf(text)}::text, ${direction}::text, ${statuses}::text[],
-                                     ${offset}::int, 3, ${cap}::int) as page`.execute(trx);
-        return rows[0]!.page;
-      });
+      inTenantTransaction(ctx.db, companyScope(codes), async (trx) =>
+        pageOf(await readSearchPage(trx, codes, patternOf(text), direction, statuses, offset, 3, cap)),
+      );
     const directFiltered = async (text: string, direction: string | null, statuses: string[] | null) => {
       const { rows } = await sql<{ id: number }>`
         select id from messages
@@ -351,13 +347,9 @@ describe('a text with a word start, from the word index (migration 0039)', () =>
 
   it('reads the trigram index when more than 256 words begin with the text', async () => {
     for (const cap of [5, 299, 300, 400]) await expectDirect(companyScope(manyCodes), manyCodes, '#777', cap);
-    const filtered = await inTenantTransaction(ctx.db, companyScope(manyCodes), async (trx) => {
-      const { rows } = await sql<{ page: Page }>`
-        select message_search_page(${manyCodes}::bigint, '%#777%', 'outbound', null, 0, 3, 1000) as page`.execute(
-        trx,
-      );
-      return rows[0]!.page;
-    });
+    const filtered = await inTenantTransaction(ctx.db, companyScope(manyCodes), async (trx) =>
+      pageOf(await readSearchPage(trx, manyCodes, '%#777%', 'outbound', null, 0, 3, 1000)),
+    );
     expect(filtered.searched).toEqual({ n: 300, more: false });
     expect(filtered.messages.map((m) => m.id)).toEqual((await direct(manyCodes, '#777')).slice(0, 3));
   });

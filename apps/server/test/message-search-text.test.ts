@@ -7,6 +7,7 @@ import {
   platformScope,
   type TenantScope,
 } from '../src/db/tenant-scope.ts';
+import { newestMatches, readPattern } from '../src/modules/messages/message-search.repository.ts';
 import { createCompany } from './support/factories.ts';
 import { insertMessage } from './support/message-log-factories.ts';
 import { createTestContext, type TestContext } from './support/test-app.ts';
@@ -44,10 +45,10 @@ afterAll(() => ctx?.close());
 
 type Match = { company_id: number; message_id: number };
 
-const search = (db: Executor, companyId: number | null, pattern: string, limit = 100, few = false) =>
-  sql<Match>`select company_id, message_id from search_message_ids(${companyId}::bigint, ${pattern}::text, ${limit}::int, ${few}::boolean)`
-    .execute(db)
-    .then(({ rows }) => rows);
+const search = async (db: Executor, companyId: number | null, pattern: string, limit = 100, few = false) =>
+  (await newestMatches(db, companyId, await readPattern(db, companyId, pattern), limit, few)).map(
+    ({ company_id, message_id }): Match => ({ company_id, message_id }),
+  );
 
 const searchAs = (
   scope: TenantScope,
@@ -57,7 +58,7 @@ const searchAs = (
   few?: boolean,
 ) => inTenantTransaction(ctx.db, scope, (trx) => search(trx, companyId, pattern, limit, few));
 
-describe('search_message_ids', () => {
+describe('newestMatches (through message_search_entries)', () => {
   it("bound to company A, returns A's matches newest first and never B's, whichever company is asked for", async () => {
     for (const few of [false, true])
       for (const pattern of ['%weekend%', '%71100000%', '%e%']) {

@@ -1,11 +1,11 @@
-import { sql } from 'kysely';
 import { expect, it } from 'vitest';
 import { inActorTransaction } from '../src/db/actor-transaction.ts';
+import { isRowVisible } from '../src/modules/auth/session.repository.ts';
 import { insertMessage } from './support/message-log-factories.ts';
 import { createService } from './support/services-factories.ts';
 import { createTwoTenantContext, staffContextOf } from './support/two-tenants.ts';
 
-/** The route guard's visibility check (plugins/guards.ts), app_row_visible (migration 0031). */
+/** The route guard's visibility check (plugins/guards.ts), isRowVisible. */
 const { ctx, home, other } = await createTwoTenantContext();
 
 const visible = (
@@ -13,10 +13,7 @@ const visible = (
   table: string,
   id: number,
   companyId: number | null,
-) =>
-  inActorTransaction(ctx.db, context, (trx) =>
-    sql<{ visible: boolean }>`select app_row_visible(${table}, ${id}, ${companyId}) as visible`.execute(trx),
-  ).then(({ rows }) => rows[0]?.visible);
+) => inActorTransaction(ctx.db, context, (trx) => isRowVisible(trx, table, id, companyId));
 
 it('sees a row of the actor’s own company, never another company’s, and a system admin sees both', async () => {
   const admin = staffContextOf(home, 'company_admin');

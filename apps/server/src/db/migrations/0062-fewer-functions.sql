@@ -22,3 +22,18 @@ drop function if exists message_list_page(bigint, text, text[], integer, integer
 drop function if exists message_details_page(bigint, bigint, text, integer, integer, timestamptz, bigint, integer);
 drop function if exists recipient_page_columns(bigint, bigint, timestamptz, text, bigint, integer, integer);
 drop function if exists message_with_state(bigint, bigint);
+-- The search: statements in message-search.repository.ts over two views that hold the tenant wall
+-- (21-message-search.sql); a pattern's word start is read in its statement.
+drop function if exists message_search_page(bigint, text, text, text[], integer, integer, integer);
+drop function if exists count_message_matches(bigint, text, integer);
+drop function if exists message_search_word_page(bigint, text, integer);
+drop function if exists message_search_recent(bigint, text, integer, integer);
+drop function if exists message_search_matches(bigint, text, integer);
+drop function if exists search_message_ids(bigint, text, integer, boolean);
+drop function if exists message_search_word_start_ids(bigint, text);
+drop function if exists search_word_start(text);
+drop function if exists message_page_rows(bigint[], bigint[]);
+-- The search's own check of the binding, which the views' condition now holds.
+drop function if exists app_may_read_company(bigint);
+-- The route guard's visibility check: a named statement per table (modules/auth/session.repository.ts).
+drop function if exists app_row_visible(text, bigint, bigint);

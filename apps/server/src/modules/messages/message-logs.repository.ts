@@ -57,7 +57,7 @@ export const messageRowOf = (row: Json<MessageRow>): MessageRow => ({
  * The statuses a filter without a search reads: inbound messages are always stored as received, so
  * an inbound filter is that status (the rule of `conditions` and `filterCounts`).
  */
-function statusesOf(filter: MessageFilter): readonly string[] | null {
+export function statusesOf(filter: MessageFilter): readonly string[] | null {
   if (filter.direction !== 'inbound') return filter.statuses;
   return filter.statuses === null || filter.statuses.includes('received') ? ['received'] : [];
 }
@@ -201,38 +201,6 @@ function pageStatement(
 export const hasSearch = (filter: MessageFilter): filter is MessageFilter & { search: string } =>
   !!filter.search;
 
-const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
-
-/**
- * A searched list in one call (migration 0030's message_search_page): the counters per direction
- * and status, the search's total and one page. The total is counted up to `cap` (see
- * searchCountCap): without another filter over all matches, with one over the newest 10,001
- * matches (MESSAGE_COUNT_CAP + 1), so "not exact" past either. The matches come from 0018's side
- * table through search_message_ids (a LIKE on messages cannot use an index under row-level
- * security), and are joined to messages under row-level security.
- */
-export async function searchMessagesWithCounts(
-  db: Executor,
-  filter: MessageFilter & { search: string },
-  offset: number,
-  limit: number,
-  cap: number,
-): Promise<{ byStatus: StatusCount[]; searched: CappedCount; rows: MessageRow[] }> {
-  const statuses = statusesOf(filter);
-  const { rows } = await sql<{
-    page: { counts: StatusCount[]; searched: { n: number; more: boolean }; messages: Json<MessageRow>[] };
-  }>`
-    select message_search_page(${filter.companyId}::bigint, ${likePattern(filter.search)}::text,
-                               ${filter.direction ?? null}::text, ${statuses === null ? null : [...statuses]}::text[],
-                               ${offset}::int, ${limit}::int, ${cap}::int) as page`.execute(db);
-  const { counts, searched, messages } = rows[0].page;
-  return {
-    byStatus: counts.map((count) => ({ ...count, messages: Number(count.messages) })),
-    searched: cappedCount(searched, cap),
-    rows: messages.map(messageRowOf),
-  };
-}
-
 /** One message, if the company (null: any) owns it. */
 export async function findMessage(db: Executor, id: number, companyId: number | null) {
   const { rows } = await sql<MessageRow>`
@@ -356,11 +324,6 @@ export function filterCounts(filter: MessageFilter, count: { direction: string; 
   if (filter.direction && count.direction !== filter.direction) return false;
   if (filter.direction === 'inbound' && count.status !== 'received') return false;
   return filter.statuses === null || filter.statuses.includes(count.status);
-}
-
-function cappedCount(row: { n: string | number; more: boolean | null }, cap: number): CappedCount {
-  const n = Number(row.n);
-  return n > cap ? { total: cap, exact: false } : { total: n, exact: row.more !== true };
 }
 
 export type MessageSendRow = {

@@ -27,6 +27,7 @@ import { SEND_START_JOB } from '../../messaging/queue/jobs.ts';
 import { type RequestContext, tenantOf } from '../../request-context.ts';
 import { readMessageDetails } from './message-details.repository.ts';
 import * as repo from './message-logs.repository.ts';
+import { searchMessagesWithCounts } from './message-search.repository.ts';
 import { knownRecipientStart, recipientPageStart } from './recipient-page-anchors.ts';
 
 /** Send states in which every recipient row has been written (migration 0006). */
@@ -124,13 +125,7 @@ export async function listMessages(
   return inActorTransaction(deps.db, ctx, async (trx) => {
     const offset = (query.page - 1) * query.limit;
     const { byStatus, searched, rows } = repo.hasSearch(filter)
-      ? await repo.searchMessagesWithCounts(
-          trx,
-          filter,
-          offset,
-          query.limit,
-          searchCountCap(offset, query.limit),
-        )
+      ? await searchMessagesWithCounts(trx, filter, offset, query.limit, searchCountCap(offset, query.limit))
       : { ...(await repo.listMessagesWithCounts(trx, filter, offset, query.limit)), searched: null };
     const sumOf = (wanted: repo.MessageFilter): repo.CappedCount => ({
       total: byStatus

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/database.ts';
+import { messagesHoldingWord } from '../messages/message-search.repository.ts';
 
 export type Scope = number | null;
 
@@ -69,13 +70,15 @@ async function searchServices(db: Executor, companyId: Scope, text: string, limi
 
 /**
  * A company's newest messages holding the word, from the word index with those of the longer words
- * holding it, when message_search_word_page can prove them every such message (else none).
+ * holding it, when the word index can prove them every such message (else none).
  */
 async function newestHoldingWord(db: Executor, companyId: number, word: string, limit: number) {
+  const keys = await messagesHoldingWord(db, companyId, word, limit);
+  if (keys.length === 0) return [];
   const { rows } = await sql<MessageHitRow>`
     select m.id, m.content, m.direction, m.status, m.created_at, c.name as company_name
-      from message_search_word_page(${companyId}::bigint, ${word}::text, ${limit}::int) k
-      join messages m on m.company_id = k.company_id and m.id = k.message_id
+      from unnest(${keys.map((key) => key.company_id)}::bigint[], ${keys.map((key) => key.message_id)}::bigint[]) k(company_id, id)
+      join messages m on m.company_id = k.company_id and m.id = k.id
       join companies c on c.id = m.company_id
      order by m.created_at desc, m.id desc`.execute(db);
   return rows;
