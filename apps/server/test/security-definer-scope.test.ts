@@ -8,7 +8,7 @@ import {
   type TenantScope,
 } from '../src/db/tenant-scope.ts';
 import {
-  anyMatches,
+  countedMatches,
   countMatches,
   messagesHoldingWord,
   newestMatches,
@@ -48,8 +48,8 @@ const CALLS: Record<string, (db: Executor, companyId: number) => Promise<unknown
   wordStartCandidates: async (db, companyId) =>
     (await wordStartCandidates(db, companyId, await patternOf(db, companyId, '% sale%'))) ?? [],
   messagesHoldingWord: (db, companyId) => messagesHoldingWord(db, companyId, 'weekend', 10),
-  anyMatches: async (db, companyId) =>
-    anyMatches(db, companyId, await patternOf(db, companyId, '% sale%'), 10),
+  countedMatches: async (db, companyId) =>
+    (await countedMatches(db, companyId, await patternOf(db, companyId, '% sale%'), 10, 0, 10)).message_ids,
   recentMatches: async (db, companyId) =>
     recentMatches(db, companyId, await patternOf(db, companyId, '%weekend%'), 10, 100),
   newestMatches: async (db, companyId) =>

@@ -77,13 +77,16 @@ const COMPANY_COUNTS = namedStatement('message_counts', countsOf('where company_
 const PLATFORM_COUNTS = namedStatement('message_counts_platform', countsOf(''));
 
 // A page named by its keys (`keys`: company_id, id, created_at, newest first), with its company's
-// and service's names, as JSON; the statement that selects it ends the generic plans.
+// and service's names, as JSON; the statement that selects it ends the generic plans. Each row is
+// read by its key (a lateral lookup, `limit 1` keeps it one): a generic plan guesses a tenth of
+// the table for `limit $n` and would hash-join the whole of messages to the page's keys.
 const pageOf = (keys: string) => `
   select ${RESET_PLANS} as reset,
          (select coalesce(json_agg(r order by r.created_at desc, r.id desc), '[]')
             from (select ${MESSAGE_COLUMNS_TEXT}
                     from (${keys}) k
-                    join messages m on m.company_id = k.company_id and m.id = k.id
+                    cross join lateral (select * from messages m
+                                         where m.company_id = k.company_id and m.id = k.id limit 1) m
                     join companies c on c.id = m.company_id
                     left join services s on s.company_id = m.company_id and s.id = m.service_id) r) as messages`;
 

@@ -24,13 +24,34 @@ import {
 
 /** A match: a message's key and time. */
 export type Match = { company_id: number; message_id: number; created_at: Date };
-type Unordered = Match & { at_us: number };
+/** How many matched (up to the limit asked for), and a page of them, newest first, by key. */
+export type Counted = {
+  n: number;
+  company_ids: number[];
+  message_ids: number[];
+  /** The page's rows when every match was counted (n below the limit): generic plans are off then. */
+  messages: Json<MessageRow>[] | null;
+};
 
 const TEXT_COLUMNS = 't.company_id, t.message_id, t.created_at';
-// The time in microseconds, to order matches found in no order as PostgreSQL would (a Date keeps
-// milliseconds).
-const MICROSECONDS = '(extract(epoch from t.created_at) * 1000000)::bigint as at_us';
 const NEWEST_FIRST = 'order by t.created_at desc, t.message_id desc';
+
+// The page's rows named by their keys, in that order, with their company's and service's names, as
+// JSON.
+const pageRowsJson = (companyIds: string, messageIds: string) => `
+  (select coalesce(json_agg(r order by r.n), '[]')
+     from (select k.n, m.id, m.company_id, c.name as company_name, m.service_id, s.name as service_name,
+                  m.service_ids::int[] as service_ids, m.direction, m.content, m.msisdn, m.status,
+                  m.scheduled_at, m.sent_at, m.created_at, m.recipient_count, m.queue_job_id, m.encoding, m.parts
+             from unnest(${companyIds}, ${messageIds}) with ordinality k(company_id, id, n)
+             join messages m on m.company_id = k.company_id and m.id = k.id
+             join companies c on c.id = m.company_id
+             left join services s on s.company_id = m.company_id and s.id = m.service_id) r)`;
+// The page's rows; the statement ends the read's generic plans.
+const PAGE_ROWS = namedStatement(
+  'message_search_page_rows',
+  `select ${RESET_PLANS} as reset, ${pageRowsJson('$1::bigint[]', '$2::bigint[]')} as messages`,
+);
 
 // The counters per direction and status (as the list's), generic plans on for what follows, and
 // what the text is: three letters or digits in a row (`three`), numbers only (`numbers`, which also
@@ -46,12 +67,28 @@ const PATTERN_KIND = String.raw`
            where $2::text ~ '^%[^%_\\]+%$'
            order by length(m[1]) desc
            limit 1) as word_start`;
+
+// The counters, and from the pattern's kind (p): the company's messages holding it as a whole word,
+// counted up to $3, and the messages of the words its word start begins (up to 257 entries: more
+// than 256 reads as "too many to be worth it"), the next string in byte order after them bounding
+// the range (a letter or digit is one byte).
 const searchCountsOf = (where: string) => `
   select set_config('plan_cache_mode', 'force_generic_plan', true) as generic,
          (select coalesce(json_agg(json_build_object('direction', c.direction, 'status', c.status, 'messages', c.n)), '[]')
             from (select direction, status, sum(messages) as n from message_status_counts ${where}
                    group by direction, status having sum(messages) <> 0) c) as counts,
-         ${PATTERN_KIND}`;
+         p.three, p.numbers, p.whole_word, p.word_start,
+         case when p.whole_word is not null
+              then (select count(*)::int
+                      from (select 1 from message_search_words w
+                             where w.company_id = $1::bigint and w.word = p.whole_word limit $3::int) x) end as word_count,
+         case when $1::bigint is not null and p.word_start is not null and not p.numbers
+              then (select json_build_object('entries', count(*), 'ids', coalesce(array_agg(distinct w.message_id), '{}'))
+                      from (select w.message_id from message_search_words w
+                             where w.company_id = $1::bigint and w.word >= p.word_start
+                               and w.word < left(p.word_start, -1) || chr(ascii(right(p.word_start, 1)) + 1)
+                             limit 257) w) end as word_start_entries
+    from (select ${PATTERN_KIND}) p`;
 const SEARCH_COUNTS = namedStatement(
   'message_search_counts',
   searchCountsOf('where company_id = $1::bigint'),
@@ -69,19 +106,14 @@ export async function readPattern(db: Executor, companyId: number | null, text: 
 }
 
 export type Pattern = {
+  /** The word start's candidates when the counters' statement read them (null: none to use). */
+  candidates?: number[] | null;
   text: string;
   three: boolean;
   numbers: boolean;
   whole_word: string | null;
   word_start: string | null;
 };
-
-// A company's messages holding a whole word, counted up to $3.
-const WORD_COUNT = namedStatement(
-  'message_search_word_count',
-  `select count(*)::int as n
-     from (select 1 from message_search_words w where w.company_id = $1::bigint and w.word = $2::text limit $3::int) x`,
-);
 
 // The messages of a company's words that start with $2 (up to $3, the next string in byte order):
 // 257 entries at most, so that more than 256 reads as "too many to be worth it".
@@ -99,6 +131,7 @@ const WORD_START_ENTRIES = namedStatement(
  * (they match the msisdn too), or more than 256 entries.
  */
 export async function wordStartCandidates(db: Executor, companyId: number | null, pattern: Pattern) {
+  if (pattern.candidates !== undefined) return pattern.candidates;
   const start = pattern.word_start;
   if (companyId === null || start === null || pattern.numbers) return null;
   // A letter or digit is one byte: the next string after every word that starts with `start`.
@@ -111,47 +144,61 @@ export async function wordStartCandidates(db: Executor, companyId: number | null
   return row.entries > 256 ? null : row.ids;
 }
 
-const matchesOf = (where: string, limit: string) =>
-  `select ${TEXT_COLUMNS}, ${MICROSECONDS} from message_search_entries t where ${where} limit ${limit}`;
+// Up to $k matches in no order (the trigram index or the word start's candidates), counted, and the
+// page $o, $l of them newest first.
+const matchesOf = (where: string, k: number) => `
+  select m.n, m.company_ids, m.message_ids,
+         case when m.n < $${k}::int then ${RESET_PLANS} end as reset,
+         case when m.n < $${k}::int then ${pageRowsJson('m.company_ids', 'm.message_ids')} end as messages
+    from (
+  select count(*)::int as n,
+         coalesce((array_agg(t.company_id ${NEWEST_FIRST}))[$${k + 1}::int + 1 : $${k + 1}::int + $${k + 2}::int], '{}') as company_ids,
+         coalesce((array_agg(t.message_id ${NEWEST_FIRST}))[$${k + 1}::int + 1 : $${k + 1}::int + $${k + 2}::int], '{}') as message_ids
+    from (select ${TEXT_COLUMNS} from message_search_entries t where ${where} limit $${k}::int) t) m`;
 const MATCHES = {
   platformNumbers: namedStatement(
     'message_search_matches_platform_numbers',
-    matchesOf('(t.content like $1::text or t.msisdn like $1::text)', '$2::int'),
+    matchesOf('(t.content like $1::text or t.msisdn like $1::text)', 2),
   ),
-  platform: namedStatement(
-    'message_search_matches_platform',
-    matchesOf('t.content like $1::text', '$2::int'),
-  ),
+  platform: namedStatement('message_search_matches_platform', matchesOf('t.content like $1::text', 2)),
   numbers: namedStatement(
     'message_search_matches_numbers',
-    matchesOf('t.company_id = $1::bigint and (t.content like $2::text or t.msisdn like $2::text)', '$3::int'),
+    matchesOf('t.company_id = $1::bigint and (t.content like $2::text or t.msisdn like $2::text)', 3),
   ),
   candidates: namedStatement(
     'message_search_matches_candidates',
     matchesOf(
       't.company_id = $1::bigint and t.message_id = any($2::bigint[]) and t.content like $3::text',
-      '$4::int',
+      4,
     ),
   ),
   company: namedStatement(
     'message_search_matches',
-    matchesOf('t.company_id = $1::bigint and t.content like $2::text', '$3::int'),
+    matchesOf('t.company_id = $1::bigint and t.content like $2::text', 3),
   ),
 };
 
-/** Up to `limit` matches of the pattern, in no order: the search's count when it is small. */
-export async function anyMatches(db: Executor, companyId: number | null, pattern: Pattern, limit: number) {
-  if (companyId === null) {
-    return runStatement<Unordered>(db, pattern.numbers ? MATCHES.platformNumbers : MATCHES.platform, [
-      pattern.text,
-      limit,
-    ]);
-  }
-  if (pattern.numbers) return runStatement<Unordered>(db, MATCHES.numbers, [companyId, pattern.text, limit]);
+/**
+ * How many messages match, up to `limit` (in no order: the search's count when it is small), and
+ * the page `offset`, `size` of them, newest first.
+ */
+export async function countedMatches(
+  db: Executor,
+  companyId: number | null,
+  pattern: Pattern,
+  limit: number,
+  offset: number,
+  size: number,
+): Promise<Counted> {
+  const run = async (statement: string, values: unknown[]) =>
+    (await runStatement<Counted>(db, statement, [...values, limit, offset, size]))[0];
+  if (companyId === null)
+    return run(pattern.numbers ? MATCHES.platformNumbers : MATCHES.platform, [pattern.text]);
+  if (pattern.numbers) return run(MATCHES.numbers, [companyId, pattern.text]);
   const candidates = await wordStartCandidates(db, companyId, pattern);
   return candidates === null
-    ? runStatement<Unordered>(db, MATCHES.company, [companyId, pattern.text, limit])
-    : runStatement<Unordered>(db, MATCHES.candidates, [companyId, candidates, pattern.text, limit]);
+    ? run(MATCHES.company, [companyId, pattern.text])
+    : run(MATCHES.candidates, [companyId, candidates, pattern.text]);
 }
 
 // The newest $limit matches among the newest $recent messages, newest first: a common text's page
@@ -167,23 +214,22 @@ const RECENT_PLATFORM = namedStatement('message_search_recent_platform', recentO
 
 // A word's messages from the word index, with those of the longer words holding it: every message
 // holding its text when the vocabulary proves it (no word of 40 characters, which may be cut, and
-// at most 16 words holding it).
-const WORD_VOCABULARY = namedStatement(
-  'message_search_word_vocabulary',
-  `select exists (select 1 from message_search_known_words v
-                   where v.company_id = $1::bigint and length(v.word) >= 40) as long_words,
-          (select array_agg(v.word)
-             from (select v.word from message_search_known_words v
-                    where v.company_id = $1::bigint and v.word like $2::text limit 17) v) as words`,
-);
-const WORDS_NEWEST = namedStatement(
-  'message_search_words_newest',
+// at most 16 words holding it), else none.
+const WORD_PAGE = namedStatement(
+  'message_search_word_page',
   `select k.company_id, k.message_id, k.created_at
-     from (select distinct w.company_id, w.message_id, w.created_at
-             from unnest($2::text[]) x(word)
-             cross join lateral (select w.company_id, w.message_id, w.created_at from message_search_words w
-                                  where w.company_id = $1::bigint and w.word = x.word
-                                  order by w.created_at desc, w.message_id desc limit $3::int) w) k
+     from (select exists (select 1 from message_search_known_words v
+                           where v.company_id = $1::bigint and length(v.word) >= 40) as long_words,
+                  (select array_agg(v.word)
+                     from (select v.word from message_search_known_words v
+                            where v.company_id = $1::bigint and v.word like $2::text limit 17) v) as words) p
+     cross join lateral (
+       select distinct w.company_id, w.message_id, w.created_at
+         from unnest(p.words) x(word)
+         cross join lateral (select w.company_id, w.message_id, w.created_at from message_search_words w
+                              where w.company_id = $1::bigint and w.word = x.word
+                              order by w.created_at desc, w.message_id desc limit $3::int) w) k
+    where not p.long_words and cardinality(p.words) <= 16
     order by k.created_at desc, k.message_id desc limit $3::int`,
 );
 
@@ -215,13 +261,7 @@ export async function messagesHoldingWord(
   limit: number,
 ): Promise<Match[]> {
   if (!/^[a-z0-9]{2,40}$/.test(word) || !/[a-z]/.test(word) || limit < 1) return [];
-  const [{ long_words, words }] = await runStatement<{ long_words: boolean; words: string[] | null }>(
-    db,
-    WORD_VOCABULARY,
-    [companyId, `%${word}%`],
-  );
-  if (long_words || words === null || words.length > 16) return [];
-  return runStatement<Match>(db, WORDS_NEWEST, [companyId, words, limit]);
+  return runStatement<Match>(db, WORD_PAGE, [companyId, `%${word}%`, limit]);
 }
 
 /**
@@ -294,30 +334,21 @@ export async function countMatches(db: Executor, companyId: number | null, patte
   return rows[0].n;
 }
 
-// The page's rows named by their keys, in that order, with their company's and service's names, as
-// JSON; the statement ends the read's generic plans.
-const PAGE_ROWS = namedStatement(
-  'message_search_page_rows',
-  `select ${RESET_PLANS} as reset,
-          (select coalesce(json_agg(r order by r.n), '[]')
-             from (select k.n, m.id, m.company_id, c.name as company_name, m.service_id, s.name as service_name,
-                          m.service_ids::int[] as service_ids, m.direction, m.content, m.msisdn, m.status,
-                          m.scheduled_at, m.sent_at, m.created_at, m.recipient_count, m.queue_job_id, m.encoding, m.parts
-                     from unnest($1::bigint[], $2::bigint[]) with ordinality k(company_id, id, n)
-                     join messages m on m.company_id = k.company_id and m.id = k.id
-                     join companies c on c.id = m.company_id
-                     left join services s on s.company_id = m.company_id and s.id = m.service_id) r) as messages`,
-);
-
 async function pageRows(db: Executor, keys: readonly { company_id: number; message_id: number }[]) {
-  const [{ messages }] = await runStatement<{ messages: Json<MessageRow>[] }>(db, PAGE_ROWS, [
+  return pageRowsOf(
+    db,
     keys.map((key) => key.company_id),
     keys.map((key) => key.message_id),
+  );
+}
+
+async function pageRowsOf(db: Executor, companyIds: readonly number[], messageIds: readonly number[]) {
+  const [{ messages }] = await runStatement<{ messages: Json<MessageRow>[] }>(db, PAGE_ROWS, [
+    companyIds,
+    messageIds,
   ]);
   return messages.map(messageRowOf);
 }
-
-const newestFirst = (a: Unordered, b: Unordered) => b.at_us - a.at_us || b.message_id - a.message_id;
 
 /** A LIKE pattern that matches the text anywhere, with LIKE's own characters taken literally. */
 const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
@@ -368,13 +399,16 @@ export async function readSearchPage(
   limit: number,
   cap: number,
 ) {
-  const [answer] = await runStatement<Omit<Pattern, 'text'> & { counts: StatusCount[] }>(
-    db,
-    companyId === null ? SEARCH_COUNTS_PLATFORM : SEARCH_COUNTS,
-    [companyId, text],
-  );
-  const { counts: raw, ...kind } = answer;
-  const pattern: Pattern = { ...kind, text };
+  const [answer] = await runStatement<
+    Omit<Pattern, 'text'> & {
+      counts: StatusCount[];
+      word_count: number | null;
+      word_start_entries: { entries: number; ids: number[] } | null;
+    }
+  >(db, companyId === null ? SEARCH_COUNTS_PLATFORM : SEARCH_COUNTS, [companyId, text, cap + 1]);
+  const { counts: raw, word_count, word_start_entries: entries, ...kind } = answer;
+  const candidates = entries === null || entries.entries > 256 ? null : entries.ids;
+  const pattern: Pattern = { ...kind, text, candidates };
   const byStatus = raw.map((count) => ({ ...count, messages: Number(count.messages) }));
   const done = async (n: number, more: boolean, keys: readonly Match[]) => ({
     byStatus,
@@ -386,19 +420,15 @@ export async function readSearchPage(
   if (!filtered && pattern.three) {
     // A company's messages holding the text as a whole word (the word index, read alone) hold it:
     // more than `cap` of them is the answer without the trigram index.
-    let more = false;
-    if (pattern.whole_word !== null) {
-      const [{ n }] = await runStatement<{ n: number }>(db, WORD_COUNT, [
-        companyId,
-        pattern.whole_word,
-        cap + 1,
-      ]);
-      more = n > cap;
-    }
-    if (!more) {
-      const found = await anyMatches(db, companyId, pattern, cap + 1);
-      if (found.length <= cap)
-        return done(found.length, false, found.sort(newestFirst).slice(offset, offset + limit));
+    if (word_count === null || word_count <= cap) {
+      const found = await countedMatches(db, companyId, pattern, cap + 1, offset, limit);
+      if (found.n <= cap) {
+        return {
+          byStatus,
+          searched: { n: found.n, more: false },
+          rows: (found.messages ?? []).map(messageRowOf),
+        };
+      }
     }
     // More than `cap`: the page from the word index when it can prove it, else among the newest
     // messages, else planned for the pattern.
