@@ -112,7 +112,7 @@ async function expectDirect(scope: TenantScope, companyId: number | null, text: 
   }
 }
 
-describe('message_search_page without another filter (migration 0034)', () => {
+describe('the searched page without another filter (migration 0034)', () => {
   it('counts and pages every way as a direct read: word index, one trigram lookup, the newest messages', async () => {
     for (const text of [
       'weekend',

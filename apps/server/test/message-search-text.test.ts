@@ -124,7 +124,7 @@ describe('newestMatches (through message_search_entries)', () => {
   });
 });
 
-describe('search_message_ids (migration 0027)', () => {
+describe('newestMatches, every company or one (migration 0027)', () => {
   it('looks text up in the numbers only when it could be part of one: digits, with or without a leading +', async () => {
     const coded = await insertMessage(ctx.ownerDb, {
       companyId: a,

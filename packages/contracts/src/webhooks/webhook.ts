@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { successEnvelope } from '../common/envelope.ts';
 
-/** What an endpoint can subscribe to (the outbox triggers, db/functions/40-webhook-events.sql). */
+/** What an endpoint can subscribe to (the outbox, written by the trigger functions of messages and subscriptions). */
 export const WEBHOOK_EVENT_TYPES = [
   'message.sent',
   'message.delivered',
