@@ -1,10 +1,15 @@
 import path from 'node:path';
 import { defineConfig, devices } from '@playwright/test';
+import { E2E_PORT, e2eBaseUrl } from './e2e/e2e-servers.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-// E2E_PORT lets several people run the suite at once, each on its own server and data folder.
-const PORT = Number(process.env.E2E_PORT ?? 3100);
-const BASE_URL = `http://localhost:${PORT}`;
+// E2E_PORT lets several people run the suite at once, each on its own servers and data folders:
+// the run takes E2E_PORT up to E2E_PORT + E2E_WORKERS - 1.
+const PORT = E2E_PORT;
+// Two workers, each with a server and demo data of its own (e2e/fixtures.ts points a worker's
+// pages at its server): most of a browser test is waiting, so two halve the run on two cores.
+const WORKERS = Number(process.env.E2E_WORKERS ?? 2);
+const PORTS = Array.from({ length: WORKERS }, (_, index) => PORT + index);
 
 // The server serves the built console (apps/web/dist): `npm run test:e2e` builds it first.
 export default defineConfig({
@@ -12,7 +17,7 @@ export default defineConfig({
   // Per port: Playwright empties its output folder at start, which must not hit a parallel run's traces.
   outputDir: `./test-results/port-${PORT}`,
   fullyParallel: false,
-  workers: 1,
+  workers: WORKERS,
   forbidOnly: !!process.env.CI,
   retries: process.env.CI ? 1 : 0,
   timeout: 30_000,
@@ -20,7 +25,8 @@ export default defineConfig({
   // The JSON report feeds the pass/fail count that `npm test` (scripts/test.ts) prints at the end.
   reporter: [['list'], ['json', { outputFile: path.join(ROOT, '.tmp/e2e-results.json') }]],
   use: {
-    baseURL: BASE_URL,
+    // Worker 0's; e2e/fixtures.ts gives each worker its own server.
+    baseURL: e2eBaseUrl(0),
     trace: 'retain-on-failure',
     screenshot: 'only-on-failure',
   },
@@ -45,22 +51,22 @@ export default defineConfig({
       },
     },
   ],
-  webServer: {
+  webServer: PORTS.map((port) => ({
     command: 'node apps/server/src/main.ts',
     cwd: ROOT,
     env: {
-      PORT: String(PORT),
-      DATA_DIR: `.tmp/e2e-data-${PORT}`,
+      PORT: String(port),
+      DATA_DIR: `.tmp/e2e-data-${port}`,
       E2E_FRESH_DATA: '1',
       // Every test signs in from the same address, more often than a person would.
       RATE_LIMIT_AUTH_PER_MINUTE: '1000',
       // The webhooks spec's receiver listens there; every other private address stays refused.
       PROVIDER_ALLOWED_PRIVATE_HOSTS: '127.0.0.1',
     },
-    url: `${BASE_URL}/api/v1/health`,
+    url: `${e2eBaseUrl(port - PORT)}/api/v1/health`,
     timeout: 120_000,
     reuseExistingServer: false,
-    stdout: 'ignore',
-    stderr: 'pipe',
-  },
+    stdout: 'ignore' as const,
+    stderr: 'pipe' as const,
+  })),
 });

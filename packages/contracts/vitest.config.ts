@@ -7,6 +7,8 @@ export default defineConfig({
     // A project does not inherit the root's maxWorkers (see ../../vitest.config.ts).
     maxWorkers: 4,
     include: ['src/**/*.test.ts'],
+    // Pure functions: nothing a file leaves behind can reach the next, so the modules load once per worker.
+    isolate: false,
     passWithNoTests: true,
   },
 });

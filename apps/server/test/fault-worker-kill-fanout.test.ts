@@ -7,11 +7,11 @@ import { acceptedSendToGeneratedSubscribers, messageRow, waitFor } from './suppo
 import { kill, readLedger, spawnServer, stopAll } from './support/spawned-server.ts';
 import { createTestContext, type TestContext } from './support/test-app.ts';
 
-// SIGKILL of the only worker while a 50,000-recipient send is still being fanned out (a step's
+// SIGKILL of the only worker while a 10,000-recipient send is still being fanned out (a step's
 // transaction open, the step's job active in the queue): a worker started after it finishes the
 // fan-out and the hand-over by itself. The SIGKILL during the hand-over is messaging-crash.test.ts.
 
-const RECIPIENTS = 50_000;
+const RECIPIENTS = 10_000;
 let ctx: TestContext;
 let dir: string;
 
@@ -41,8 +41,8 @@ it('SIGKILL of the worker mid-fan-out: the next worker completes the send, every
   const env = {
     WORKER_CONCURRENCY: '2',
     SEND_CLAIM_SECONDS: '5',
-    // 50 steps of 1,000: the kill lands between two of them or inside one.
-    FANOUT_BATCH_SIZE: '1000',
+    // 50 steps of 200: the kill lands between two of them or inside one.
+    FANOUT_BATCH_SIZE: '200',
     SIMULATOR_BATCH_SIZE: '500',
     SIMULATOR_MESSAGES_PER_SECOND: '1000000',
     SIMULATOR_LEDGER: ledger,
@@ -51,7 +51,7 @@ it('SIGKILL of the worker mid-fan-out: the next worker completes the send, every
   await first.ready;
   const atKill = await waitFor(
     () => sendOf(messageId),
-    (send) => send?.state === 'fanout' && Number(send.cursor) >= 5000,
+    (send) => send?.state === 'fanout' && Number(send.cursor) >= 1000,
     { timeoutMs: 60_000, everyMs: 5, what: `the fan-out to be under way (${first.output()})` },
   );
   await kill(first);

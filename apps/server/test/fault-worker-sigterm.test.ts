@@ -11,7 +11,7 @@ import { createTestContext, type TestContext } from './support/test-app.ts';
 // exits 0 having recorded every offer it made and released every batch it held, so the next
 // worker carries on at once (not after the claims' 60 s) and offers nobody twice.
 
-const RECIPIENTS = 12_000;
+const RECIPIENTS = 6000;
 let ctx: TestContext;
 let dir: string;
 
@@ -49,15 +49,15 @@ it('SIGTERM to a worker mid-send: it exits 0 with its batches recorded and relea
     SEND_CLAIM_SECONDS: '60',
     FANOUT_BATCH_SIZE: '5000',
     SIMULATOR_BATCH_SIZE: '250',
-    // Slow enough that batches are mid-way when the signal comes.
-    SIMULATOR_MESSAGES_PER_SECOND: '3000',
+    // Slow enough that batches are mid-way when the signal comes (4 s for everyone).
+    SIMULATOR_MESSAGES_PER_SECOND: '1500',
     SIMULATOR_LEDGER: ledger,
   };
   const first = spawnServer('worker', ctx.config as never, env);
   await first.ready;
   await waitFor(
     () => counts(messageId),
-    (now) => now.handedOver >= 3000 && now.claims > 0,
+    (now) => now.handedOver >= 1500 && now.claims > 0,
     { timeoutMs: 60_000, everyMs: 20, what: `batches to be under way (${first.output()})` },
   );
   const ended = await kill(first, 'SIGTERM');

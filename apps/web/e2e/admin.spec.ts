@@ -1,4 +1,4 @@
-import { expect, type Locator, type Page, test } from '@playwright/test';
+import { expect, type Locator, type Page, test } from './fixtures.ts';
 import { DEMO_USERS, sidebarLinks, signIn } from './sign-in.ts';
 
 const SHOTS = process.env.E2E_SCREENSHOTS_DIR;

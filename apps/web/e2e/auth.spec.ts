@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import { DEMO_USERS, fillSignIn, sidebarLinks, signIn } from './sign-in.ts';
 
 const MENUS = [

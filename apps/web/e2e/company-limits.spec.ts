@@ -1,5 +1,5 @@
-import { expect, test } from '@playwright/test';
 import { callApi, createCompanyWithOwner, deleteCompany } from './api-setup.ts';
+import { expect, test } from './fixtures.ts';
 import { DEMO_USERS, sidebarLinks, signIn } from './sign-in.ts';
 
 /**

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import { DEMO_USERS, fillSignIn, signIn } from './sign-in.ts';
 
 const SCREENS = path.resolve(import.meta.dirname, '../../../.tmp/screens');

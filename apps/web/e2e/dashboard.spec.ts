@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { expect, type Page, test } from '@playwright/test';
 import { monthlyPriceOf, PLAN_CURRENCY } from '@sms/contracts/plans/plan-catalogue';
+import { expect, type Page, test } from './fixtures.ts';
 import { DEMO_USERS, signIn } from './sign-in.ts';
 
 const SCREENS = 'test-results/screens';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { expect, type Locator, type Page, test } from '@playwright/test';
+import { expect, type Locator, type Page, test } from './fixtures.ts';
 import { DEMO_USERS, signIn } from './sign-in.ts';
 
 /** Screens a person looks at for these items (kept out of test-results, which each run empties). */

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { expect, type Page, test } from '@playwright/test';
+import { expect, type Page, test } from './fixtures.ts';
 import { DEMO_USERS, signIn } from './sign-in.ts';
 
 const SCREENS = 'test-results/screens';
@@ -107,11 +107,13 @@ test.describe('reports', () => {
     const table = page.getByRole('table', { name: 'Message Volume per day (UTC)' });
     await expect(table.locator('tbody tr')).toHaveCount(week.messageVolume.length);
 
-    // The demo data is a working week with a campaign, not the same figure every day.
+    // The demo data is a working week with a campaign, not the same figure every day: busy days and
+    // quiet ones (a week holds a weekend). Not the campaign day against the median: when it falls on
+    // a weekend it is 1.3 times a weekday (Sunday 29 November: 5,659 against 4,377), and only other
+    // specs' sends of the same day, on the same server, lifted the busiest day past 1.5 times.
     const sent = week.messageVolume.map((point) => point.sent).sort((a, b) => a - b);
-    const median = sent[Math.floor(sent.length / 2)];
     expect(new Set(sent).size).toBeGreaterThanOrEqual(4);
-    expect(sent.at(-1)!).toBeGreaterThan(1.5 * median);
+    expect(sent.at(-1)!).toBeGreaterThan(2 * sent[0]);
   });
 
   test("viewers read their company's report, named in the subtitle and a badge", async ({ page }) => {

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import { DEMO_USERS, signIn } from './sign-in.ts';
 
 test('a viewer opening /admin sees Access Denied', async ({ page }) => {

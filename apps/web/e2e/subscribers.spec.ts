@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import { DEMO_USERS, signIn } from './sign-in.ts';
 
 const table = (page: import('@playwright/test').Page) => page.getByRole('table', { name: 'Subscribers' });

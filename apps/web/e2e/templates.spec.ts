@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { expect, type Page, test } from '@playwright/test';
 import { MERGE_FIELD_MESSAGES } from '@sms/contracts/templates/merge-fields';
+import { expect, type Page, test } from './fixtures.ts';
 import { DEMO_USERS, signIn } from './sign-in.ts';
 
 const screen = (name: string) => path.resolve(import.meta.dirname, `../../../.tmp/screens/${name}.png`);

@@ -2,8 +2,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
 import { WEBHOOK_MESSAGES } from '@sms/contracts/webhooks/webhook';
+import { expect, test } from './fixtures.ts';
 import { DEMO_USERS, signIn } from './sign-in.ts';
 
 const screen = (name: string) => path.resolve(import.meta.dirname, `../../../.tmp/screens/${name}.png`);

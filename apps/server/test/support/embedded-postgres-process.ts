@@ -13,6 +13,7 @@ import { rmSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { type EmbeddedServer, startEmbeddedPostgres } from '../../src/db/embedded.ts';
 
 const dataDir = await mkdtemp(path.join(os.tmpdir(), 'sms-test-pg-'));
@@ -37,7 +38,8 @@ process.on('SIGTERM', () => void stop(0));
 process.on('SIGINT', () => void stop(0));
 
 try {
-  // The data folder is deleted when the run ends: durability would only cost time.
+  // The data folder is deleted when the run ends: durability would only cost time (fsync and
+  // full_page_writes off here, synchronous_commit below).
   server = await startEmbeddedPostgres(dataDir, (line) => process.stderr.write(`${line}\n`), {
     durable: false,
   });
@@ -45,4 +47,28 @@ try {
   process.stderr.write(`${(error as Error).message}\n`);
   await stop(1);
 }
+if (!stopping) {
+  await commitAsynchronously(server!.connectionString('postgres')).catch(async (error) => {
+    process.stderr.write(`${(error as Error).message}\n`);
+    await stop(1);
+  });
+}
 if (!stopping) process.stdout.write(`${server!.connectionString('postgres')}\n`);
+
+/**
+ * A commit returns before its WAL is written (the server's own writer follows within a moment):
+ * a crash of this cluster could lose the last commits, which no one would miss, and no test kills
+ * it (killable-postgres.ts is the fault suites' cluster, which keeps commits synchronous).
+ */
+async function commitAsynchronously(adminUrl: string) {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await client.query('alter system set synchronous_commit = off');
+    // Written out within milliseconds, not 200 (fan-out-reads.test.ts waits for VACUUM to see it).
+    await client.query(`alter system set wal_writer_delay = '10ms'`);
+    await client.query('select pg_reload_conf()');
+  } finally {
+    await client.end();
+  }
+}

