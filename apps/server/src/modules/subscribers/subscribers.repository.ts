@@ -1,5 +1,6 @@
 import { type ExpressionBuilder, type SelectQueryBuilder, sql } from 'kysely';
-import type { Executor } from '../../db/database.ts';
+import { type Executor, namedStatement } from '../../db/database.ts';
+import { RESET_PLANS, runStatement, useGenericPlans } from '../../lib/planned-once.ts';
 import type { DB } from '../../db/schema.ts';
 
 /** Who to list: companyId null means every company (system_admin). */
@@ -144,7 +145,7 @@ function countOf(db: Executor, filter: SubscriberFilter, cap: number) {
 }
 
 /** A subscriber row as the lists show it: its company's name and its active services, ascending. */
-const PAGE_ROW = sql`
+const PAGE_ROW = `
   s.id, s.msisdn, s.status, s.company_id, c.name as company_name, s.created_at,
   coalesce((select array_agg(x.service_id order by x.service_id) from subscriptions x
              where x.company_id = s.company_id and x.subscriber_id = s.id and x.status = 'active'),
@@ -153,7 +154,7 @@ const PAGE_ROW = sql`
 /** The rows of a page of subscribers named by their keys, in that order. */
 async function subscriberPageRows(db: Executor, companyIds: number[], ids: number[]) {
   const { rows } = await sql<SubscriberPageRow>`
-    select ${PAGE_ROW}
+    select ${sql.raw(PAGE_ROW)}
       from unnest(${companyIds}::bigint[], ${ids}::bigint[]) with ordinality k(company_id, id, n)
       join subscribers s on s.company_id = k.company_id and s.id = k.id
       join companies c on c.id = s.company_id
@@ -175,11 +176,33 @@ export type SubscriberPageRow = {
 export type SubscriberPage = { total: number; newest: number | null; rows: SubscriberPageRow[] };
 
 /**
- * A page of a company's whole list (no filter), newest first, from the top or (atOrBelowId) from a
- * remembered id, with the list's exact total (the per-status counters) and newest id. The offset
- * is walked over ids alone (an index-only scan), then the page's rows are read by their keys. The
- * company's row unseen: no rows.
+ * A page of a company's whole list (no filter), newest first, from the top or from a remembered
+ * id (at or below it), with the list's exact total (the per-status counters) and newest id, in one
+ * statement: the page is read in the snapshot of the state it is returned with. The offset is
+ * walked over the company's (company_id, id) key alone (an index-only scan) into an array, then the
+ * page's rows are read by their keys. A named statement planned once per connection for any
+ * company (lib/planned-once.ts): each step is read once whatever the plan (a plan made while the
+ * table was small joined the page's subquery and read it again for every row). Its bound is a
+ * plain value, as row-level security keeps an expression such as coalesce(...) out of the index's
+ * condition. The company's row unseen: no rows.
  */
+const WHOLE_LIST_PAGE = namedStatement(
+  'subscriber_whole_list_page',
+  `select ${RESET_PLANS} as reset, h.total, h.newest, r.*
+     from (select (select coalesce(sum(subscriber_count), 0)::bigint from company_subscriber_counts
+                    where company_id = $1::bigint) as total,
+                  (select max(id) from subscribers where company_id = $1::bigint) as newest,
+                  array(select k.id from subscribers k
+                         where k.company_id = $1::bigint and k.id <= $2::bigint
+                         order by k.id desc offset $3::int limit $4::int) as ids) h
+     left join lateral (
+       select ${PAGE_ROW}
+         from unnest(h.ids) p(id)
+         join subscribers s on s.company_id = $1::bigint and s.id = p.id
+         join companies c on c.id = s.company_id) r on true
+    order by r.id desc`,
+);
+
 export async function wholeListPage(
   db: Executor,
   companyId: number,
@@ -187,23 +210,20 @@ export async function wholeListPage(
   limit: number,
   atOrBelowId: number | null,
 ): Promise<SubscriberPage> {
-  // One statement: the page is read in the snapshot of the state it is returned with.
-  const { rows } = await sql<{ total: number; newest: number | null } & Nullable<SubscriberPageRow>>`
-    select h.total, h.newest, r.*
-      from (select (select coalesce(sum(subscriber_count), 0)::bigint from company_subscriber_counts
-                     where company_id = ${companyId}) as total,
-                   (select max(id) from subscribers where company_id = ${companyId}) as newest) h
-      left join lateral (
-        select ${PAGE_ROW}
-          from (select k.id from subscribers k
-                 where k.company_id = ${companyId} and k.id <= coalesce(${atOrBelowId}::bigint, h.newest)
-                 order by k.id desc offset ${offset} limit ${limit}) p
-          join subscribers s on s.company_id = ${companyId} and s.id = p.id
-          join companies c on c.id = s.company_id) r on true
-     order by r.id desc`.execute(db);
+  await useGenericPlans(db);
+  const rows = await runStatement<{ reset: unknown; total: number; newest: number | null } & Nullable<SubscriberPageRow>>(
+    db,
+    WHOLE_LIST_PAGE,
+    // Ids stay below 2^53 (db/database.ts): the top of the list is at or below the largest.
+    [companyId, atOrBelowId ?? Number.MAX_SAFE_INTEGER, offset, limit],
+  );
   const { total, newest } = rows[0];
   const subscribers = rows.filter((row): row is (typeof rows)[number] & SubscriberPageRow => row.id !== null);
-  return { total, newest, rows: subscribers.map(({ total: _total, newest: _newest, ...row }) => row) };
+  return {
+    total,
+    newest,
+    rows: subscribers.map(({ reset: _reset, total: _total, newest: _newest, ...row }) => row),
+  };
 }
 
 type Nullable<T> = { [K in keyof T]: T[K] | null };
