@@ -1,7 +1,7 @@
 import { type ExpressionBuilder, type SelectQueryBuilder, sql } from 'kysely';
 import { type Executor, namedStatement } from '../../db/database.ts';
-import { RESET_PLANS, runStatement, useGenericPlans } from '../../lib/planned-once.ts';
 import type { DB } from '../../db/schema.ts';
+import { RESET_PLANS, runStatement, useGenericPlans } from '../../lib/planned-once.ts';
 
 /** Who to list: companyId null means every company (system_admin). */
 export type SubscriberFilter = {
@@ -211,7 +211,9 @@ export async function wholeListPage(
   atOrBelowId: number | null,
 ): Promise<SubscriberPage> {
   await useGenericPlans(db);
-  const rows = await runStatement<{ reset: unknown; total: number; newest: number | null } & Nullable<SubscriberPageRow>>(
+  const rows = await runStatement<
+    { reset: unknown; total: number; newest: number | null } & Nullable<SubscriberPageRow>
+  >(
     db,
     WHOLE_LIST_PAGE,
     // Ids stay below 2^53 (db/database.ts): the top of the list is at or below the largest.
