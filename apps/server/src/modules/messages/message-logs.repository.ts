@@ -33,12 +33,31 @@ export type MessageRow = {
   queue_job_id: string | null;
   encoding: string | null;
   parts: number | null;
+  cancelled_at: Date | null;
+  cancelled_by_name: string | null;
+  /** A send in progress: recipients handed over so far, of how many. */
+  handover: { handedOver: number; recipients: number } | null;
 };
 
-const MESSAGE_COLUMNS_TEXT = `
+/**
+ * A message as the lists show it (`m`: messages). A cancelled one says who and when; one being sent
+ * says how many of its recipients were handed over and out of how many, read only for such a row:
+ * until the fan-out has resolved every recipient, the total is at least the count estimated when
+ * the send was requested.
+ */
+export const MESSAGE_COLUMNS_TEXT = `
   m.id, m.company_id, c.name as company_name, m.service_id, s.name as service_name,
   m.service_ids::int[] as service_ids, m.direction, m.content, m.msisdn, m.status, m.scheduled_at,
-  m.sent_at, m.created_at, m.recipient_count, m.queue_job_id, m.encoding, m.parts`;
+  m.sent_at, m.created_at, m.recipient_count, m.queue_job_id, m.encoding, m.parts,
+  m.cancelled_at, m.cancelled_by_name,
+  case when m.status in ('queued', 'processing') then (
+    select json_build_object('handedOver', t.total - t.pending,
+                             'recipients', case when ms.state in ('dispatch', 'done') then t.total
+                                                else greatest(t.total, coalesce(m.recipient_count, 0)) end)
+      from (select coalesce(sum(d.pending + d.submitted + d.sent + d.delivered + d.failed + d.rejected + d.expired), 0)::int as total,
+                   coalesce(sum(d.pending), 0)::int as pending
+              from message_delivery_counts d where d.company_id = m.company_id and d.message_id = m.id) t
+      left join message_sends ms on ms.company_id = m.company_id and ms.message_id = m.id) end as handover`;
 const MESSAGE_COLUMNS = sql.raw(MESSAGE_COLUMNS_TEXT);
 
 export type Json<T> = {
@@ -51,6 +70,7 @@ export const messageRowOf = (row: Json<MessageRow>): MessageRow => ({
   scheduled_at: row.scheduled_at === null ? null : new Date(row.scheduled_at),
   sent_at: row.sent_at === null ? null : new Date(row.sent_at),
   created_at: new Date(row.created_at),
+  cancelled_at: row.cancelled_at === null ? null : new Date(row.cancelled_at),
 });
 
 /**
@@ -219,9 +239,7 @@ export async function findMessage(db: Executor, id: number, companyId: number | 
 // its key. `first`: columns before the message's (a read that goes on turns generic plans on there,
 // lib/planned-once.ts).
 const messageWithState = (first: string, where: string) => `
-  select ${first} m.id, m.company_id, c.name as company_name, m.service_id, s.name as service_name,
-         m.service_ids::int[] as service_ids, m.direction, m.content, m.msisdn, m.status, m.scheduled_at,
-         m.sent_at, m.created_at, m.recipient_count, m.queue_job_id, m.encoding, m.parts,
+  select ${first} ${MESSAGE_COLUMNS_TEXT},
          ms.state as send_state, ms.recipients_at, ms.recipients, ms.started_at, ms.fanout_finished_at,
          ms.handed_over_at, ms.updated_at as send_updated_at, dc.pending, dc.submitted, dc.sent,
          dc.delivered, dc.failed, dc.rejected, dc.expired, ms.failed_reason as send_failed_reason
@@ -447,41 +465,3 @@ export const deliveryReportsOf = (page: RecipientColumns): DeliveryReportRow[] =
     attempts: page.attempts[i],
     updated_at: new Date(page.updated[i]),
   }));
-
-/** What a list row shows beyond its columns: a cancel's who and when, a send's hand-over so far. */
-export type MessageExtrasRow = {
-  id: number;
-  cancelled_at: Date | null;
-  cancelled_by_name: string | null;
-  handed_over: number | null;
-  recipients: number | null;
-};
-
-/**
- * The extras of a few messages of a page (those cancelled or being handed over; the caller picks
- * them, so a page of finished sends costs no read), by their keys. Until the fan-out has resolved
- * every recipient, the total is at least the count estimated when the send was requested.
- */
-export async function readMessageExtras(
-  db: Executor,
-  keys: readonly { companyId: number; id: number }[],
-): Promise<Map<number, MessageExtrasRow>> {
-  if (keys.length === 0) return new Map();
-  const { rows } = await sql<MessageExtrasRow>`
-    select m.id, m.cancelled_at, m.cancelled_by_name,
-           case when m.status in ('queued', 'processing') then dc.total - dc.pending end as handed_over,
-           case when m.status not in ('queued', 'processing') then null
-                when ms.state in ('dispatch', 'done') then dc.total
-                else greatest(dc.total, coalesce(m.recipient_count, 0)) end as recipients
-      from unnest(${`{${keys.map((key) => key.companyId).join(',')}}`}::bigint[],
-                  ${`{${keys.map((key) => key.id).join(',')}}`}::bigint[]) k(company_id, id)
-      join messages m on m.company_id = k.company_id and m.id = k.id
-      left join message_sends ms on ms.company_id = m.company_id and ms.message_id = m.id
-      cross join lateral (
-        select coalesce(sum(d.pending + d.submitted + d.sent + d.delivered + d.failed + d.rejected + d.expired), 0)::int as total,
-               coalesce(sum(d.pending), 0)::int as pending
-          from message_delivery_counts d where d.company_id = m.company_id and d.message_id = m.id) dc`.execute(
-    db,
-  );
-  return new Map(rows.map((row) => [Number(row.id), row]));
-}

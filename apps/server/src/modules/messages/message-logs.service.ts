@@ -33,7 +33,7 @@ import { knownRecipientStart, recipientPageStart } from './recipient-page-anchor
 /** Send states in which every recipient row has been written (migration 0006). */
 const FANNED_OUT = new Set(['dispatch', 'done']);
 
-export function presentMessage(row: repo.MessageRow, extras?: repo.MessageExtrasRow): TMessage {
+export function presentMessage(row: repo.MessageRow): TMessage {
   return {
     id: row.id,
     content: row.content,
@@ -56,26 +56,11 @@ export function presentMessage(row: repo.MessageRow, extras?: repo.MessageExtras
     encoding: row.encoding as TMessage['encoding'],
     parts: row.parts,
     cancelled:
-      row.status === 'cancelled' && extras?.cancelled_at
-        ? { at: isoString(new Date(extras.cancelled_at)), by: extras.cancelled_by_name }
+      row.status === 'cancelled' && row.cancelled_at
+        ? { at: isoString(row.cancelled_at), by: row.cancelled_by_name }
         : null,
-    handover:
-      extras && extras.handed_over !== null && extras.recipients !== null
-        ? { handedOver: extras.handed_over, recipients: extras.recipients }
-        : null,
+    handover: row.handover,
   };
-}
-
-/** Rows whose presentation needs more than the page's columns (readMessageExtras). */
-const NEEDS_EXTRAS = new Set(['cancelled', 'queued', 'processing']);
-
-/** The rows presented, the extras of those that need them read in one statement. */
-async function presentMessages(db: Executor, rows: readonly repo.MessageRow[]) {
-  const keys = rows
-    .filter((row) => NEEDS_EXTRAS.has(row.status))
-    .map((row) => ({ companyId: row.company_id, id: row.id }));
-  const extras = await repo.readMessageExtras(db, keys);
-  return rows.map((row) => presentMessage(row, extras.get(row.id)));
 }
 
 function presentDeliveryReport(row: repo.DeliveryReportRow): TDeliveryReport {
@@ -138,7 +123,7 @@ export async function listMessages(
     ) as TListMessagesData['counts'];
     const total = searched ?? sumOf(filter);
     return {
-      messages: await presentMessages(trx, rows),
+      messages: rows.map(presentMessage),
       currentPage: query.page,
       totalPages: totalPages(total.total, query.limit),
       totalItems: total.total,
@@ -345,7 +330,7 @@ export async function getMessageDetails(deps: AppDeps, ctx: RequestContext, id: 
       currentPage: query.page,
       totalPages: totalPages(total, query.limit),
       totalItems: total,
-      message: (await presentMessages(trx, [message]))[0],
+      message: presentMessage(message),
       jobStatus: describeJob(message, send, job, counts, new Date()),
       summary: summariseDeliveries(counts),
     };

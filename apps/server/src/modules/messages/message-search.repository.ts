@@ -4,6 +4,7 @@ import { RESET_PLANS, resetPlans, runStatement } from '../../lib/planned-once.ts
 import {
   type CappedCount,
   type Json,
+  MESSAGE_COLUMNS_TEXT,
   type MessageFilter,
   type MessageRow,
   messageRowOf,
@@ -40,9 +41,7 @@ const NEWEST_FIRST = 'order by t.created_at desc, t.message_id desc';
 // JSON.
 const pageRowsJson = (companyIds: string, messageIds: string) => `
   (select coalesce(json_agg(r order by r.n), '[]')
-     from (select k.n, m.id, m.company_id, c.name as company_name, m.service_id, s.name as service_name,
-                  m.service_ids::int[] as service_ids, m.direction, m.content, m.msisdn, m.status,
-                  m.scheduled_at, m.sent_at, m.created_at, m.recipient_count, m.queue_job_id, m.encoding, m.parts
+     from (select k.n, ${MESSAGE_COLUMNS_TEXT}
              from unnest(${companyIds}, ${messageIds}) with ordinality k(company_id, id, n)
              join messages m on m.company_id = k.company_id and m.id = k.id
              join companies c on c.id = m.company_id
