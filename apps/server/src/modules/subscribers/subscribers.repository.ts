@@ -144,9 +144,9 @@ function countOf(db: Executor, filter: SubscriberFilter, cap: number) {
     .select(sql<number>`count(*)::int`.as('n'));
 }
 
-/** A subscriber row as the lists show it: its company's name and its active services, ascending. */
+/** A subscriber row as the lists show it: its company's name, its merge fields and its active services, ascending. */
 const PAGE_ROW = `
-  s.id, s.msisdn, s.status, s.company_id, c.name as company_name, s.created_at,
+  s.id, s.msisdn, s.status, s.company_id, c.name as company_name, s.created_at, s.attributes,
   coalesce((select array_agg(x.service_id order by x.service_id) from subscriptions x
              where x.company_id = s.company_id and x.subscriber_id = s.id and x.status = 'active'),
            '{}')::int[] as active_services`;
@@ -169,6 +169,7 @@ export type SubscriberPageRow = {
   company_id: number;
   company_name: string;
   created_at: Date;
+  attributes: Record<string, string>;
   active_services: number[];
 };
 
@@ -458,19 +459,6 @@ export function findCompanyCountry(db: Executor, companyId: number) {
     .where('id', '=', companyId)
     .executeTakeFirst()
     .then((row) => row?.default_country ?? null);
-}
-
-/**
- * The attributes of a page's subscribers, by id: the list's own reads (db/functions) leave them
- * out, so they are read by the page's keys here, one statement a page.
- */
-export async function attributesOfPage(db: Executor, companyIds: number[], ids: number[]) {
-  if (ids.length === 0) return new Map<number, Record<string, string>>();
-  const { rows } = await sql<{ id: number; attributes: Record<string, string> }>`
-    select s.id, s.attributes
-      from unnest(${companyIds}::bigint[], ${ids}::bigint[]) as p(company_id, id)
-      join subscribers s on s.company_id = p.company_id and s.id = p.id`.execute(db);
-  return new Map(rows.map((row) => [Number(row.id), row.attributes]));
 }
 
 /** One subscriber by id, in the scope (companyId null: any company's, a system_admin's). */

@@ -30,20 +30,10 @@ import { listWholeSubscriberList } from './subscriber-page-anchors.ts';
 import * as repo from './subscribers.repository.ts';
 
 /** A subscriber as the lists read it; reads outside a page may not know its services (null). */
-type SubscriberRow = Omit<repo.SubscriberPageRow, 'active_services'> & {
+type SubscriberRow = Omit<repo.SubscriberPageRow, 'active_services' | 'attributes'> & {
   active_services: number[] | null;
   attributes?: Record<string, string> | null;
 };
-
-/** A page's rows with their attributes (the list's reads in db/functions leave them out). */
-async function withAttributes<Row extends SubscriberRow>(db: Executor, rows: Row[]): Promise<Row[]> {
-  const byId = await repo.attributesOfPage(
-    db,
-    rows.map((row) => row.company_id),
-    rows.map((row) => row.id),
-  );
-  return rows.map((row) => ({ ...row, attributes: byId.get(row.id) ?? {} }));
-}
 
 export function presentSubscriber(row: SubscriberRow): TSubscriber {
   return {
@@ -161,10 +151,9 @@ export async function listSubscribers(
   ctx: RequestContext,
   query: ListFilter & { page: number; limit: number },
 ) {
-  const { rows, count } = await inActorTransaction(deps.db, ctx, async (trx) => {
-    const page = await readSubscriberPage(deps, trx, ctx, query);
-    return { rows: await withAttributes(trx, page.rows), count: page.count };
-  });
+  const { rows, count } = await inActorTransaction(deps.db, ctx, (trx) =>
+    readSubscriberPage(deps, trx, ctx, query),
+  );
   return {
     subscribers: rows.map(presentSubscriber),
     totalItems: count.total,
