@@ -5,6 +5,7 @@ import { findDashboardFigures } from '../src/modules/dashboard/dashboard.reposit
 import { monthWindow } from '../src/modules/dashboard/dashboard.service.ts';
 import { readMessageDetails } from '../src/modules/messages/message-details.repository.ts';
 import { listMessagesWithCounts } from '../src/modules/messages/message-logs.repository.ts';
+import { searchCompanyNumbers, wholeListPage } from '../src/modules/subscribers/subscribers.repository.ts';
 import { insertMessage, recordSend } from './support/message-log-factories.ts';
 import { createTwoTenantContext } from './support/two-tenants.ts';
 
@@ -29,6 +30,11 @@ async function readTwice(scope = companyScope(companyId), company: number | null
       await listMessagesWithCounts(trx, { companyId: company, statuses: ['pending', 'processing'] }, 0, 20);
       await readMessageDetails(trx, messageId, company, null, 0, 20, null);
       await findDashboardFigures(trx, company, monthWindow(new Date()), 5);
+      if (company !== null) {
+        await wholeListPage(trx, company, 0, 20, null);
+        const search = { digits: '700', prefixes: ['+254700'] };
+        await searchCompanyNumbers(trx, company, null, search, 0, 20, 200);
+      }
     }
     const { rows } = await sql<Prepared>`
       select name, generic_plans, custom_plans from pg_prepared_statements where name is not null`.execute(
@@ -47,7 +53,14 @@ describe('console reads planned once', () => {
       'a company',
       companyScope(companyId),
       companyId,
-      ['message_page', 'message_page_by_status', 'recipient_page', 'dashboard_company'],
+      [
+        'message_page',
+        'message_page_by_status',
+        'recipient_page',
+        'dashboard_company',
+        'subscriber_whole_list_page',
+        'subscriber_number_search_page',
+      ],
     ],
     [
       'the platform',

@@ -231,6 +231,31 @@ export async function wholeListPage(
 
 type Nullable<T> = { [K in keyof T]: T[K] | null };
 
+const firstInRange = (column: string, from: number) => `
+  (select s.id from subscribers s
+    where s.company_id = $1::bigint and (${column} collate "C") >= $${from}::text
+      and (${column} collate "C") < $${from + 1}::text
+    limit $8::int)`;
+// $1 the company; $2-$7 the three ranges (start, end); $8 few + 1; $9 offset; $10 limit. One row
+// at least, which ends the generic plans: the company's country (null: unseen) and the matches.
+const NUMBER_SEARCH_PAGE = namedStatement(
+  'subscriber_number_search_page',
+  `select ${RESET_PLANS} as reset, f.country, cardinality(f.found) as total, r.*
+     from (select c.default_country as country,
+                  array(select distinct x.id
+                          from (${firstInRange('s.msisdn', 2)} union all ${firstInRange('s.msisdn', 4)}
+                                union all ${firstInRange('s.msisdn_reversed', 6)}) x
+                         order by x.id desc) as found
+             from (select) one left join companies c on c.id = $1::bigint) f
+     left join lateral (
+       select ${PAGE_ROW}
+         from unnest(f.found[$9::int + 1 : $9::int + $10::int]) p(id)
+         join subscribers s on s.company_id = $1::bigint and s.id = p.id
+         join companies c on c.id = s.company_id
+        where cardinality(f.found) < $8::int) r on true
+    order by r.id desc`,
+);
+
 /**
  * A company's phone search (no other filter) when it has at most `few` matches: its numbers that
  * start with either prefix or end with the digits, newest first, with the search's exact total.
@@ -255,26 +280,28 @@ export async function searchCompanyNumbers(
 > {
   const [first, second = first] = search.prefixes;
   const reversed = [...search.digits].reverse().join('');
-  const firstOf = (column: 's.msisdn' | 's.msisdn_reversed', start: string) => sql`
-    (select s.id from subscribers s where s.company_id = ${companyId} and ${numberMatches(column, start)}
-      limit ${few + 1})`;
-  const { rows } = await sql<{ country: string | null; found: number[] }>`
-    select c.default_country as country,
-           array(select distinct x.id
-                   from (${firstOf('s.msisdn', first)} union all ${firstOf('s.msisdn', second)}
-                         union all ${firstOf('s.msisdn_reversed', reversed)}) x
-                  order by x.id desc) as found
-      from companies c where c.id = ${companyId}`.execute(db);
-  // The company's row unseen: no country, and no numbers.
-  const { country: companys = null, found = [] } = rows[0] ?? {};
+  const range = (start: string) => [start, `${start}${RANGE_END}`];
+  await useGenericPlans(db);
+  const rows = await runStatement<
+    { reset: unknown; country: string | null; total: number } & Nullable<SubscriberPageRow>
+  >(db, NUMBER_SEARCH_PAGE, [
+    companyId,
+    ...range(first),
+    ...range(second),
+    ...range(reversed),
+    few + 1,
+    offset,
+    limit,
+  ]);
+  const { country: companys, total } = rows[0];
   if (companys !== country) return { kind: 'country', country: companys };
   // A range cut short holds few + 1 of them: more than few in all.
-  if (found.length > few) return { kind: 'broad' };
-  const page = found.slice(offset, offset + limit);
+  if (total > few) return { kind: 'broad' };
+  const page = rows.filter((row): row is (typeof rows)[number] & SubscriberPageRow => row.id !== null);
   return {
     kind: 'page',
-    total: found.length,
-    rows: page.length === 0 ? [] : await subscriberPageRows(db, Array(page.length).fill(companyId), page),
+    total,
+    rows: page.map(({ reset: _reset, country: _country, total: _total, ...row }) => row),
   };
 }
 
