@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import type { Executor } from '../../db/database.ts';
+import { type Executor, namedStatement } from '../../db/database.ts';
+import { runStatement } from '../../lib/planned-once.ts';
 import { messagesHoldingWord } from '../messages/message-search.repository.ts';
 
 export type Scope = number | null;
@@ -55,18 +56,40 @@ export async function searchFirstPass(
   return { services, messages: await newestHolding(db, companyId, text, limit), messagesComplete: false };
 }
 
-async function searchServices(db: Executor, companyId: Scope, text: string, limit: number) {
-  const pattern = containsPattern(text);
-  const starts = startsPattern(text);
-  const { rows } = await sql<ServiceHitRow>`
-    select s.id, s.name, s.shortcode, s.keyword, s.status, c.name as company_name
-      from services s join companies c on c.id = s.company_id
-     where ${forCompany('s.company_id', companyId)}
-       and (lower(s.name) like ${pattern} or lower(s.shortcode) like ${pattern} or lower(s.keyword) like ${pattern})
-     order by (lower(s.name) like ${starts} or lower(s.keyword) like ${starts}) desc, s.name, s.id
-     limit ${limit}`.execute(db);
-  return rows;
+// Named statements (db/database.ts): parsed once per connection, and planned once when PostgreSQL
+// finds their plan for any value as good (plan_cache_mode auto). $1 the company (or none), $2 what
+// the text is in, $3 what it starts with, $4 the limit.
+const servicesMatching = (company: string) => `
+  select s.id, s.name, s.shortcode, s.keyword, s.status, c.name as company_name
+    from services s join companies c on c.id = s.company_id
+   where ${company}
+     and (lower(s.name) like $2::text or lower(s.shortcode) like $2::text or lower(s.keyword) like $2::text)
+   order by (lower(s.name) like $3::text or lower(s.keyword) like $3::text) desc, s.name, s.id
+   limit $4::int`;
+const COMPANY_SERVICES_MATCHING = namedStatement(
+  'search_services',
+  servicesMatching('s.company_id = $1::bigint'),
+);
+const SERVICES_MATCHING = namedStatement('search_services_platform', servicesMatching('$1::bigint is null'));
+
+function searchServices(db: Executor, companyId: Scope, text: string, limit: number) {
+  return runStatement<ServiceHitRow>(db, companyId === null ? SERVICES_MATCHING : COMPANY_SERVICES_MATCHING, [
+    companyId,
+    containsPattern(text),
+    startsPattern(text),
+    limit,
+  ]);
 }
+
+// The messages named by their keys, newest first. $1 their companies, $2 their ids.
+const MESSAGE_HITS = namedStatement(
+  'search_message_hits',
+  `select m.id, m.content, m.direction, m.status, m.created_at, c.name as company_name
+     from unnest($1::bigint[], $2::bigint[]) k(company_id, id)
+     join messages m on m.company_id = k.company_id and m.id = k.id
+     join companies c on c.id = m.company_id
+    order by m.created_at desc, m.id desc`,
+);
 
 /**
  * A company's newest messages holding the word, from the word index with those of the longer words
@@ -75,13 +98,10 @@ async function searchServices(db: Executor, companyId: Scope, text: string, limi
 async function newestHoldingWord(db: Executor, companyId: number, word: string, limit: number) {
   const keys = await messagesHoldingWord(db, companyId, word, limit);
   if (keys.length === 0) return [];
-  const { rows } = await sql<MessageHitRow>`
-    select m.id, m.content, m.direction, m.status, m.created_at, c.name as company_name
-      from unnest(${keys.map((key) => key.company_id)}::bigint[], ${keys.map((key) => key.message_id)}::bigint[]) k(company_id, id)
-      join messages m on m.company_id = k.company_id and m.id = k.id
-      join companies c on c.id = m.company_id
-     order by m.created_at desc, m.id desc`.execute(db);
-  return rows;
+  return runStatement<MessageHitRow>(db, MESSAGE_HITS, [
+    keys.map((key) => key.company_id),
+    keys.map((key) => key.message_id),
+  ]);
 }
 
 /** Messages holding the text among the newest RECENT_WINDOW (a common text is found there). */
