@@ -139,13 +139,7 @@ async function finishFanOut(
     await failSend(trx, companyId, messageId, 'dispatch', reason);
     return;
   }
-  const { rows: batches } = await sql<{ first_id: string; last_id: string }>`
-    select min(id)::text as first_id, max(id)::text as last_id
-      from (select id, (row_number() over (order by id) - 1) / ${sizes.batchSize} as batch
-              from delivery_reports
-             where company_id = ${companyId} and message_id = ${messageId} and created_at = ${send.recipientsAt}) r
-     group by batch
-     order by batch`.execute(trx);
+  const batches = await batchWindows(trx, companyId, messageId, send.recipientsAt, sizes.batchSize);
   await queue.enqueueMany(
     trx,
     SEND_BATCH_JOB,
@@ -157,6 +151,32 @@ async function finishFanOut(
   );
   // A send with nobody to send to is done now.
   await settleSends(trx, companyId, [messageId]);
+}
+
+/**
+ * A send's hand-over batches: windows of `batchSize` ids, each starting at one of its recipients,
+ * found by one index probe a window (a loose index scan), where numbering every recipient read a
+ * million index entries. A window holds at most batchSize recipients, fewer where other sends' ids
+ * fall in it; every recipient is in exactly one.
+ */
+export async function batchWindows(
+  trx: Executor,
+  companyId: number,
+  messageId: number,
+  recipientsAt: Date,
+  batchSize: number,
+) {
+  const recipient = sql`company_id = ${companyId} and message_id = ${messageId} and created_at = ${recipientsAt}`;
+  const { rows } = await sql<{ first_id: string; last_id: string }>`
+    with recursive windows(first_id) as (
+      select min(id) from delivery_reports where ${recipient}
+      union all
+      select (select min(id) from delivery_reports where ${recipient} and id >= w.first_id + ${batchSize})
+        from windows w where w.first_id is not null
+    )
+    select w.first_id::text as first_id, (w.first_id + ${batchSize - 1})::text as last_id
+      from windows w where w.first_id is not null order by w.first_id`.execute(trx);
+  return rows;
 }
 
 /**
