@@ -5,6 +5,8 @@ import { findDashboardFigures } from '../src/modules/dashboard/dashboard.reposit
 import { monthWindow } from '../src/modules/dashboard/dashboard.service.ts';
 import { readMessageDetails } from '../src/modules/messages/message-details.repository.ts';
 import { listMessagesWithCounts } from '../src/modules/messages/message-logs.repository.ts';
+import { findReportFigures } from '../src/modules/reports/reports.repository.ts';
+import { reportWindow } from '../src/modules/reports/reports.service.ts';
 import { searchCompanyNumbers, wholeListPage } from '../src/modules/subscribers/subscribers.repository.ts';
 import { insertMessage, recordSend } from './support/message-log-factories.ts';
 import { createTwoTenantContext } from './support/two-tenants.ts';
@@ -30,6 +32,7 @@ async function readTwice(scope = companyScope(companyId), company: number | null
       await listMessagesWithCounts(trx, { companyId: company, statuses: ['pending', 'processing'] }, 0, 20);
       await readMessageDetails(trx, messageId, company, null, 0, 20, null);
       await findDashboardFigures(trx, company, monthWindow(new Date()), 5);
+      await findReportFigures(trx, company, reportWindow('30d', new Date()));
       if (company !== null) {
         await wholeListPage(trx, company, 0, 20, null);
         const search = { digits: '700', prefixes: ['+254700'] };
@@ -58,6 +61,7 @@ describe('console reads planned once', () => {
         'message_page_by_status',
         'recipient_page',
         'dashboard_company',
+        'report_days',
         'subscriber_whole_list_page',
         'subscriber_number_search_page',
       ],
@@ -66,7 +70,13 @@ describe('console reads planned once', () => {
       'the platform',
       platformScope,
       null,
-      ['message_page_platform', 'message_page_by_status_platform', 'recipient_page', 'dashboard_platform'],
+      [
+        'message_page_platform',
+        'message_page_by_status_platform',
+        'recipient_page',
+        'dashboard_platform',
+        'report_days_platform',
+      ],
     ],
   ] as const)(
     'keeps generic plans of the reads for %s, and leaves the transaction as it was',
