@@ -21,7 +21,7 @@ import {
   resumeSend,
   type SendPlan,
 } from './hand-over.repository.ts';
-import type { OutboundSms, SubmitOutcome } from './providers/provider.ts';
+import { type OutboundSms, retryEach, type SubmitOutcome } from './providers/provider.ts';
 import type { CompanyProvider, ProviderRegistry } from './providers/registry.ts';
 import { takeSendTokens } from './rate-window.ts';
 import { personalise, type RecipientCopy } from './recipient-texts.ts';
@@ -239,10 +239,7 @@ async function offer(
     return await companyProvider.provider.sendBatch(outbound);
   } catch (error) {
     // The interface says providers turn faults into retries; one that throws gets the same.
-    const reason = `Provider error: ${(error as Error).message}`;
-    return outbound.map(
-      (sms): SubmitOutcome => ({ recipientKey: sms.recipientKey, outcome: 'retry', reason }),
-    );
+    return retryEach(outbound, `Provider error: ${(error as Error).message}`);
   }
 }
 

@@ -5,7 +5,7 @@ import {
   NonPublicAddressError,
   type PublicAddressPolicy,
 } from '../../lib/public-address.ts';
-import type { OutboundSms, RetryScope, SmsProvider, SubmitOutcome } from './provider.ts';
+import { type OutboundSms, retryEach, retryOf, type SmsProvider, type SubmitOutcome } from './provider.ts';
 import {
   mayHaveArrived,
   type ProviderAnswer,
@@ -100,7 +100,7 @@ export function createAfricasTalkingProvider(
   const refusedUrl = urlProblem && `Africa's Talking base URL refused: ${URL_PROBLEMS[urlProblem]}`;
 
   async function sendRequest(group: OutboundSms[]): Promise<SubmitOutcome[]> {
-    if (refusedUrl || !endpoint) return retryAll(group, refusedUrl || URL_PROBLEMS.scheme, 'account');
+    if (refusedUrl || !endpoint) return retryEach(group, refusedUrl || URL_PROBLEMS.scheme, 'account');
     const first = group[0]!;
     const form = new URLSearchParams({
       username: config.username,
@@ -138,32 +138,32 @@ export function createAfricasTalkingProvider(
         }));
       // Not even asked (the connection hung or failed): offered again; no route at all is the account's trouble.
       const scope = error instanceof ProviderTimeoutError ? 'request' : 'account';
-      return retryAll(group, unreachableReason(error, timeoutMs), scope);
+      return retryEach(group, unreachableReason(error, timeoutMs), scope);
     }
 
     // Reasons name the HTTP status in its standard words, never the answer's own text: they are
     // shown to the company, and the answer may come from wherever the base URL points.
     const status = httpStatus(answer.status);
     if (answer.status === 401 || answer.status === 403) {
-      return retryAll(
+      return retryEach(
         group,
         `Africa's Talking refused the credentials (${status}): check the company's API key and API username`,
         'account',
       );
     }
     if (answer.status >= 300 && answer.status < 400) {
-      return retryAll(
+      return retryEach(
         group,
         `Africa's Talking answered ${status}, a redirect, which is not followed`,
         'account',
       );
     }
     if (answer.status < 200 || answer.status >= 300) {
-      return retryAll(group, `Africa's Talking answered ${status}`, 'request');
+      return retryEach(group, `Africa's Talking answered ${status}`, 'request');
     }
     const recipients = readRecipients(answer.body);
     if (!recipients) {
-      return retryAll(group, `Africa's Talking answered ${status} with an unreadable body`, 'request');
+      return retryEach(group, `Africa's Talking answered ${status} with an unreadable body`, 'request');
     }
     return mapRecipients(group, recipients);
   }
@@ -177,7 +177,7 @@ export function createAfricasTalkingProvider(
       for (const group of groupBySameText(messages, batchSize)) {
         // After a request that got no answer, the rest wait (offered again) rather than hang too.
         if (heldBack) {
-          outcomes.push(...retryAll(group, heldBack, 'request'));
+          outcomes.push(...retryEach(group, heldBack, 'request'));
           continue;
         }
         const answered = await sendRequest(group);
@@ -205,10 +205,6 @@ function groupBySameText(messages: OutboundSms[], size: number) {
     for (let start = 0; start < group.length; start += size) requests.push(group.slice(start, start + size));
   }
   return requests;
-}
-
-function retryAll(group: OutboundSms[], reason: string, scope: RetryScope): SubmitOutcome[] {
-  return group.map((sms) => ({ recipientKey: sms.recipientKey, outcome: 'retry', reason, scope }));
 }
 
 const URL_PROBLEMS = {
@@ -250,13 +246,7 @@ function mapRecipients(group: OutboundSms[], recipients: AtRecipient[]): SubmitO
   }
   return group.map((sms): SubmitOutcome => {
     const answer = answers.get(digitsOf(sms.to))?.shift();
-    if (!answer) {
-      return {
-        recipientKey: sms.recipientKey,
-        outcome: 'retry',
-        reason: "Missing from Africa's Talking's answer",
-      };
-    }
+    if (!answer) return retryOf(sms, "Missing from Africa's Talking's answer");
     const code = Number(answer.statusCode);
     const status = knownStatus(answer.status, code);
     if (ACCEPTED_CODES.has(code)) {
@@ -270,13 +260,11 @@ function mapRecipients(group: OutboundSms[], recipients: AtRecipient[]): SubmitO
       };
     }
     // The account's balance or standing, not the recipient: the company's sends wait for it.
-    if (ACCOUNT_CODES.has(code)) {
-      return { recipientKey: sms.recipientKey, outcome: 'retry', reason: status, scope: 'account' };
-    }
+    if (ACCOUNT_CODES.has(code)) return retryOf(sms, status, 'account');
     if (isPermanentCode(code)) {
       return { recipientKey: sms.recipientKey, outcome: 'rejected', reason: status, providerStatus: status };
     }
     // 500/501 and codes we do not know: not taken over as far as we can tell.
-    return { recipientKey: sms.recipientKey, outcome: 'retry', reason: `${status} (${code})` };
+    return retryOf(sms, `${status} (${code})`);
   });
 }

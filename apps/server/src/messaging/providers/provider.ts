@@ -61,6 +61,18 @@ export type SubmitOutcome =
  */
 export type RetryScope = 'recipient' | 'request' | 'account';
 
+/** One recipient to offer again later, for `reason`. */
+export const retryOf = (sms: OutboundSms, reason: string, scope?: RetryScope): SubmitOutcome => ({
+  recipientKey: sms.recipientKey,
+  outcome: 'retry',
+  reason,
+  ...(scope && { scope }),
+});
+
+/** Every recipient of a batch or request offered again later, for one reason. */
+export const retryEach = (messages: readonly OutboundSms[], reason: string, scope?: RetryScope) =>
+  messages.map((sms) => retryOf(sms, reason, scope));
+
 /** A delivery report, as any provider's receipt maps onto our statuses. */
 export type DeliveryUpdate = {
   providerMessageId: string;

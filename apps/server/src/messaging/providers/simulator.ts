@@ -1,6 +1,6 @@
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { setTimeout as pause } from 'node:timers/promises';
-import type { OutboundSms, SmsProvider, SubmitOutcome } from './provider.ts';
+import { type OutboundSms, retryEach, retryOf, type SmsProvider, type SubmitOutcome } from './provider.ts';
 
 export type SimulatorOptions = {
   /** Share of recipients refused for good at hand-over (rejected, "InvalidPhoneNumber"). */
@@ -191,11 +191,7 @@ export function createSimulatorProvider(
         const roll = Math.random();
         if (roll < options.retryRate) {
           stats.retried++;
-          outcomes.push({
-            recipientKey: sms.recipientKey,
-            outcome: 'retry',
-            reason: 'Simulated gateway error',
-          });
+          outcomes.push(retryOf(sms, 'Simulated gateway error'));
         } else if (roll < options.retryRate + options.rejectRate) {
           stats.rejected++;
           outcomes.push({
@@ -229,10 +225,7 @@ export function createSimulatorProvider(
             },
           );
         } catch (error) {
-          const reason = `Simulated gateway error: ${(error as Error).message}`;
-          return messages.map(
-            (sms): SubmitOutcome => ({ recipientKey: sms.recipientKey, outcome: 'retry', reason }),
-          );
+          return retryEach(messages, `Simulated gateway error: ${(error as Error).message}`);
         }
       } else if (newlyAccepted.length > 0 && !warnedNoUrl) {
         warnedNoUrl = true;

@@ -1,25 +1,27 @@
 import {
+  PROVIDER_DEFAULTS,
   SMPP_SOURCE_ADDRESS_DEFAULTS,
   senderRefusal,
+  type TSmppBindMode,
   type TSmppMessageIdType,
 } from '@sms/contracts/admin/company-provider';
 import type { Pdu, Session } from 'smpp';
 import smpp from 'smpp';
 import { createPublicAddressPolicy, type PublicAddressPolicy } from '../../lib/public-address.ts';
-import type {
-  DeliveryUpdate,
-  InboundSms,
-  OutboundSms,
-  RetryScope,
-  SmsProvider,
-  SubmitOutcome,
+import {
+  type DeliveryUpdate,
+  type InboundSms,
+  type OutboundSms,
+  type RetryScope,
+  retryEach,
+  retryOf,
+  type SmsProvider,
+  type SubmitOutcome,
 } from './provider.ts';
 import { describeStatus, openSmppLink, type SmppLink } from './smpp-link.ts';
 import { receiptId, recipientReportIds } from './smpp-message-ids.ts';
 import { type SmppPart, splitIntoParts } from './smpp-parts.ts';
 import { isDeliveryReceipt, parseSmppInbound, parseSmppReceipt } from './smpp-receipt.ts';
-
-export const SMPP_BIND_MODES = ['transceiver', 'transmitter_receiver'] as const;
 
 export type SmppConfig = {
   host: string;
@@ -28,7 +30,7 @@ export type SmppConfig = {
   password: string;
   systemType?: string;
   /** One transceiver session, or a transmitter for submits plus a receiver for receipts. */
-  bindMode: (typeof SMPP_BIND_MODES)[number];
+  bindMode: TSmppBindMode;
   /** How submit_sm_resp and receipts write a message id; default `auto` (either form). */
   messageIdType?: TSmppMessageIdType;
   /** submit_sm PDUs outstanding at once (each part counts), so a batch is pipelined. */
@@ -46,8 +48,6 @@ export type SmppConfig = {
   /** Private hosts the host may name (PROVIDER_ALLOWED_PRIVATE_HOSTS); any other is refused. */
   allowedPrivateHosts?: readonly string[];
 };
-
-export const SMPP_DEFAULT_WINDOW = 10;
 
 /** Answers that mean "not now" rather than "never": the SMSC's flow control and its own faults. */
 const TRANSIENT_STATUSES = new Set(
@@ -87,7 +87,7 @@ export function createSmppProvider(
   config: SmppConfig,
   addressPolicy: PublicAddressPolicy = createPublicAddressPolicy(config.allowedPrivateHosts ?? []),
 ): SmsProvider {
-  const windowSize = Math.max(1, config.window ?? SMPP_DEFAULT_WINDOW);
+  const windowSize = Math.max(1, config.window ?? PROVIDER_DEFAULTS.smpp.window);
   const idType = config.messageIdType ?? 'auto';
   const submitTimeoutMs = config.submitTimeoutMs ?? 10_000;
   const bindTimeoutMs = config.bindTimeoutMs ?? 10_000;
@@ -183,18 +183,11 @@ export function createSmppProvider(
     });
   }
 
-  async function sendOne(session: Session, sms: OutboundSms, batch: Batch) {
+  async function sendOne(session: Session, sms: OutboundSms, batch: Batch): Promise<SubmitOutcome> {
     // A sender saved before the rule (or written directly): refused, never sent cut to 11 characters.
     const senderProblem = senderRefusal(sms.from);
-    if (senderProblem)
-      return { recipientKey: sms.recipientKey, outcome: 'rejected', reason: senderProblem } as const;
-    if (batch.held)
-      return {
-        recipientKey: sms.recipientKey,
-        outcome: 'retry',
-        reason: batch.held,
-        scope: 'request',
-      } as const;
+    if (senderProblem) return { recipientKey: sms.recipientKey, outcome: 'rejected', reason: senderProblem };
+    if (batch.held) return retryOf(sms, batch.held, 'request');
     reference = (reference + 1) & 0xff;
     const parts = splitIntoParts(sms.text, sms.encoding, reference);
     const pending: Promise<PartResult>[] = [];
@@ -202,12 +195,7 @@ export function createSmppProvider(
       await window.acquire();
       if (batch.held && pending.length === 0) {
         window.release();
-        return {
-          recipientKey: sms.recipientKey,
-          outcome: 'retry',
-          reason: batch.held,
-          scope: 'request',
-        } as const;
+        return retryOf(sms, batch.held, 'request');
       }
       pending.push(submitPart(session, sms, part, batch));
     }
@@ -220,15 +208,12 @@ export function createSmppProvider(
     async sendBatch(messages) {
       if (messages.length === 0) return [];
       const session = await links.transmit.whenBound(bindTimeoutMs);
-      if (!session) {
-        const reason = `not bound to the SMSC: ${links.transmit.lastError() ?? 'still connecting'}`;
-        return messages.map((sms) => ({
-          recipientKey: sms.recipientKey,
-          outcome: 'retry',
-          reason,
-          scope: 'account',
-        }));
-      }
+      if (!session)
+        return retryEach(
+          messages,
+          `not bound to the SMSC: ${links.transmit.lastError() ?? 'still connecting'}`,
+          'account',
+        );
       const batch: Batch = { held: null };
       return Promise.all(messages.map((sms) => sendOne(session, sms, batch)));
     },

@@ -1,4 +1,4 @@
-import type { SmsProvider } from './provider.ts';
+import { retryEach, type SmsProvider } from './provider.ts';
 
 /**
  * Stands in for a provider whose settings are incomplete (no Africa's Talking key, no SMPP host):
@@ -9,14 +9,7 @@ export function createUnconfiguredProvider(kind: SmsProvider['kind'], reason: st
   return {
     kind,
     maxBatchSize: 1000,
-    async sendBatch(messages) {
-      return messages.map((sms) => ({
-        recipientKey: sms.recipientKey,
-        outcome: 'retry',
-        reason,
-        scope: 'account',
-      }));
-    },
+    sendBatch: async (messages) => retryEach(messages, reason, 'account'),
     async close() {},
   };
 }
