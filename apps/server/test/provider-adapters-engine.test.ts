@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type ProviderSettings,
-  writeProviderSettings,
-} from '../src/messaging/providers/provider-settings.ts';
+import type { ProviderSettings } from '../src/messaging/providers/provider-settings.ts';
+import { writeProviderSettings } from '../src/modules/admin/companies.repository.ts';
 import { startFakeAfricasTalking } from './support/fake-africastalking.ts';
 import { startFakeSmsc } from './support/fake-smsc.ts';
 import {

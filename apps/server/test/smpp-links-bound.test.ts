@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeProviderSettings } from '../src/messaging/providers/provider-settings.ts';
+import { writeProviderSettings } from '../src/modules/admin/companies.repository.ts';
 import { startFakeSmsc } from './support/fake-smsc.ts';
 import {
   createSendingCompany,

@@ -4,55 +4,16 @@ import {
   PROVIDER_KINDS,
   SMPP_BIND_MODES,
   SMPP_MESSAGE_ID_TYPES,
-  type TAtEnvironment,
+  type TCompanyProvider,
   type TProviderKind,
-  type TSmppBindMode,
-  type TSmppMessageIdType,
 } from '@sms/contracts/admin/company-provider';
-import { sql } from 'kysely';
 import type { Executor } from '../../db/database.ts';
-import { decryptSecret, encryptSecret } from '../../lib/crypto.ts';
+import { decryptSecret } from '../../lib/crypto.ts';
 import { AFRICASTALKING_BASE_URLS } from './africastalking.ts';
 
-export type SimulatorSettings = {
-  kind: 'simulator';
-  /** Null: the platform default (SIMULATOR_* settings). */
-  acceptanceRate: number | null;
-  failureRate: number | null;
-  deliveryDelayMs: number | null;
-  messagesPerSecond: number | null;
-};
-
-export type AfricasTalkingSettings = {
-  kind: 'africastalking';
-  username: string | null;
-  apiKey: string | null;
-  environment: TAtEnvironment;
-  baseUrl: string | null;
-  senderId: string | null;
-  batchSize: number;
-  messagesPerSecond: number;
-};
-
-export type SmppSettings = {
-  kind: 'smpp';
-  host: string;
-  port: number;
-  systemId: string;
-  password: string | null;
-  systemType: string | null;
-  bindMode: TSmppBindMode;
-  /** How submit_sm_resp and receipts write a message id (hex or decimal). */
-  messageIdType: TSmppMessageIdType;
-  messagesPerSecond: number;
-  window: number;
-  /** Null: by the sender's kind (SMPP_SOURCE_ADDRESS_DEFAULTS). */
-  sourceTon: number | null;
-  sourceNpi: number | null;
-};
-
-/** One kind's settings, decrypted: what the engine builds a provider from. */
-export type ProviderSettings = SimulatorSettings | AfricasTalkingSettings | SmppSettings;
+/** One kind's settings, decrypted: the shape a GET shows (ZCompanyProvider), its secret in plain. */
+export type ProviderSettings = TCompanyProvider;
+export type AfricasTalkingSettings = Extract<ProviderSettings, { kind: 'africastalking' }>;
 
 /** A stored row of company_provider_settings (migration 0007). */
 export type ProviderRow = {
@@ -153,65 +114,12 @@ export function decodeProviderRow(
   }
 }
 
-/** The settings stored as plain JSON: everything but the kind and its secret. */
-export function plainProviderSettings(settings: ProviderSettings): Record<string, unknown> {
-  const { kind: _kind, ...rest } = settings;
-  return Object.fromEntries(
-    Object.entries(rest).filter(([name]) => name !== 'apiKey' && name !== 'password'),
-  );
-}
-
-/** A kind's secret (Africa's Talking API key, SMPP password); the simulator has none. */
-export function secretOf(settings: ProviderSettings) {
-  if (settings.kind === 'africastalking') return settings.apiKey;
-  if (settings.kind === 'smpp') return settings.password;
-  return null;
-}
-
-/** What a save does to the stored secret: leave it (even one this key cannot read), or set or clear it. */
-export type SecretChange = { action: 'keep' } | { action: 'set'; value: string | null };
-
 /** The base URL Africa's Talking requests go to for these settings. */
 export function africasTalkingBaseUrl(settings: AfricasTalkingSettings) {
   if (settings.environment === 'custom' && settings.baseUrl) return settings.baseUrl;
   return settings.environment === 'sandbox'
     ? AFRICASTALKING_BASE_URLS.sandbox
     : AFRICASTALKING_BASE_URLS.live;
-}
-
-export function readProviderRows(db: Executor, companyId: number): Promise<ProviderRow[]> {
-  return db
-    .selectFrom('company_provider_settings')
-    .select(['kind', 'settings', 'secret_encrypted'])
-    .where('company_id', '=', companyId)
-    .execute();
-}
-
-/** Stores one kind's settings; the secret column is touched only when the change says so. */
-export async function writeProviderSettings(
-  db: Executor,
-  companyId: number,
-  settings: ProviderSettings,
-  secret: SecretChange,
-  key: Buffer,
-) {
-  const encrypted = secret.action === 'set' && secret.value ? encryptSecret(secret.value, key) : null;
-  await db
-    .insertInto('company_provider_settings')
-    .values({
-      company_id: companyId,
-      kind: settings.kind,
-      settings: JSON.stringify(plainProviderSettings(settings)),
-      secret_encrypted: encrypted,
-    })
-    .onConflict((oc) =>
-      oc.columns(['company_id', 'kind']).doUpdateSet((eb) => ({
-        settings: eb.ref('excluded.settings'),
-        updated_at: sql<Date>`now()`,
-        ...(secret.action === 'set' && { secret_encrypted: eb.ref('excluded.secret_encrypted') }),
-      })),
-    )
-    .execute();
 }
 
 /**

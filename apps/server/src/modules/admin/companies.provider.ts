@@ -15,8 +15,8 @@ import {
   isProviderKind,
   type ProviderRow,
   type ProviderSettings,
-  type SecretChange,
 } from '../../messaging/providers/provider-settings.ts';
+import type { SecretChange } from './companies.repository.ts';
 
 /** A secret as a GET shows it: masked; bullets alone when stored but unreadable with this key. */
 const maskedSecret = (secret: string | null, stored: boolean) =>

@@ -2,7 +2,8 @@ import type { TCompanyStatus } from '@sms/contracts/admin/company';
 import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 import type { CompanyUpdate, DB, NewCompany } from '../../db/schema.ts';
-import type { ProviderRow } from '../../messaging/providers/provider-settings.ts';
+import { encryptSecret } from '../../lib/crypto.ts';
+import type { ProviderRow, ProviderSettings } from '../../messaging/providers/provider-settings.ts';
 
 export type CompanyFilter = { searchTerm?: string; status?: TCompanyStatus };
 
@@ -183,4 +184,44 @@ export async function countCompanyData(db: Executor, id: number) {
 export async function deleteCompany(db: Executor, id: number) {
   const result = await db.deleteFrom('companies').where('id', '=', id).executeTakeFirst();
   return result.numDeletedRows > 0n;
+}
+
+export function readProviderRows(db: Executor, companyId: number): Promise<ProviderRow[]> {
+  return db
+    .selectFrom('company_provider_settings')
+    .select(['kind', 'settings', 'secret_encrypted'])
+    .where('company_id', '=', companyId)
+    .execute();
+}
+
+/** What a save does to the stored secret: leave it (even one this key cannot read), or set or clear it. */
+export type SecretChange = { action: 'keep' } | { action: 'set'; value: string | null };
+
+/**
+ * Stores one kind's settings: everything but the kind and its secret as plain JSON, the secret
+ * encrypted apart, and touched only when the change says so.
+ */
+export async function writeProviderSettings(
+  db: Executor,
+  companyId: number,
+  settings: ProviderSettings,
+  secret: SecretChange,
+  key: Buffer,
+) {
+  const { kind, ...rest } = settings;
+  const plain = Object.fromEntries(
+    Object.entries(rest).filter(([name]) => name !== 'apiKey' && name !== 'password'),
+  );
+  const encrypted = secret.action === 'set' && secret.value ? encryptSecret(secret.value, key) : null;
+  await db
+    .insertInto('company_provider_settings')
+    .values({ company_id: companyId, kind, settings: JSON.stringify(plain), secret_encrypted: encrypted })
+    .onConflict((oc) =>
+      oc.columns(['company_id', 'kind']).doUpdateSet((eb) => ({
+        settings: eb.ref('excluded.settings'),
+        updated_at: sql<Date>`now()`,
+        ...(secret.action === 'set' && { secret_encrypted: eb.ref('excluded.secret_encrypted') }),
+      })),
+    )
+    .execute();
 }

@@ -10,7 +10,6 @@ import type { Executor } from '../../db/database.ts';
 import type { CompanyUpdate } from '../../db/schema.ts';
 import { AppError, conflict, notFound } from '../../errors.ts';
 import { createPublicAddressPolicy } from '../../lib/public-address.ts';
-import { readProviderRows, writeProviderSettings } from '../../messaging/providers/provider-settings.ts';
 import type { RequestContext } from '../../request-context.ts';
 import { auditSourceOf, recordAudit } from '../audit/record-audit.ts';
 import { regenerateCallbackTokens } from '../callbacks/callback-tokens.ts';
@@ -128,10 +127,10 @@ async function saveProvider(
   form: TCompanyForm,
   key: Buffer,
 ) {
-  const rows = await readProviderRows(trx, companyId);
+  const rows = await repo.readProviderRows(trx, companyId);
   const change = planProviderChange(smsProvider, rows, form, key);
   for (const write of change.writes) {
-    await writeProviderSettings(trx, companyId, write.settings, write.secret, key);
+    await repo.writeProviderSettings(trx, companyId, write.settings, write.secret, key);
   }
   return change.kind;
 }
