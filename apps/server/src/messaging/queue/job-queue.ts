@@ -110,8 +110,9 @@ export type WorkOptions = {
   concurrency: number;
   /** Of those, at most this many for one group (a company): one slow company cannot take them all. */
   perGroup?: number;
-  pollingIntervalSeconds?: number;
 };
+
+const POLLING_INTERVAL_SECONDS = 0.5;
 
 export type JobQueue = {
   /** Enqueues in the caller's transaction; the id follows from the job and key (enqueuing twice is a no-op). */
@@ -196,9 +197,8 @@ export function createJobQueue(pool: pg.Pool, options: JobQueueOptions): JobQueu
     ...(entry.group ? { group: { id: entry.group } } : {}),
     ...(entry.singletonKey ? { singletonKey: entry.singletonKey } : {}),
     // Per job as well: a queue created before the cap keeps its own (pg-boss cannot update it).
-    ...(job.queue.retryDelayMax !== undefined
-      ? { retryBackoff: job.queue.retryBackoff, retryDelayMax: job.queue.retryDelayMax }
-      : {}),
+    retryBackoff: job.queue.retryBackoff,
+    retryDelayMax: job.queue.retryDelayMax,
   });
 
   return {
@@ -229,7 +229,7 @@ export function createJobQueue(pool: pg.Pool, options: JobQueueOptions): JobQueu
       });
       return found ?? null;
     },
-    async work(job, { concurrency, perGroup, pollingIntervalSeconds = 0.5 }, handler) {
+    async work(job, { concurrency, perGroup }, handler) {
       await ready();
       working.add(job.name);
       // Set once work() answers; a job finished before that has no siblings to tell yet.
@@ -240,9 +240,9 @@ export function createJobQueue(pool: pg.Pool, options: JobQueueOptions): JobQueu
           localConcurrency: concurrency,
           ...(perGroup ? { localGroupConcurrency: Math.min(perGroup, concurrency) } : {}),
           batchSize: 1,
-          pollingIntervalSeconds,
+          pollingIntervalSeconds: POLLING_INTERVAL_SECONDS,
           // Due jobs (a schedule, a retry) come with no NOTIFY: poll as often as without one.
-          notifyPollingIntervalSeconds: pollingIntervalSeconds,
+          notifyPollingIntervalSeconds: POLLING_INTERVAL_SECONDS,
         },
         async ([entry]: Job[]) => {
           if (!entry) return;

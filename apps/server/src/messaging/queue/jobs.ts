@@ -9,12 +9,12 @@ import { z } from 'zod';
 export type JobDefinition<TPayload> = {
   name: string;
   payload: z.ZodType<TPayload>;
-  /** pg-boss queue options: retries, expiry, heartbeat. */
+  /** pg-boss queue options; retries always back off exponentially, up to retryDelayMax. */
   queue: {
     retryLimit: number;
     retryDelay: number;
-    retryBackoff: boolean;
-    retryDelayMax?: number;
+    retryBackoff: true;
+    retryDelayMax: number;
     expireInSeconds: number;
     heartbeatSeconds?: number;
     deleteAfterSeconds: number;
@@ -28,171 +28,118 @@ export type JobDefinition<TPayload> = {
   };
 };
 
-const sendRef = z.object({ companyId: z.number().int().positive(), messageId: z.number().int().positive() });
+const defineJob = <P>(
+  name: string,
+  payload: z.ZodType<P>,
+  queue: Omit<JobDefinition<P>['queue'], 'retryBackoff'>,
+): JobDefinition<P> => ({ name, payload, queue: { ...queue, retryBackoff: true } });
 
-/**
- * A send starts at its time (now, or a scheduled send's startAfter): its message becomes
- * processing and its first fan-out step is enqueued (send-start.ts).
- */
-export const SEND_START_JOB: JobDefinition<z.infer<typeof sendRef>> = {
-  name: 'send-start',
-  payload: sendRef,
-  queue: {
-    retryLimit: 20,
-    retryDelay: 5,
-    retryBackoff: true,
-    retryDelayMax: 60,
-    expireInSeconds: 60,
-    // A worker killed mid-start is noticed by its missing heartbeat, not after the expiry.
-    heartbeatSeconds: 10,
-    deleteAfterSeconds: 7 * 24 * 3600,
-    notify: true,
-  },
-};
+const id = z.number().int().positive();
+const sendRef = z.object({ companyId: id, messageId: id });
+const companyRef = z.object({ companyId: id });
+const recipientId = z.string().regex(/^\d+$/);
+/** A worker killed mid-job is noticed by its missing heartbeat within seconds, not after the expiry. */
+const HEARTBEAT = 10;
 
-/**
- * One fan-out step: the next FANOUT_BATCH_SIZE subscribers after `after` become recipients; the
- * step enqueues the next one, and the last enqueues the send's batches (fan-out.ts).
- */
-export const SEND_FANOUT_JOB: JobDefinition<z.infer<typeof sendRef> & { after: string }> = {
-  name: 'send-fanout',
-  payload: sendRef.extend({ after: z.string().regex(/^\d+$/) }),
-  queue: {
-    retryLimit: 50,
-    retryDelay: 1,
-    retryBackoff: true,
-    retryDelayMax: 60,
-    expireInSeconds: 300,
-    // A worker killed mid-step leaves the step active: its missing heartbeat has it run again
-    // within seconds, where the expiry alone held the whole send for five minutes.
-    heartbeatSeconds: 10,
-    deleteAfterSeconds: 24 * 3600,
-    notify: true,
-  },
-};
+/** A send starts at its time (now, or a scheduled send's startAfter): send-jobs.ts startSend. */
+export const SEND_START_JOB = defineJob('send-start', sendRef, {
+  retryLimit: 20,
+  retryDelay: 5,
+  retryDelayMax: 60,
+  expireInSeconds: 60,
+  heartbeatSeconds: HEARTBEAT,
+  deleteAfterSeconds: 7 * 24 * 3600,
+  notify: true,
+});
 
-/**
- * One hand-over batch: the send's pending recipients with ids in [firstId, lastId] are handed to
- * the company's provider (hand-over.ts). Retried by the queue, with capped backoff, while any of
- * them is left to hand over (a retry outcome, a held company, an outage) within the send's validity.
- */
-export const SEND_BATCH_JOB: JobDefinition<z.infer<typeof sendRef> & { firstId: string; lastId: string }> = {
-  name: 'send-batch',
-  payload: sendRef.extend({ firstId: z.string().regex(/^\d+$/), lastId: z.string().regex(/^\d+$/) }),
-  queue: {
+/** The send's next fan-out step after subscriber `after` (fan-out.ts). */
+export const SEND_FANOUT_JOB = defineJob('send-fanout', sendRef.extend({ after: recipientId }), {
+  retryLimit: 50,
+  retryDelay: 1,
+  retryDelayMax: 60,
+  expireInSeconds: 300,
+  heartbeatSeconds: HEARTBEAT,
+  deleteAfterSeconds: 24 * 3600,
+  notify: true,
+});
+
+/** One hand-over batch: the send's recipients with ids in [firstId, lastId] (hand-over.ts). */
+export const SEND_BATCH_JOB = defineJob(
+  'send-batch',
+  sendRef.extend({ firstId: recipientId, lastId: recipientId }),
+  {
     // Retries end with the send's validity (SEND_VALIDITY_HOURS), not with a count.
     retryLimit: 100_000,
     retryDelay: 1,
-    retryBackoff: true,
     retryDelayMax: 60,
-    // A batch's hand-over takes at most a few provider time-outs; a worker that died is noticed
-    // by its missing heartbeat long before.
+    // A batch's hand-over takes at most a few provider time-outs.
     expireInSeconds: 15 * 60,
-    heartbeatSeconds: 10,
+    heartbeatSeconds: HEARTBEAT,
     deleteAfterSeconds: 24 * 3600,
     notify: true,
   },
-};
-
-const companyRef = z.object({ companyId: z.number().int().positive() });
+);
 
 /**
- * Applies one company's delivery-report inbox in set-based batches until it is empty
- * (delivery-report-applier.ts). Enqueued after the intake's commit with the company as singleton
- * key, so a company has at most one waiting and one running: reports committed while one runs are
- * left for the waiting one. A run that finds the company held by another applier fails, and the
- * queue runs it again shortly.
+ * Applies one company's delivery-report inbox (delivery-report-applier.ts). Stately by the company:
+ * reports committed while one runs are left for the one waiting.
  */
-export const DLR_APPLY_JOB: JobDefinition<z.infer<typeof companyRef>> = {
-  name: 'dlr-apply',
-  payload: companyRef,
-  queue: {
-    retryLimit: 1000,
-    retryDelay: 1,
-    retryBackoff: true,
-    retryDelayMax: 10,
-    expireInSeconds: 120,
-    heartbeatSeconds: 10,
-    // Many small jobs (one per company every 50 ms at most per process): kept briefly.
-    deleteAfterSeconds: 600,
-    notify: true,
-    policy: 'stately',
-  },
-};
+export const DLR_APPLY_JOB = defineJob('dlr-apply', companyRef, {
+  retryLimit: 1000,
+  retryDelay: 1,
+  retryDelayMax: 10,
+  expireInSeconds: 120,
+  heartbeatSeconds: HEARTBEAT,
+  // Many small jobs (one per company every 50 ms at most per process): kept briefly.
+  deleteAfterSeconds: 600,
+  notify: true,
+  policy: 'stately',
+});
 
-/**
- * Applies the company's delivery reports kept because no recipient carried their provider id yet
- * (the hand-over's commit was still on its way): those whose id is now known, in one statement;
- * while any are left it enqueues itself again a little later (maintenance.ts).
- */
-export const DLR_UNMATCHED_JOB: JobDefinition<z.infer<typeof companyRef>> = {
-  name: 'dlr-unmatched',
-  payload: companyRef,
-  queue: {
-    retryLimit: 100,
-    retryDelay: 2,
-    retryBackoff: true,
-    retryDelayMax: 60,
-    expireInSeconds: 300,
-    // One every 2 s per company while it keeps reports: kept briefly.
-    deleteAfterSeconds: 600,
-    policy: 'stately',
-  },
-};
+/** Applies the company's reports kept until their provider id was committed (maintenance.ts). */
+export const DLR_UNMATCHED_JOB = defineJob('dlr-unmatched', companyRef, {
+  retryLimit: 100,
+  retryDelay: 2,
+  retryDelayMax: 60,
+  expireInSeconds: 300,
+  deleteAfterSeconds: 600,
+  policy: 'stately',
+});
 
 /**
  * One accepted batch's simulated reports, compact (a batch is thousands): the recipient keys, their
  * numbers, and the indexes of those whose report says Failed (simulator.ts reportsOf).
  */
-const simulatedReports = z.object({
+const simulatedReports = companyRef.extend({
   keys: z.array(z.string().min(1)).min(1),
   phones: z.array(z.string().min(1)),
   failed: z.array(z.number().int().nonnegative()),
 });
 
-export const SIMULATOR_REPORT_JOB: JobDefinition<
-  z.infer<typeof companyRef> & z.infer<typeof simulatedReports>
-> = {
-  name: 'simulator-report',
-  payload: companyRef.extend(simulatedReports.shape),
-  queue: {
-    retryLimit: 20,
-    retryDelay: 1,
-    retryBackoff: true,
-    retryDelayMax: 60,
-    expireInSeconds: 300,
-    deleteAfterSeconds: 3600,
-    notify: true,
-  },
-};
-
-const webhookEndpointRef = z.object({
-  companyId: z.number().int().positive(),
-  endpointId: z.number().int().positive(),
+export const SIMULATOR_REPORT_JOB = defineJob('simulator-report', simulatedReports, {
+  retryLimit: 20,
+  retryDelay: 1,
+  retryDelayMax: 60,
+  expireInSeconds: 300,
+  deleteAfterSeconds: 3600,
+  notify: true,
 });
 
 /**
- * Posts one webhook endpoint's waiting events in order, in batches (modules/webhooks/webhook-delivery.ts).
- * Stately per endpoint (singleton key), so one runs at a time and in order; a failed post throws
- * and the queue retries with exponential backoff and jitter, capped at an hour, while the endpoint
- * has failed for less than 24 hours (then the handler disables it).
+ * Posts one webhook endpoint's waiting events in order (modules/webhooks/webhook-delivery.ts).
+ * Stately per endpoint, so one runs at a time; retried with backoff capped at an hour while the
+ * endpoint has failed for less than 24 hours (then the handler disables it).
  */
-export const WEBHOOK_DELIVER_JOB: JobDefinition<z.infer<typeof webhookEndpointRef>> = {
-  name: 'webhook-deliver',
-  payload: webhookEndpointRef,
-  queue: {
-    retryLimit: 10_000,
-    retryDelay: 10,
-    retryBackoff: true,
-    retryDelayMax: 3600,
-    // Twenty batches of ten-second time-outs at most.
-    expireInSeconds: 300,
-    // One a second per endpoint with events waiting: kept briefly.
-    deleteAfterSeconds: 600,
-    notify: true,
-    policy: 'stately',
-  },
-};
+export const WEBHOOK_DELIVER_JOB = defineJob('webhook-deliver', companyRef.extend({ endpointId: id }), {
+  retryLimit: 10_000,
+  retryDelay: 10,
+  retryDelayMax: 3600,
+  // Twenty batches of ten-second time-outs at most.
+  expireInSeconds: 300,
+  deleteAfterSeconds: 600,
+  notify: true,
+  policy: 'stately',
+});
 
 export const JOB_DEFINITIONS = [
   SEND_START_JOB,
