@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/database.ts';
 import type { JobQueue } from './queue/job-queue.ts';
-import { SEND_BATCH_JOB } from './queue/jobs.ts';
+import { enqueueBatches } from './send-jobs.ts';
 import { recordSendProgress } from './send-progress.ts';
 
 /** Recipients per hand-over job of a direct send (the API does not know the provider's batch size). */
@@ -57,14 +57,5 @@ export async function startDirectSend(trx: Executor, queue: JobQueue, send: Dire
   await recordSendProgress(trx, companyId, [
     { messageId, from: null, to: 'pending', count: recipients.length },
   ]);
-  await queue.enqueueMany(
-    trx,
-    SEND_BATCH_JOB,
-    written.map((batch) => ({
-      payload: { companyId, messageId, firstId: batch.first_id, lastId: batch.last_id },
-      key: `${messageId}:${batch.first_id}`,
-      group: String(companyId),
-      priority: DIRECT_SEND_PRIORITY,
-    })),
-  );
+  await enqueueBatches(trx, queue, { companyId, messageId, priority: DIRECT_SEND_PRIORITY }, written);
 }

@@ -15,6 +15,7 @@ import {
   keepsUnmatchedReports,
   runUnmatchedJob,
 } from './maintenance.ts';
+import type { MessagingLog } from './messaging.ts';
 import type { ProviderRegistry } from './providers/registry.ts';
 import { postSimulatedReports, reportsOf } from './providers/simulator.ts';
 import type { JobQueue } from './queue/job-queue.ts';
@@ -39,14 +40,14 @@ export type MessagingEngineOptions = {
   queue: JobQueue;
   providers: ProviderRegistry;
   config: MessagingConfig;
-  log: (level: 'info' | 'warn' | 'error', message: string, error?: unknown) => void;
-  maintenanceIntervalMs?: number;
+  log: MessagingLog;
   /** ENCRYPTION_KEY: webhook signing secrets are stored under it. */
   encryptionKey: Buffer;
 };
 
 /** How long a stopping worker's running batches may take before they are told to give up. */
 export const ENGINE_STOP_TIMEOUT_MS = 10_000;
+const MAINTENANCE_INTERVAL_MS = 30_000;
 
 /**
  * The worker side of messaging: the handlers of the send's three jobs and of the delivery reports'
@@ -131,7 +132,7 @@ export function createMessagingEngine(options: MessagingEngineOptions): Messagin
         await postSimulatedReports(provider, reportsOf(batch), job.signal);
       });
       await startWebhookDelivery({ db, queue, config, log, every, encryptionKey: options.encryptionKey });
-      every(options.maintenanceIntervalMs ?? 30_000, maintain);
+      every(MAINTENANCE_INTERVAL_MS, maintain);
     },
     async stop() {
       if (!running) return;

@@ -6,8 +6,7 @@ import { findCompanyLimits } from '../modules/plans/plan-limits.ts';
 
 import { adjustUsage, lockUsage, usageMonthOf } from './monthly-usage.ts';
 import type { JobQueue } from './queue/job-queue.ts';
-import { SEND_BATCH_JOB } from './queue/jobs.ts';
-import { enqueueFanOutStep } from './send-jobs.ts';
+import { enqueueBatches, enqueueFanOutStep } from './send-jobs.ts';
 import { failSend, recordSendProgress, settleSends } from './send-progress.ts';
 
 /** Recipient counts at which the partition's statistics are refreshed if stale (refreshRecipientStatistics). */
@@ -140,15 +139,7 @@ async function finishFanOut(
     return;
   }
   const batches = await batchWindows(trx, companyId, messageId, send.recipientsAt, sizes.batchSize);
-  await queue.enqueueMany(
-    trx,
-    SEND_BATCH_JOB,
-    batches.map((batch) => ({
-      payload: { companyId, messageId, firstId: batch.first_id, lastId: batch.last_id },
-      key: `${messageId}:${batch.first_id}`,
-      group: String(companyId),
-    })),
-  );
+  await enqueueBatches(trx, queue, send, batches);
   // A send with nobody to send to is done now.
   await settleSends(trx, companyId, [messageId]);
 }

@@ -7,7 +7,7 @@ import { companyScope, inTenantTransaction, platformScope } from '../db/tenant-s
 import { applyInboxBatch, enqueueInboxJob, REPORT_WINDOW } from './delivery-report-applier.ts';
 import type { JobQueue } from './queue/job-queue.ts';
 import { DLR_UNMATCHED_JOB, SEND_START_JOB } from './queue/jobs.ts';
-import { sendJobKey } from './send-jobs.ts';
+import { enqueueSend } from './send-jobs.ts';
 import { recordSendProgress } from './send-progress.ts';
 
 /** Unknown delivery reports are kept this long in case their hand-over commit was still on its way. */
@@ -170,18 +170,12 @@ export async function enqueueJobsForUnmatchedReports(db: Database, queue: JobQue
  */
 export async function adoptSendsWithoutJobs(db: Database, queue: JobQueue) {
   return inTenantTransaction(db, platformScope, async (trx) => {
-    await sql`
-      insert into message_sends (company_id, message_id, state)
-      select m.company_id, m.id, 'waiting' from messages m
-       where m.direction = 'outbound' and m.status in ('queued', 'scheduled')
-         and not exists (select 1 from message_sends s where s.company_id = m.company_id and s.message_id = m.id)`.execute(
-      trx,
-    );
     const { rows } = await sql<{ company_id: number; id: number; scheduled_at: Date | null; status: string }>`
       select m.company_id, m.id, m.scheduled_at, m.status
         from messages m
-        join message_sends s on s.company_id = m.company_id and s.message_id = m.id and s.state = 'waiting'
+        left join message_sends s on s.company_id = m.company_id and s.message_id = m.id
        where m.direction = 'outbound' and m.status in ('queued', 'scheduled')
+         and (s.state is null or s.state = 'waiting')
          and (m.queue_job_id is null
               or m.queue_job_id !~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
               or not exists (select 1 from pgboss.job j
@@ -189,16 +183,8 @@ export async function adoptSendsWithoutJobs(db: Database, queue: JobQueue) {
        order by m.id
        limit 1000`.execute(trx);
     for (const row of rows) {
-      const startAfter = row.status === 'scheduled' ? (row.scheduled_at ?? undefined) : undefined;
-      const jobId = await queue.enqueue(
-        trx,
-        SEND_START_JOB,
-        { companyId: row.company_id, messageId: row.id },
-        { key: sendJobKey(row.id, startAfter ?? null), startAfter },
-      );
-      await sql`update messages set queue_job_id = ${jobId} where company_id = ${row.company_id} and id = ${row.id}`.execute(
-        trx,
-      );
+      const startAfter = row.status === 'scheduled' ? row.scheduled_at : null;
+      await enqueueSend(trx, queue, row.company_id, row.id, startAfter);
     }
     return rows.length;
   });

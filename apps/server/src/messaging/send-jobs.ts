@@ -2,10 +2,10 @@ import { sql } from 'kysely';
 import type { Database, Executor } from '../db/database.ts';
 import { companyScope, inTenantTransaction } from '../db/tenant-scope.ts';
 import type { JobQueue } from './queue/job-queue.ts';
-import { SEND_FANOUT_JOB, SEND_START_JOB } from './queue/jobs.ts';
+import { SEND_BATCH_JOB, SEND_FANOUT_JOB, SEND_START_JOB } from './queue/jobs.ts';
 
 /** A send's job key: one job per message and start time, so moving a schedule makes a new job. */
-export const sendJobKey = (messageId: number, startAfter: Date | null) =>
+const sendJobKey = (messageId: number, startAfter: Date | null) =>
   `${messageId}@${startAfter ? startAfter.toISOString() : 'now'}`;
 
 /**
@@ -87,5 +87,25 @@ export function enqueueFanOutStep(
     SEND_FANOUT_JOB,
     { companyId, messageId, after },
     { key: `${messageId}:${after}`, group: String(companyId) },
+  );
+}
+
+/** A send's hand-over batches, one job per range of recipient ids, however often asked. */
+export function enqueueBatches(
+  trx: Executor,
+  queue: JobQueue,
+  send: { companyId: number; messageId: number; priority?: number },
+  batches: readonly { first_id: string; last_id: string }[],
+) {
+  const { companyId, messageId, priority } = send;
+  return queue.enqueueMany(
+    trx,
+    SEND_BATCH_JOB,
+    batches.map((batch) => ({
+      payload: { companyId, messageId, firstId: batch.first_id, lastId: batch.last_id },
+      key: `${messageId}:${batch.first_id}`,
+      group: String(companyId),
+      ...(priority !== undefined && { priority }),
+    })),
   );
 }
