@@ -10,23 +10,16 @@ import { DLR_APPLY_JOB } from './queue/jobs.ts';
 export const REPORT_WINDOW = '62 days';
 
 /**
- * Inbox rows (one per intake batch, tens of reports each) an applying transaction takes at most:
- * thousands of reports, so the batch's fixed costs (the rollup rows, the settle, the commit) are
- * shared by all of them.
+ * What an applying transaction takes at most: inbox rows (one per intake batch), so that thousands
+ * of reports share its fixed costs (the rollup rows, the settle, the commit); and about this many
+ * reports, as a burst's rows of 1,000 would hold the company's rows for seconds (migration 0036).
  */
 export const INBOX_ROWS_PER_BATCH = 200;
-/**
- * Reports an applying transaction takes at most (about: whole rows, the first always): a row holds
- * up to 1,000 when a provider bursts, and 200 of those would hold the company's rollup rows and
- * recipients for seconds (migration 0036).
- */
 export const INBOX_REPORTS_PER_BATCH = 10_000;
 
 /**
- * How long reports gather between two applying passes of a job while they keep coming: the next
- * batch then holds what arrived meanwhile instead of one intake batch, and the fixed costs of an
- * applying transaction (the rollup rows, the settle, the commit) are shared by all of them.
- * Measured in the sixth pass (docs/decisions/0014-delivery-report-intake.md).
+ * How long reports gather between two applying passes while they keep coming, so that a pass
+ * shares its fixed costs among more of them (docs/decisions/0014-delivery-report-intake.md).
  */
 const GATHER_MS = 50;
 
@@ -34,9 +27,8 @@ const GATHER_MS = 50;
 const JOB_RUN_MS = 10_000;
 
 /**
- * Applies up to `maxRows` of a company's inbox rows (and about `maxReports` reports) and deletes them, in one transaction bound to
- * the company (apply_delivery_report_inbox: the delivery-report rule, counters and settle exact). Returns the reports applied, 0 when nothing was waiting, or 'busy' when another
- * applier holds the company.
+ * Applies and deletes a batch of the company's inbox in one transaction (apply_delivery_report_inbox).
+ * Returns the reports applied, or 'busy' when another applier holds the company.
  */
 export async function applyInboxBatch(
   db: Database,
@@ -53,8 +45,7 @@ export async function applyInboxBatch(
   return applied < 0 ? 'busy' : applied;
 }
 
-/** The companies whose inbox holds reports (a few rows at most per company: one per waiting batch). */
-export async function companiesWithWaitingReports(db: Database) {
+async function companiesWithWaitingReports(db: Database) {
   return inTenantTransaction(db, platformScope, async (trx) => {
     const { rows } = await sql<{ company_id: string }>`
       select distinct company_id from delivery_report_inbox`.execute(trx);
@@ -62,11 +53,7 @@ export async function companiesWithWaitingReports(db: Database) {
   });
 }
 
-/**
- * Applies everything the inbox holds now, through the same function as the dlr-apply job, and returns the
- * reports applied. A company another applier holds is waited for until its rows are gone. Used at
- * shutdown and by tests (a report answered 200 is applied once this returns).
- */
+/** Applies everything the inbox holds now (tests: a report answered 200 is applied once this returns). */
 export async function applyWaitingReports(db: Database) {
   let applied = 0;
   for (let round = 0; ; round++) {
@@ -94,11 +81,9 @@ export class InboxBusy extends Error {
 }
 
 /**
- * The dlr-apply job: applies the company's inbox, batch after batch (GATHER_MS apart, so that
- * reports still coming join the next one), until a pass finds it empty. Throws InboxBusy when
- * another applier holds the company: the queue's retry then applies whatever that one left (the
- * reports committed after its last pass). Stopped (the worker is stopping), it throws as well and
- * another worker takes the rest. Returns the reports applied.
+ * The dlr-apply job: applies the company's inbox, GATHER_MS apart, until a pass finds it empty.
+ * Another applier holding the company, or the worker stopping, fails the job: the queue's retry
+ * applies what is left.
  */
 export async function applyCompanyInbox(
   db: Database,
@@ -123,11 +108,7 @@ export async function applyCompanyInbox(
   }
 }
 
-/**
- * Enqueues a dlr-apply job for the company, on the pool (its own transaction). The job is stately by
- * the company: while one waits this does nothing (the waiting one will see what was committed
- * before), while one runs it adds the one that waits.
- */
+/** A dlr-apply job for the company, in its own transaction (stately: a no-op while one waits). */
 export async function enqueueInboxJob(db: Database, queue: JobQueue, companyId: number) {
   await queue.enqueue(
     db,
@@ -152,11 +133,9 @@ export type InboxJobs = {
 };
 
 /**
- * The intake's side of the dlr-apply job: after a batch of a company's reports is committed, a job
- * is enqueued for the company. At most one enqueue per company is on its way in this process, and at
- * most one every `spacingMs`: batches committed meanwhile are covered by the next one, which starts
- * after them (every commit is followed by an enqueue begun after it). An enqueue that fails is only
- * logged: the reports are in the inbox, and the engine's upkeep enqueues for them.
+ * Enqueues a company's dlr-apply job after its reports are committed: at most one enqueue per
+ * company on its way and one every `spacingMs`, every commit followed by an enqueue begun after it.
+ * A failed enqueue is only logged: the upkeep enqueues for reports left in the inbox.
  */
 export function createInboxJobs(
   db: Database,
@@ -165,7 +144,7 @@ export function createInboxJobs(
   { spacingMs = GATHER_MS }: { spacingMs?: number } = {},
 ): InboxJobs {
   const companies = new Map<number, { again: boolean; done: Promise<void> }>();
-  // Aborted by flush(): the spacing between enqueues is not waited out at shutdown.
+  // flush() does not wait out the spacing.
   let hurry = new AbortController();
 
   const enqueueFor = async (companyId: number, entry: { again: boolean }) => {

@@ -1,20 +1,14 @@
-/**
- * The smallest interface every SMS provider sits behind (listmonk's Messenger): hand over a
- * batch, learn each recipient's fate, and report deliveries as they come back.
- */
+/** The smallest interface every SMS provider sits behind (listmonk's Messenger). */
 
 /** One recipient's copy of a message. */
 export type OutboundSms = {
-  /**
-   * Our delivery-report id, unique per recipient and stable across retries: the idempotency key
-   * of the hand-off, so a batch re-offered after a crash is not accepted twice where the
-   * provider can tell.
-   */
+  /** Our delivery-report id, stable across retries: the hand-off's idempotency key where the provider has one. */
   recipientKey: string;
-  to: string; // E.164
-  from: string; // the service's short code or sender id
+  /** E.164. */
+  to: string;
+  /** The service's short code or sender id. */
+  from: string;
   text: string;
-  /** GSM-7 (data coding 0) or UCS-2 (8), and how many parts each recipient gets. */
   encoding: 'GSM-7' | 'UCS-2';
   parts: number;
 };
@@ -32,32 +26,26 @@ export type SubmitOutcome =
       outcome: 'accepted';
       providerMessageId: string;
       providerStatus?: string;
-      /**
-       * Every id its reports may name, when that is more than providerMessageId: each part's of a
-       * long message sent as parts (SMPP), whose reports all count (delivered once every part is).
-       */
+      /** Every part's ids when a long message went as parts (SMPP): delivered once every part is. */
       reportIds?: ReportId[];
       /** How many parts' reports decide the recipient; absent: one. */
       reportParts?: number;
     }
   /**
-   * No answer (a time-out): the provider may have taken it. It is not offered again; a report by
-   * one of `reportIds` or by its phone number settles it, else it fails past the send's validity.
+   * No answer (a time-out): the provider may have taken it, so it is never offered again; a report
+   * (by one of `reportIds` or by phone number) settles it, else it fails past the send's validity.
    */
   | { recipientKey: string; outcome: 'unknown'; reason: string; reportIds?: ReportId[] }
-  /** Refused for good (invalid number, blacklisted, ...): the recipient fails with this reason. */
+  /** Refused for good (invalid number, blacklisted, ...). */
   | { recipientKey: string; outcome: 'rejected'; reason: string; providerStatus?: string }
-  /** Not handed over: offer it again later, after the batch's backoff. */
+  /** Not handed over: offered again after the batch's backoff. */
   | { recipientKey: string; outcome: 'retry'; reason: string; scope?: RetryScope };
 
 /**
- * Whose trouble a retry is. `recipient` (the default): the provider answered for this recipient,
- * and it counts as one of its SEND_MAX_ATTEMPTS. `request`: flow control, a whole request's 5xx, or
- * a request that surely did not reach the provider: not the recipient's doing, not counted (a
- * time-out is no retry: the provider may have taken it, see 'unknown'). `account`: the provider
- * refuses or cannot be reached for the whole account (not bound, bind refused, HTTP 401/403,
- * unreachable, InsufficientBalance, RiskHold): not counted, and the company's sends are held
- * until the provider answers again (hand-over.ts).
+ * Whose trouble a retry is. `recipient` (the default): counts as one of its SEND_MAX_ATTEMPTS.
+ * `request`: flow control, a whole request's 5xx, a request that surely did not arrive: not counted.
+ * `account`: the provider refuses or cannot be reached for the whole account (bind refused, HTTP
+ * 401, no balance): not counted, and the company's sends are held until it answers (hand-over.ts).
  */
 export type RetryScope = 'recipient' | 'request' | 'account';
 
@@ -81,44 +69,34 @@ export type DeliveryUpdate = {
   providerStatus: string;
   error: string | null;
   at: Date;
-  /**
-   * The recipient's number as the report gives it (E.164), where it gives one: a report no id
-   * explains settles the company's recipient of that number whose hand-over outcome is unknown.
-   */
+  /** The recipient's number (E.164) where the report gives one: it settles a recipient whose outcome is unknown. */
   phone?: string | null;
 };
 
 /** A message from a handset that came over the provider's own connection (an SMPP deliver_sm). */
 export type InboundSms = {
-  /** The sender's number as the SMSC gives it ('+' and digits when it is one). */
+  /** '+' and digits when the SMSC gives a number. */
   from: string;
-  /** The short code or number it was sent to. */
   to: string;
   text: string;
-  /** When the SMSC says it received it, where it says; null: on arrival. */
+  /** When the SMSC says it received it; null: on arrival. */
   receivedAt: Date | null;
 };
 
 export type SmsProvider = {
   readonly kind: 'simulator' | 'africastalking' | 'smpp';
-  /** The largest batch one sendBatch call takes. */
   readonly maxBatchSize: number;
   /**
-   * Hands a batch over and resolves with one outcome per recipient (any order). It never
-   * throws for a provider fault: transport errors become 'retry' outcomes. It must finish
-   * within its own time-out.
+   * Resolves with one outcome per recipient, in any order, within the provider's own time-out. It
+   * never throws for a provider fault: those become 'retry' outcomes.
    */
   sendBatch(messages: OutboundSms[]): Promise<SubmitOutcome[]>;
   /**
-   * Providers that report over their own connection (SMPP deliver_sm) call this; HTTP providers
-   * post to our DLR callback URL instead and never call it. The listener resolves once the report
-   * is stored: only then does the provider acknowledge it (a rejection asks for it again).
+   * Providers that report over their own connection (SMPP) call this; HTTP ones post to our DLR
+   * callback URL. The provider acknowledges a report only once the listener resolved (stored).
    */
   onDeliveryReport?(listener: (update: DeliveryUpdate) => Promise<void>): void;
-  /**
-   * Providers that deliver handset messages over their own connection (SMPP) call this; the
-   * listener resolves once the message is stored, and only then is it acknowledged.
-   */
+  /** Handset messages over the provider's own connection, acknowledged once the listener resolved. */
   onInboundMessage?(listener: (message: InboundSms) => Promise<void>): void;
   close(): Promise<void>;
 };

@@ -9,10 +9,7 @@ import { JOB_DEFINITIONS, type JobDefinition, jobIdOf } from './jobs.ts';
 export const QUEUE_SCHEMA = 'pgboss';
 const APP_ROLE = 'sms_app';
 
-/**
- * pg-boss on one of our pools (it then uses that pool's role, and no connections of its own but
- * its LISTEN connection, when `listen` is asked for).
- */
+/** pg-boss on one of our pools (its role; no connections of its own but its LISTEN). */
 function poolAdapter(pool: pg.Pool, onListenLost?: (error: Error) => void): Db {
   return {
     executeSql: async (text, values) => {
@@ -40,14 +37,12 @@ function transactionAdapter(trx: Executor): Db {
 }
 
 /**
- * Creates or migrates pg-boss's schema and our queues, as the database owner, then grants the
- * application role what pg-boss needs at run time. Idempotent; runs at every start-up, before the
- * application's pools exist.
+ * Creates or migrates pg-boss's schema and our queues as the database owner, then grants the
+ * application role what pg-boss needs at run time. Idempotent; runs at every start-up.
  */
 export async function installJobQueue(ownerPool: pg.Pool) {
-  // Processes that start together (an API and its workers) would otherwise install at once, and
-  // PostgreSQL refuses concurrent GRANTs on one object ("tuple concurrently updated"): one at a time.
-  // The lock is held on a connection of its own, so a pool of one can still do the work.
+  // PostgreSQL refuses concurrent GRANTs on one object ("tuple concurrently updated"): one process
+  // at a time, locked on a connection of its own so that a pool of one can still do the work.
   const lockHolder = new pg.Client(ownerPool.options);
   await lockHolder.connect();
   try {
@@ -99,7 +94,6 @@ export type EnqueueOptions = {
   startAfter?: Date;
   /** Jobs of one group (a company) share the group's concurrency (WorkOptions.perGroup). */
   group?: string;
-  /** Higher first. */
   priority?: number;
   /** Of a stately job (JobDefinition.queue.policy), what its one waiting and one running are counted by. */
   singletonKey?: string;
@@ -117,13 +111,11 @@ const POLLING_INTERVAL_SECONDS = 0.5;
 export type JobQueue = {
   /** Enqueues in the caller's transaction; the id follows from the job and key (enqueuing twice is a no-op). */
   enqueue<P>(trx: Executor, job: JobDefinition<P>, payload: P, options: EnqueueOptions): Promise<string>;
-  /** Enqueues many jobs of one kind in one statement, in the caller's transaction. */
   enqueueMany<P>(
     trx: Executor,
     job: JobDefinition<P>,
     jobs: readonly ({ payload: P } & EnqueueOptions)[],
   ): Promise<void>;
-  /** Removes a job in the caller's transaction, whatever its state. */
   remove(trx: Executor, job: JobDefinition<unknown>, id: string): Promise<void>;
   find(job: JobDefinition<unknown>, id: string, trx?: Executor): Promise<JobWithMetadata | null>;
   /** Runs the handler for this process's share of the job's queue. A handler that throws is retried. */
@@ -138,11 +130,7 @@ export type JobQueue = {
 };
 
 export type JobQueueOptions = {
-  /**
-   * Worker processes supervise (expire lost jobs, retention) and listen for the NOTIFY of a job
-   * queued by any process (their workers fetch it at once, not at their next poll); API processes
-   * only enqueue.
-   */
+  /** Worker processes supervise (expiry, retention) and LISTEN for new jobs; API processes only enqueue. */
   supervise: boolean;
   onError: (error: Error) => void;
 };
@@ -158,9 +146,8 @@ export function createJobQueue(pool: pg.Pool, options: JobQueueOptions): JobQueu
     // The application role does not own pg-boss's indexes.
     reindex: false,
     superviseIntervalSeconds: 5,
-    // The monitor pass is where jobs whose heartbeat stopped (a killed worker, a handler whose
-    // completion was lost with the database) are failed and retried: at pg-boss's 60 s a send waited
-    // up to 70 s on such a batch, at 10 s up to 20 s. It also refreshes queue stats (one aggregate).
+    // Where jobs whose heartbeat stopped are retried: at pg-boss's 60 s a send waited up to 70 s on
+    // a killed worker's batch, at 10 s up to 20 s.
     monitorIntervalSeconds: 10,
     schedule: false,
     registerInstance: false,
@@ -168,8 +155,7 @@ export function createJobQueue(pool: pg.Pool, options: JobQueueOptions): JobQueu
   boss.on('error', options.onError);
   let started: Promise<unknown> | undefined;
   const ready = () => {
-    // A start that failed (the database unreachable a moment, a grant missing) is not kept: the
-    // next use starts again, which pg-boss allows on the same instance.
+    // A start that failed is not kept: the next use starts again (pg-boss allows it).
     started ??= boss.start().catch((error: unknown) => {
       started = undefined;
       throw error;
@@ -178,10 +164,8 @@ export function createJobQueue(pool: pg.Pool, options: JobQueueOptions): JobQueu
   };
   const working = new Set<string>();
   /**
-   * A pg-boss worker waits out its poll after every job unless it was notified meanwhile. Where one
-   * job was, more are likely (a send's batches are enqueued together): the workers of this work()
-   * that hold a job fetch again as soon as they are done instead. Idle ones keep to their poll and
-   * the NOTIFY of new jobs.
+   * A pg-boss worker waits out its poll after every job. Where one job was, more are likely (a
+   * send's batches are enqueued together): a worker that held one fetches again at once instead.
    */
   const keepFetching = (workId: string | undefined) => {
     for (const worker of boss.getWipData())
