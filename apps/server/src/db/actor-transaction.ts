@@ -12,10 +12,6 @@ export function scopeOfUser(user: { role: string; companyId: number | null }): T
   return companyScope(user.companyId);
 }
 
-export function scopeOfRequest(ctx: RequestContext): TenantScope {
-  return scopeOfUser(ctx.actor);
-}
-
 /**
  * The one way request work reaches the database: one transaction bound to the actor's scope and
  * user. A read request (GET) goes to the read replica when DATABASE_READ_URL names one, in a
@@ -27,7 +23,7 @@ export function inActorTransaction<T>(
   work: (trx: Transaction<DB>) => Promise<T>,
 ) {
   const replica = ctx.readOnly ? settingsOf(db).replica : undefined;
-  return inTenantTransaction(replica ?? db, scopeOfRequest(ctx), work, ctx.actor.userId, {
+  return inTenantTransaction(replica ?? db, scopeOfUser(ctx.actor), work, ctx.actor.userId, {
     readOnly: replica !== undefined,
   });
 }

@@ -52,27 +52,13 @@ export type ConnectOptions = {
 };
 
 /** What a Kysely instance was opened with, read by the code that opens its transactions (db/tenant-scope.ts). */
-type DatabaseSettings = {
-  statementTimeoutMs: number;
-  replica: Database | undefined;
-  pool: pg.Pool | undefined;
-};
+type DatabaseSettings = { statementTimeoutMs: number; replica?: Database; pool?: pg.Pool };
 
 const settingsByDatabase = new WeakMap<object, DatabaseSettings>();
 
-/**
- * Work on a Kysely instance connectDatabase did not open (the demo seed, on the owner's pool) has
- * no statement timeout, like the migrations.
- */
-export function settingsOf(db: object): DatabaseSettings {
-  return (
-    settingsByDatabase.get(db) ?? {
-      statementTimeoutMs: 0,
-      replica: undefined,
-      pool: undefined,
-    }
-  );
-}
+/** A Kysely instance connectDatabase did not open (the demo seed's) has no statement timeout. */
+export const settingsOf = (db: object): DatabaseSettings =>
+  settingsByDatabase.get(db) ?? { statementTimeoutMs: 0 };
 
 /**
  * Two pg.Pools of `poolSize` on the connection string (its user is who the connections are), one
@@ -83,23 +69,10 @@ export function connectDatabase(
   poolSize = 10,
   options: ConnectOptions = {},
 ): DatabaseHandle {
-  const timeouts = options.statementTimeouts ?? DEFAULT_STATEMENT_TIMEOUTS;
-  const primary = openPool(connectionString, poolSize, options);
-  const jobs = openPool(connectionString, poolSize, options);
-  const replica = options.readUrl ? openPool(options.readUrl, poolSize, options) : undefined;
-  const { pool } = primary;
-  settingsByDatabase.set(primary.db, { statementTimeoutMs: timeouts.requestMs, replica: replica?.db, pool });
-  settingsByDatabase.set(jobs.db, {
-    statementTimeoutMs: timeouts.jobMs,
-    replica: undefined,
-    pool: jobs.pool,
-  });
-  if (replica)
-    settingsByDatabase.set(replica.db, {
-      statementTimeoutMs: timeouts.requestMs,
-      replica: undefined,
-      pool: replica.pool,
-    });
+  const { requestMs, jobMs } = options.statementTimeouts ?? DEFAULT_STATEMENT_TIMEOUTS;
+  const replica = options.readUrl ? openPool(options.readUrl, poolSize, options, requestMs) : undefined;
+  const primary = openPool(connectionString, poolSize, options, requestMs, replica?.db);
+  const jobs = openPool(connectionString, poolSize, options, jobMs);
   return {
     db: primary.db,
     jobDb: jobs.db,
@@ -139,7 +112,13 @@ class NamedStatementClient extends pg.Client {
   }
 }
 
-function openPool(connectionString: string, max: number, options: ConnectOptions) {
+function openPool(
+  connectionString: string,
+  max: number,
+  options: ConnectOptions,
+  statementTimeoutMs: number,
+  replica?: Database,
+) {
   const config: pg.PoolConfig & ListenConfig = {
     connectionString,
     max,
@@ -155,5 +134,7 @@ function openPool(connectionString: string, max: number, options: ConnectOptions
   // its query in flight or next one fails anyway, failing only that unit of work, and the pool
   // discards the client when it is released.
   pool.on('connect', (client) => client.on('error', () => {}));
-  return { pool, db: new Kysely<DB>({ dialect: new PostgresDialect({ pool }) }) };
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  settingsByDatabase.set(db, { statementTimeoutMs, replica, pool });
+  return { pool, db };
 }

@@ -15,7 +15,6 @@ import {
   keepsUnmatchedReports,
   runUnmatchedJob,
 } from './maintenance.ts';
-import type { MessagingLog } from './messaging.ts';
 import type { ProviderRegistry } from './providers/registry.ts';
 import { postSimulatedReports, reportsOf } from './providers/simulator.ts';
 import type { JobQueue } from './queue/job-queue.ts';
@@ -40,7 +39,7 @@ export type MessagingEngineOptions = {
   queue: JobQueue;
   providers: ProviderRegistry;
   config: MessagingConfig;
-  log: MessagingLog;
+  log: (level: 'info' | 'warn' | 'error', message: string, error?: unknown) => void;
   /** ENCRYPTION_KEY: webhook signing secrets are stored under it. */
   encryptionKey: Buffer;
 };
@@ -73,6 +72,13 @@ export function createMessagingEngine(options: MessagingEngineOptions): Messagin
     );
   };
 
+  /** Rethrows for the queue's retry; logs all but the expected way a job ends unfinished. */
+  const logUnexpected =
+    (expected: abstract new (...args: never[]) => Error, message: string) => (error: unknown) => {
+      if (!(error instanceof expected)) log('warn', message, error);
+      throw error;
+    };
+
   const maintain = async () => {
     await ensurePartitions(db);
     await dropExpiredPartitions(db, config.retentionMonths);
@@ -100,23 +106,14 @@ export function createMessagingEngine(options: MessagingEngineOptions): Messagin
         await runFanOutStep(db, queue, step, { stepSize: config.fanoutBatchSize, batchSize });
       });
       await queue.work(SEND_BATCH_JOB, perCompany, async (batch, job) => {
-        try {
-          await handOverBatch(db, providers, config, batch, job.signal);
-        } catch (error) {
-          // The expected way a batch ends unfinished; anything else is worth a line in the log.
-          if (!(error instanceof HandOverLater))
-            log('warn', 'a hand-over batch failed; the queue retries it', error);
-          throw error;
-        }
+        await handOverBatch(db, providers, config, batch, job.signal).catch(
+          logUnexpected(HandOverLater, 'a hand-over batch failed; the queue retries it'),
+        );
       });
       await queue.work(DLR_APPLY_JOB, { ...perCompany, perGroup: 1 }, async ({ companyId }, job) => {
-        try {
-          await applyCompanyInbox(db, queue, companyId, job.signal);
-        } catch (error) {
-          if (!(error instanceof InboxBusy))
-            log('warn', 'applying delivery reports failed; the queue retries', error);
-          throw error;
-        }
+        await applyCompanyInbox(db, queue, companyId, job.signal).catch(
+          logUnexpected(InboxBusy, 'applying delivery reports failed; the queue retries'),
+        );
         // Reports whose hand-over commit was still on its way are kept: a job looks at them shortly.
         if (await keepsUnmatchedReports(db, companyId)) await enqueueUnmatchedJob(db, queue, companyId, 1000);
       });

@@ -97,17 +97,7 @@ export async function reapplyUnmatchedReports(db: Database, companyId: number) {
       if (result === 'busy') busy = true;
       if (result === 'busy' || result === 0) break;
     }
-  const left = await inTenantTransaction(db, companyScope(companyId), async (trx) => {
-    await sql`
-      delete from unmatched_delivery_reports
-       where company_id = ${companyId} and received_at < now() - ${UNMATCHED_TTL}::interval`.execute(trx);
-    const { rows } = await sql<{ left: boolean }>`
-      select exists (select 1 from unmatched_delivery_reports where company_id = ${companyId}) as left`.execute(
-      trx,
-    );
-    return rows[0].left;
-  });
-  return { moved, busy, left };
+  return { moved, busy, left: await keepsUnmatchedReports(db, companyId) };
 }
 
 /**
@@ -135,9 +125,12 @@ export async function enqueueUnmatchedJob(db: Database, queue: JobQueue, company
   );
 }
 
-/** Whether the company keeps reports no recipient carried the id of (the dlr-apply job asks after applying). */
+/** Forgets the company's unmatched reports kept too long; whether it still keeps any. */
 export async function keepsUnmatchedReports(db: Database, companyId: number) {
   return inTenantTransaction(db, companyScope(companyId), async (trx) => {
+    await sql`
+      delete from unmatched_delivery_reports
+       where company_id = ${companyId} and received_at < now() - ${UNMATCHED_TTL}::interval`.execute(trx);
     const { rows } = await sql<{ kept: boolean }>`
       select exists (select 1 from unmatched_delivery_reports where company_id = ${companyId}) as kept`.execute(
       trx,

@@ -53,10 +53,10 @@ export type ProviderRegistry = {
 export type WorkerProviderRegistry = ProviderRegistry & {
   /**
    * Builds the provider of every company on a connected provider (SMPP), so their links bind
-   * without waiting for a send, and from then on every `intervalMs` looks again: a company another
-   * process moved to SMPP binds, one moved away (or whose settings changed) is rebuilt within the ttl.
+   * without waiting for a send, and looks again every ttl: a company another process moved to SMPP
+   * binds, one moved away (or whose settings changed) is rebuilt.
    */
-  keepLinksBound(intervalMs?: number): Promise<void>;
+  keepLinksBound(): Promise<void>;
 };
 
 export type ProviderRegistryOptions = {
@@ -243,11 +243,11 @@ export function createProviderRegistry(options: ProviderRegistryOptions): Worker
         (error) => log(`company ${companyId}: provider settings not read: ${error}`),
       );
     },
-    async keepLinksBound(intervalMs = ttlMs) {
+    async keepLinksBound() {
       if (linkTimer) return;
       linkTimer = setInterval(
         () => void bindLinks().catch((error) => log(`binding providers' links failed: ${error}`)),
-        intervalMs,
+        ttlMs,
       );
       linkTimer.unref();
       await bindLinks();

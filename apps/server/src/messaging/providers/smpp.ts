@@ -18,7 +18,7 @@ import {
   type SmsProvider,
   type SubmitOutcome,
 } from './provider.ts';
-import { describeStatus, openSmppLink, type SmppLink } from './smpp-link.ts';
+import { describeStatus, openSmppLink } from './smpp-link.ts';
 import { receiptId, recipientReportIds } from './smpp-message-ids.ts';
 import { type SmppPart, splitIntoParts } from './smpp-parts.ts';
 import { isDeliveryReceipt, parseSmppInbound, parseSmppReceipt } from './smpp-receipt.ts';
@@ -127,22 +127,13 @@ export function createSmppProvider(
     onDown,
     addressPolicy,
   };
-  const links: { transmit: SmppLink; all: SmppLink[] } =
-    config.bindMode === 'transceiver'
-      ? (() => {
-          const link = openSmppLink({ ...linkOptions, bind: 'bind_transceiver', onDeliver });
-          return { transmit: link, all: [link] };
-        })()
-      : (() => {
-          const transmit = openSmppLink({ ...linkOptions, bind: 'bind_transmitter' });
-          const receive = openSmppLink({
-            ...linkOptions,
-            bind: 'bind_receiver',
-            onDeliver,
-            onDown: undefined,
-          });
-          return { transmit, all: [transmit, receive] };
-        })();
+  const transceiver = config.bindMode === 'transceiver';
+  const transmit = transceiver
+    ? openSmppLink({ ...linkOptions, bind: 'bind_transceiver', onDeliver })
+    : openSmppLink({ ...linkOptions, bind: 'bind_transmitter' });
+  const links = transceiver
+    ? [transmit]
+    : [transmit, openSmppLink({ ...linkOptions, bind: 'bind_receiver', onDeliver, onDown: undefined })];
 
   function submitPart(session: Session, sms: OutboundSms, part: SmppPart, batch: Batch): Promise<PartResult> {
     return new Promise((resolve) => {
@@ -207,11 +198,11 @@ export function createSmppProvider(
     maxBatchSize: Math.max(1, config.batchSize ?? windowSize * 10),
     async sendBatch(messages) {
       if (messages.length === 0) return [];
-      const session = await links.transmit.whenBound(bindTimeoutMs);
+      const session = await transmit.whenBound(bindTimeoutMs);
       if (!session)
         return retryEach(
           messages,
-          `not bound to the SMSC: ${links.transmit.lastError() ?? 'still connecting'}`,
+          `not bound to the SMSC: ${transmit.lastError() ?? 'still connecting'}`,
           'account',
         );
       const batch: Batch = { held: null };
@@ -224,7 +215,7 @@ export function createSmppProvider(
       inboundListeners.add(listener);
     },
     async close() {
-      await Promise.all(links.all.map((link) => link.close()));
+      await Promise.all(links.map((link) => link.close()));
     },
   };
 }
