@@ -4,7 +4,7 @@ import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, buildApp } from '../src/app.ts';
 import { connectDatabase, type DatabaseHandle } from '../src/db/database.ts';
-import { BUSY_RETRY_AFTER_SECONDS } from '../src/db/database-unavailable.ts';
+import { BUSY_RETRY_AFTER_SECONDS } from '../src/plugins/database-unavailable.ts';
 import { WAITING_PER_CONNECTION } from '../src/plugins/load-shedding.ts';
 import { bearer, createTenantWithStaff } from './support/factories.ts';
 import { createTestContext, type TestContext } from './support/test-app.ts';

@@ -3,7 +3,7 @@ import { REQUEST_LIMIT_MESSAGES } from '@sms/contracts/common/request-limits';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type App, buildApp } from '../src/app.ts';
 import { connectDatabase, type DatabaseHandle } from '../src/db/database.ts';
-import { UNAVAILABLE_RETRY_AFTER_SECONDS } from '../src/db/database-unavailable.ts';
+import { UNAVAILABLE_RETRY_AFTER_SECONDS } from '../src/plugins/database-unavailable.ts';
 import { createMessaging } from '../src/messaging/messaging.ts';
 import { regenerateCallbackTokens } from '../src/modules/callbacks/callback-tokens.ts';
 import { bearer, createCompany, createUser, signIn, TEST_PASSWORD } from './support/factories.ts';

@@ -7,7 +7,7 @@ import { REQUEST_LIMIT_MESSAGES } from '@sms/contracts/common/request-limits';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { APP_ROLE } from '../src/db/database.ts';
-import { UNAVAILABLE_RETRY_AFTER_SECONDS } from '../src/db/database-unavailable.ts';
+import { UNAVAILABLE_RETRY_AFTER_SECONDS } from '../src/plugins/database-unavailable.ts';
 import { bearer, createCompany, createUser, signIn } from './support/factories.ts';
 import { acceptedSendToGeneratedSubscribers, messageRow, waitFor } from './support/messaging-factories.ts';
 import { createService } from './support/services-factories.ts';

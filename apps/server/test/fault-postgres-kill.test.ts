@@ -4,7 +4,7 @@ import path from 'node:path';
 import { REQUEST_LIMIT_MESSAGES } from '@sms/contracts/common/request-limits';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { UNAVAILABLE_RETRY_AFTER_SECONDS } from '../src/db/database-unavailable.ts';
+import { UNAVAILABLE_RETRY_AFTER_SECONDS } from '../src/plugins/database-unavailable.ts';
 import { bearer, createUser, signIn } from './support/factories.ts';
 import { startKillablePostgres } from './support/killable-postgres.ts';
 import { acceptedSendToGeneratedSubscribers, messageRow, waitFor } from './support/messaging-factories.ts';

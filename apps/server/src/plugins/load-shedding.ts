@@ -2,7 +2,7 @@ import underPressure from '@fastify/under-pressure';
 import { REQUEST_LIMIT_MESSAGES } from '@sms/contracts/common/request-limits';
 import type { FastifyInstance } from 'fastify';
 import { type Database, settingsOf } from '../db/database.ts';
-import { BUSY_RETRY_AFTER_SECONDS } from '../db/database-unavailable.ts';
+import { BUSY_RETRY_AFTER_SECONDS } from './database-unavailable.ts';
 import { AppError } from '../errors.ts';
 
 /** Requests waiting for a connection, per connection of the pool, past which new requests are turned away. */

@@ -1,5 +1,5 @@
 import type { AppDeps } from '../../app-deps.ts';
-import { databaseUnavailable } from '../../db/database-unavailable.ts';
+import { databaseUnavailable } from '../../plugins/database-unavailable.ts';
 import { pingDatabase } from './health.repository.ts';
 
 /** Whether the API and its database answer: the database's failure is the API's 503. */
