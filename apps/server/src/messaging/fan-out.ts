@@ -12,31 +12,20 @@ import { failSend, recordSendProgress, settleSends } from './send-progress.ts';
 /** Recipient counts at which the partition's statistics are refreshed if stale (refreshRecipientStatistics). */
 const STATISTICS_AT = [1000, 10_000, 100_000, 1_000_000];
 
-export type FanOutStep = {
-  companyId: number;
-  messageId: number;
-  /** The last subscriber id the previous step reached ('0' at the start). */
-  after: string;
-};
+/** A send-fanout job: its send and the last subscriber id the previous step reached ('0' first). */
+export type FanOutStep = { companyId: number; messageId: number; after: string };
 
-export type FanOutSizes = {
-  /** Subscribers read per step. */
-  stepSize: number;
-  /** Recipients per hand-over batch job (the company's provider batch). */
-  batchSize: number;
-};
+/** Subscribers read per step; recipients per hand-over batch job (the company's provider batch). */
+export type FanOutSizes = { stepSize: number; batchSize: number };
 
 /**
- * One fan-out step of a send (the send-fanout job): the next `stepSize` subscribers after the
- * step's cursor that are actively subscribed to any of the message's (still active) services,
- * deduplicated across services (one recipient per subscriber, hence per phone number), inserted
- * as pending recipients by one INSERT ... SELECT. In the same transaction the cursor moves and the
- * next step is enqueued; the step that finds nobody after the cursor is the last: it checks the
- * month's limit against the send's real count and enqueues the hand-over batches.
+ * One fan-out step: the next `stepSize` subscribers after the cursor actively subscribed to any of
+ * the message's active services, one recipient per subscriber, written pending by one INSERT ...
+ * SELECT; in the same transaction the cursor moves and the next step is enqueued. The step that
+ * finds nobody is the last (finishFanOut).
  *
- * The send's row is locked first and the step does nothing unless the cursor is still `after`:
- * a step retried after its commit (the worker died before pg-boss heard it finish) or run twice
- * finds the cursor moved on, and steps of one send never overlap.
+ * The send's row is locked and the step does nothing unless the cursor is still `after`: a step
+ * retried after its commit, or run twice, finds the cursor moved on.
  */
 export async function runFanOutStep(db: Database, queue: JobQueue, step: FanOutStep, sizes: FanOutSizes) {
   const { companyId, messageId, after } = step;
@@ -89,7 +78,6 @@ export async function runFanOutStep(db: Database, queue: JobQueue, step: FanOutS
       returning fanout_cursor::text as cursor`.execute(trx);
     await recordSendProgress(trx, companyId, [{ messageId, from: null, to: 'pending', count: inserted }]);
     const progress = { before: send.recipients, after: recipients, recipientsAt: send.recipients_at };
-    // A step that found nobody after the cursor is the last one.
     if (moved[0].cursor !== after) await enqueueFanOutStep(trx, queue, companyId, messageId, moved[0].cursor);
     else
       await finishFanOut(
@@ -105,10 +93,9 @@ export async function runFanOutStep(db: Database, queue: JobQueue, step: FanOutS
 }
 
 /**
- * The last step: the send's numbers are final. It must fit what the month has left besides its
- * own reservation (numbers imported after it was scheduled count too), or nobody is sent to; the
- * usage row stays locked to the commit, so concurrent sends of the company check one after the
- * other. A send that fits gets its hand-over batches, one job per `batchSize` recipients.
+ * The last step: the send's real count must fit what the month has left besides its own
+ * reservation, or nobody is sent to (the usage row stays locked to the commit, so concurrent sends
+ * check one after the other). A send that fits gets one batch job per `batchSize` recipients.
  */
 async function finishFanOut(
   trx: Executor,
@@ -171,10 +158,8 @@ export async function batchWindows(
 }
 
 /**
- * A step joins its candidates to their subscribers by merging the two in subscriber order. The
- * planner cannot know how far into the subscriber ids a batch reaches (its last id is computed in
- * the statement), and took a nested loop: 20,000 index lookups, 80,000 buffers, where the merge
- * reads ~330 (ADR 0011).
+ * The planner cannot know how far a step's batch reaches (its last id is computed in the statement)
+ * and took a nested loop: 80,000 buffers where a merge join reads ~330 (ADR 0011).
  */
 const PREFER_MERGE_JOIN = sql`
   select set_config('enable_nestloop', 'off', true), set_config('enable_hashjoin', 'off', true)`;
@@ -183,9 +168,9 @@ const RESET_JOIN_SETTINGS = sql.raw(
 );
 
 /**
- * The next active subscriptions after `after` of each of the send's services that is still active,
- * in subscriber order: one index scan per service, merged (Merge Append), so that the step's
- * DISTINCT ON reads only as far as its batch needs and sorts only the few rows a subscriber has.
+ * The next active subscriptions after `after` of each still active service, in subscriber order:
+ * one index scan per service, merged (Merge Append), so that the step's DISTINCT ON reads only as
+ * far as its batch needs.
  */
 export function subscriptionsInOrder(companyId: number, serviceIds: number[], after: string, limit: number) {
   const services = [...new Set(serviceIds.map(Number))].sort((a, b) => a - b);
@@ -209,10 +194,9 @@ export function subscriptionsInOrder(companyId: number, serviceIds: number[], af
 }
 
 /**
- * Refreshes the statistics of the partition a send's recipients live in while they count fewer rows
- * than the send has written (`rowsWritten`): early in a month its partition has none, and the
- * planner would then hash the whole partition where an index finds a few hundred rows. Best effort:
- * it never waits on a running autovacuum. True when the partition was analyzed.
+ * Analyzes the recipients' partition while its statistics count fewer rows than the send wrote:
+ * early in a month it has none, and the planner would hash the whole partition where an index finds
+ * a few hundred rows. Best effort, never waiting on autovacuum; true when it analyzed.
  */
 export async function refreshRecipientStatistics(db: Database, recipientsAt: Date, rowsWritten: number) {
   try {

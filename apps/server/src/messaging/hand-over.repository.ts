@@ -6,8 +6,6 @@ import { companyScope, inTenantTransaction } from '../db/tenant-scope.ts';
 import type { ReportId } from './providers/provider.ts';
 import { type CountChange, recordSendProgress } from './send-progress.ts';
 
-/** The hand-over's statements; hand-over.ts says when each runs and why. */
-
 export type BatchJob = { companyId: number; messageId: number; firstId: string; lastId: string };
 
 /** A pending recipient of the batch, as it is offered; attributes: its subscriber's, for a personalised send. */
@@ -25,9 +23,9 @@ export type SendPlan = {
   text: string;
   encoding: 'GSM-7' | 'UCS-2';
   parts: number;
-  /** The sender of each service's recipients: its short code. */
+  /** Each service's short code: its recipients' sender. */
   senders: Map<number, string>;
-  /** A text with merge fields, read once: each recipient's own text is rendered from it. */
+  /** A text with merge fields: each recipient's own text is rendered from it. */
   template: TTemplate | null;
 };
 
@@ -43,11 +41,9 @@ export type Recorded = {
   /** The ids its delivery reports may name (recipient_gateway_ids), and how many parts' reports decide it. */
   reportIds: readonly ReportId[];
   reportParts: number | null;
-  /** No answer from the provider: submitted, its outcome unknown until a report settles it. */
   unknown: boolean;
 };
 
-/** The send's validity in hours (SEND_VALIDITY_HOURS) and a claim's time (SEND_CLAIM_SECONDS). */
 type Times = { sendValidityHours: number; claimSeconds: number };
 
 export async function readSendPlan(db: Database, job: BatchJob): Promise<SendPlan | null> {
@@ -83,12 +79,11 @@ export async function readSendPlan(db: Database, job: BatchJob): Promise<SendPla
 }
 
 /**
- * Claims the batch's range for this run: one row per batch, taken only when no other run holds it
- * (a job retried while its first run still worked) or that run's claim has passed (its worker
- * died). Held for claimSeconds, extended with every recorded outcome, released at the run's end.
+ * Claims the batch's range for this run, unless another run holds it (a job retried while its first
+ * run still worked) and its claim has not passed (extended with every recorded outcome).
  */
 export async function claimBatch(db: Database, settings: Times, job: BatchJob) {
-  const claimed = await inTenantTransaction(db, companyScope(job.companyId), async (trx) => {
+  return inTenantTransaction(db, companyScope(job.companyId), async (trx) => {
     const { rows } = await sql`
       insert into hand_over_claims as c (company_id, message_id, first_id, claimed_until)
       values (${job.companyId}, ${job.messageId}, ${job.firstId},
@@ -98,7 +93,6 @@ export async function claimBatch(db: Database, settings: Times, job: BatchJob) {
       returning 1`.execute(trx);
     return rows.length > 0;
   });
-  return claimed;
 }
 
 export async function extendClaim(trx: Executor, settings: Times, job: BatchJob) {
@@ -119,10 +113,9 @@ export function releaseBatch(db: Database, job: BatchJob) {
 }
 
 /**
- * The provider refused or could not be reached for the whole account: the company's sends are
- * held with the reason (Message Details), the company's provider is marked failing since its
- * first such answer (the Admin Panel), and batches wait before they probe it again: as long as it
- * has been failing, between 1 s and 60 s.
+ * The provider failed for the whole account: the company's sends are held with the reason, its
+ * provider is marked failing (the Admin Panel), and batches wait as long as it has been failing
+ * (1 s to 60 s) before they probe it again.
  */
 export async function providerFailed(trx: Executor, job: BatchJob, reason: string) {
   await sql`
@@ -167,10 +160,8 @@ export async function failPending(trx: Executor, job: BatchJob, plan: SendPlan, 
 }
 
 /**
- * Every outcome of a batch in one statement, then the counters' moves. A recipient left pending
- * is offered again at the job's next run. The ids its reports may name (every part's, in the forms
- * the provider may use) go to recipient_gateway_ids in the same statement: delivery reports find
- * their recipient there.
+ * Every outcome of a batch in one statement, with the ids its reports may name (where delivery
+ * reports find their recipient, recipient_gateway_ids), then the counters' moves.
  */
 export async function recordOutcomes(trx: Executor, job: BatchJob, plan: SendPlan, records: Recorded[]) {
   const reportIds = records.flatMap((r) => r.reportIds.map((reportId) => ({ recipient: r.id, ...reportId })));
@@ -214,7 +205,6 @@ export async function recordOutcomes(trx: Executor, job: BatchJob, plan: SendPla
   await recordSendProgress(trx, job.companyId, changes);
 }
 
-/** The send's state as a batch sees it before each provider call. */
 export async function readSendState(trx: Executor, job: BatchJob, settings: Times) {
   const { rows } = await sql<{
     state: string;
@@ -241,7 +231,7 @@ export async function resumeSend(trx: Executor, job: BatchJob) {
   );
 }
 
-/** The batch's next pending recipients after `after`, in id order: the range is this run's (claimBatch). */
+/** The batch's next pending recipients after `after`, in id order: read, not locked (the range is this run's). */
 export function readPendingRecipients(
   db: Database,
   job: BatchJob,
@@ -273,9 +263,8 @@ export function readPendingRecipients(
 }
 
 /**
- * The attributes of a batch's subscribers. The fan-out writes recipients in subscriber order, so a
- * batch's subscribers are mostly a run of ids: read as one range of the key (one index descent)
- * when it is dense, else id by id.
+ * The attributes of a batch's subscribers: mostly a run of ids (the fan-out writes in subscriber
+ * order), read as one range of the key when it is dense, else id by id.
  */
 async function readAttributes(trx: Executor, companyId: number, subscriberIds: bigint[]) {
   if (subscriberIds.length === 0) return new Map<string, Record<string, string>>();

@@ -1,5 +1,6 @@
 import { setTimeout as pause } from 'node:timers/promises';
 import { MESSAGE_MESSAGES } from '@sms/contracts/messages/message';
+import type { MessagingConfig } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import { companyScope, inTenantTransaction } from '../db/tenant-scope.ts';
 import {
@@ -29,33 +30,21 @@ import { failSend, settleSends } from './send-progress.ts';
 
 export type { BatchJob } from './hand-over.repository.ts';
 
-export type HandOverSettings = {
-  /** Hand-overs of one recipient the provider may answer "retry" to before it fails for good. */
-  maxAttempts: number;
-  /** A send hands nothing over this long after its due time: what is left fails. */
-  sendValidityHours: number;
-  /**
-   * How long a run's claim on its batch lasts without news (extended with every outcome recorded).
-   * A run whose worker died leaves its claim; the job's next run takes it once this has passed.
-   */
-  claimSeconds: number;
-};
+export type HandOverSettings = Pick<MessagingConfig, 'maxAttempts' | 'sendValidityHours' | 'claimSeconds'>;
 
 /** The batch is not finished: the queue runs it again later, with its backoff (jobs.ts). */
 export class HandOverLater extends Error {}
 
 /**
- * One hand-over batch (the send-batch job). The run claims the batch's range of recipient ids
- * (claimBatch, committed), then, per provider call:
+ * One hand-over batch (the send-batch job). The run claims the batch's range of recipient ids,
+ * then, per provider call:
  * 1. in a short transaction: check that the send still runs and its company may send, take
  *    hand-overs from the company's rate window, read the range's next pending recipients;
  * 2. hand them to the provider, with no transaction and no lock held;
- * 3. record every outcome with one UPDATE ... FROM unnest(...), and the counters, in a second
- *    transaction.
- * A worker that dies between 2 and 3 leaves its claim: the job's next run (the queue retries it)
- * offers those recipients again under the same recipient key once the claim has passed, which a
- * provider that deduplicates (the simulator) accepts once. Recipients the provider answered "retry"
- * stay pending, and the batch ends with HandOverLater: the queue runs it again after its backoff.
+ * 3. record every outcome, and the counters, in a second transaction.
+ * A worker that dies between 2 and 3 leaves its claim: the job's retry offers those recipients
+ * again under the same recipient key once the claim has passed. Recipients answered "retry" stay
+ * pending, and the batch ends with HandOverLater: the queue runs it again after its backoff.
  */
 export async function handOverBatch(
   db: Database,
@@ -112,8 +101,7 @@ async function handOverClaimed(
       else if (claim.providerFailing) await providerAnswered(trx, job.companyId);
     });
     if (outage) throw new HandOverLater('The provider is unavailable; the send is held');
-    // Flow control (throttled, a 5xx, a time-out): those recipients are offered again after a
-    // second, in this run, at the provider's pace; a provider that keeps at it ends the run.
+    // Flow control (throttled, a 5xx): offered again after a second, in this run, HELD_BACK_ROUNDS at most.
     const heldBackFrom = firstHeldBack(claim.rows, outcomes);
     if (heldBackFrom !== null && heldBack++ < HELD_BACK_ROUNDS) {
       after = heldBackFrom - 1n;
@@ -121,7 +109,6 @@ async function handOverClaimed(
       continue;
     }
     if (heldBackFrom === null) heldBack = 0;
-    // Fewer than the rate allowed: nothing more of the range can be claimed in this run.
     if (claim.lastOfRange) break;
   }
   await finishBatch(db, settings, job, plan);
@@ -130,7 +117,6 @@ async function handOverClaimed(
 /** Rounds of flow control a run waits out before it leaves the batch to the queue's backoff. */
 const HELD_BACK_ROUNDS = 30;
 
-/** The lowest id the provider held back for flow control, or null. */
 function firstHeldBack(rows: Claimed[], outcomes: SubmitOutcome[]) {
   const keys = new Set(
     outcomes
@@ -147,8 +133,7 @@ async function finishBatch(db: Database, settings: HandOverSettings, job: BatchJ
     const { left, expired } = await readBatchLeft(trx, job, plan, settings);
     if (left > 0 && expired)
       await failPending(trx, job, plan, MESSAGE_MESSAGES.notHandedOverInTime(settings.sendValidityHours));
-    // After this batch's records were committed: of two batches finishing together, the one that
-    // settles second sees both.
+    // After this batch's records were committed: of two batches finishing together, the second sees both.
     await settleSends(trx, job.companyId, [job.messageId]);
     return expired ? 0 : left;
   });
@@ -158,7 +143,7 @@ async function finishBatch(db: Database, settings: HandOverSettings, job: BatchJ
 type Claim =
   | { kind: 'rows'; rows: Claimed[]; providerFailing: boolean; lastOfRange: boolean }
   | { kind: 'throttled'; waitMs: number }
-  /** The send no longer hands anything over (cancelled, failed, done): this run ends. */
+  /** The send no longer hands anything over (cancelled, failed, done). */
   | { kind: 'over' };
 
 async function claimRecipients(
@@ -184,7 +169,7 @@ async function claimRecipients(
       );
       return { kind: 'over' as const };
     }
-    // Asked where the hand-over acts, before every claim: a send under way stops at its next batch.
+    // Asked before every claim: a send under way stops at its next batch when its company is not active.
     if (!send.active) {
       await holdSend(trx, job, null);
       return { kind: 'held' as const };
@@ -207,15 +192,13 @@ async function claimRecipients(
     companyProvider.messagesPerSecond,
   );
   if (granted === 0) return { kind: 'throttled', waitMs: Math.max(1, nextWindowInMs) };
-  // The batch's range is this run's (claimBatch): its next pending recipients are read, not locked.
   const rows = await readPendingRecipients(db, job, plan, after, granted);
   return { kind: 'rows', rows, providerFailing: state.providerFailing, lastOfRange: rows.length < granted };
 }
 
 /**
- * Hands the recipients to the provider: the send's text, or each recipient's own (`copies`, a
- * personalised send), recipients that share a text side by side so that a provider that sends one
- * text to many numbers per request (Africa's Talking) makes one request per text and sender.
+ * Hands the recipients to the provider, each with the send's text or its own (a personalised send),
+ * those that share a text side by side: Africa's Talking sends one text to many numbers per request.
  */
 async function offer(
   companyProvider: CompanyProvider,
@@ -258,7 +241,7 @@ const unanswered = (row: Claimed) =>
     unknown: false,
   }) as const;
 
-/** Maps each claimed recipient's outcome onto its new row state (no answer counts as a retry). */
+/** A recipient's new row state from its outcome (no answer counts as a retry). */
 function recordOf(row: Claimed, outcome: SubmitOutcome | undefined, maxAttempts: number): Recorded {
   const recorded = unanswered(row);
   if (outcome?.outcome === 'accepted')
