@@ -3,8 +3,8 @@ import { REQUEST_LIMIT_MESSAGES } from '@sms/contracts/common/request-limits';
 import { IMPORT_MAX_BYTES } from '@sms/contracts/subscribers/import-subscribers';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
-import { databaseBusyError, databaseUnavailable, isDatabaseUnreachable } from './database-unavailable.ts';
 import { AppError } from '../errors.ts';
+import { databaseBusyError, databaseUnavailable, isDatabaseUnreachable } from './database-unavailable.ts';
 
 /** @fastify/multipart's count limits (parts, files, fields): too many pieces, not too many bytes. */
 const MULTIPART_COUNT_LIMIT = /^FST_(PARTS|FILES|FIELDS)_LIMIT$/;

@@ -2,8 +2,8 @@ import underPressure from '@fastify/under-pressure';
 import { REQUEST_LIMIT_MESSAGES } from '@sms/contracts/common/request-limits';
 import type { FastifyInstance } from 'fastify';
 import { type Database, settingsOf } from '../db/database.ts';
-import { BUSY_RETRY_AFTER_SECONDS } from './database-unavailable.ts';
 import { AppError } from '../errors.ts';
+import { BUSY_RETRY_AFTER_SECONDS } from './database-unavailable.ts';
 
 /** Requests waiting for a connection, per connection of the pool, past which new requests are turned away. */
 export const WAITING_PER_CONNECTION = 10;
