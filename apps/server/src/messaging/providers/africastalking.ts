@@ -21,17 +21,16 @@ export const AFRICASTALKING_BASE_URLS = {
 } as const;
 
 export type AfricasTalkingConfig = {
-  /** Without a trailing path: `{baseUrl}/version1/messaging` is called. */
+  /** `{baseUrl}/version1/messaging` is called. */
   baseUrl: string;
   username: string;
   apiKey: string;
-  /** The company's sender id or short code, used when a message carries no `from` of its own. */
+  /** Used when a message carries no `from` of its own. */
   senderId?: string | null;
   /** Recipients per request (Africa's Talking documents no limit; 100 is our assumption). */
   batchSize?: number;
-  /** Time-out of one HTTP call, in milliseconds. */
   timeoutMs?: number;
-  /** Private hosts the base URL may name (PROVIDER_ALLOWED_PRIVATE_HOSTS); any other is refused. */
+  /** PROVIDER_ALLOWED_PRIVATE_HOSTS: any other private host is refused. */
   allowedPrivateHosts?: readonly string[];
 };
 
@@ -70,10 +69,7 @@ const KNOWN_STATUS_WORDS = new Map(
   [...Object.values(STATUS_NAMES), 'Success'].map((word) => [word.toLowerCase(), word]),
 );
 
-/**
- * A recipient's status as stored and shown: the answer's word when it is a documented one, else
- * the code's documented name, else `status <code>`; never free text from the answer.
- */
+/** A recipient's status as stored and shown: a documented word, never free text from the answer. */
 function knownStatus(word: unknown, code: number) {
   const known = typeof word === 'string' ? KNOWN_STATUS_WORDS.get(word.trim().toLowerCase()) : undefined;
   return known ?? STATUS_NAMES[code] ?? `status ${Number.isFinite(code) ? code : '?'}`;
@@ -82,11 +78,9 @@ function knownStatus(word: unknown, code: number) {
 type AtRecipient = { statusCode?: unknown; number?: unknown; status?: unknown; messageId?: unknown };
 
 /**
- * Africa's Talking over its HTTP messaging API. A batch is split into requests of identical text
- * and sender (a request has one `message` for many `to`), each answered per recipient.
- * The answer of the request as a whole never rejects anyone: a refused key, a 5xx, a time-out or an
- * unreadable answer leaves every recipient of that request to be offered again ('retry'), so a
- * wrong setting cannot burn through a send; only a recipient's own status code rejects it.
+ * Africa's Talking over its HTTP messaging API, one request per text and sender (one `message` for
+ * many `to`). Only a recipient's own status code rejects it: a refused key, a 5xx or an unreadable
+ * answer offers the whole request again, so a wrong setting cannot burn through a send.
  */
 export function createAfricasTalkingProvider(
   config: AfricasTalkingConfig,
@@ -96,7 +90,7 @@ export function createAfricasTalkingProvider(
   const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const endpoint = URL.parse(`${config.baseUrl.replace(/\/+$/, '')}/version1/messaging`);
   const urlProblem = endpoint ? providerUrlProblem(endpoint) : 'scheme';
-  // Settings saved before the base URL was checked: refused here too, every time.
+  // Settings saved before the base URL was checked are refused here too.
   const refusedUrl = urlProblem && `Africa's Talking base URL refused: ${URL_PROBLEMS[urlProblem]}`;
 
   async function sendRequest(group: OutboundSms[]): Promise<SubmitOutcome[]> {
@@ -136,7 +130,7 @@ export function createAfricasTalkingProvider(
           outcome: 'unknown',
           reason: unreachableReason(error, timeoutMs),
         }));
-      // Not even asked (the connection hung or failed): offered again; no route at all is the account's trouble.
+      // Not even asked: offered again; no route at all is the account's trouble.
       const scope = error instanceof ProviderTimeoutError ? 'request' : 'account';
       return retryEach(group, unreachableReason(error, timeoutMs), scope);
     }
@@ -175,7 +169,7 @@ export function createAfricasTalkingProvider(
       const outcomes: SubmitOutcome[] = [];
       let heldBack: string | null = null;
       for (const group of groupBySameText(messages, batchSize)) {
-        // After a request that got no answer, the rest wait (offered again) rather than hang too.
+        // After a request that got no answer, the rest are offered again rather than hang too.
         if (heldBack) {
           outcomes.push(...retryEach(group, heldBack, 'request'));
           continue;
@@ -191,7 +185,7 @@ export function createAfricasTalkingProvider(
   };
 }
 
-/** Requests of at most `size` recipients that share text and sender, in the batch's order. */
+/** Requests of at most `size` recipients that share text and sender. */
 function groupBySameText(messages: OutboundSms[], size: number) {
   const groups = new Map<string, OutboundSms[]>();
   for (const sms of messages) {

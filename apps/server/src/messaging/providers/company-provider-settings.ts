@@ -4,12 +4,8 @@ import { africasTalkingBaseUrl, type ProviderSettings } from './provider-setting
 import type { SimulatorOptions } from './simulator.ts';
 import type { SmppConfig } from './smpp.ts';
 
-type Pace = {
-  /** Hand-overs per second across every worker (the company's provider rate). */
-  messagesPerSecond: number;
-  /** Recipients per sendBatch call. */
-  batchSize: number;
-};
+/** Hand-overs per second across every worker, and recipients per sendBatch call. */
+type Pace = { messagesPerSecond: number; batchSize: number };
 
 /**
  * What the registry builds a company's provider from: its kind, the pace the engine keeps, and
@@ -54,11 +50,10 @@ export function toCompanyProviderSettings(
         messagesPerSecond: settings.messagesPerSecond,
         batchSize: settings.batchSize,
         africastalking: {
+          ...settings,
           baseUrl: africasTalkingBaseUrl(settings),
           username: settings.username ?? '',
           apiKey: settings.apiKey ?? '',
-          senderId: settings.senderId,
-          batchSize: settings.batchSize,
           allowedPrivateHosts: config.providerAllowedPrivateHosts,
         },
         ...(missing.length > 0 && {
@@ -68,22 +63,16 @@ export function toCompanyProviderSettings(
     }
     case 'smpp': {
       const missing = [!settings.host && 'host', !settings.systemId && 'system ID'].filter(Boolean);
+      const batchSize = settings.window * SMPP_BATCH_PER_WINDOW;
       return {
         kind: 'smpp',
         messagesPerSecond: settings.messagesPerSecond,
-        batchSize: settings.window * SMPP_BATCH_PER_WINDOW,
+        batchSize,
         smpp: {
-          host: settings.host,
-          port: settings.port,
-          systemId: settings.systemId,
+          ...settings,
           password: settings.password ?? '',
           systemType: settings.systemType ?? undefined,
-          bindMode: settings.bindMode,
-          messageIdType: settings.messageIdType,
-          window: settings.window,
-          batchSize: settings.window * SMPP_BATCH_PER_WINDOW,
-          sourceTon: settings.sourceTon,
-          sourceNpi: settings.sourceNpi,
+          batchSize,
           allowedPrivateHosts: config.providerAllowedPrivateHosts,
         },
         ...(missing.length > 0 && {

@@ -17,24 +17,19 @@ import { createSmppProvider } from './smpp.ts';
 import { createUnconfiguredProvider } from './unconfigured.ts';
 
 /** A company's provider, with the pace the engine must keep. */
-export type CompanyProvider = {
+export type CompanyProvider = Pick<CompanyProviderSettings, 'messagesPerSecond' | 'batchSize'> & {
   provider: SmsProvider;
-  /** Hand-overs per second across every worker (the company's provider rate). */
-  messagesPerSecond: number;
-  /** Recipients per sendBatch call (at most the provider's maxBatchSize). */
-  batchSize: number;
 };
 
 /** What building a provider may need besides its settings. */
 export type ProviderContext = {
   companyId: number;
-  /** The company's own delivery-report callback URL, for providers that post reports to us (simulator). */
+  /** The company's own DLR callback URL, where the simulator posts its reports. */
   dlrCallbackUrl: string | null;
-  /** Where connection-based providers (SMPP) hand their receipts; resolves once stored. */
+  /** Where SMPP hands its receipts and handset messages; each resolves once stored. */
   onDeliveryReport: (update: DeliveryUpdate) => Promise<void>;
-  /** Where connection-based providers (SMPP) hand handset messages; resolves once stored. */
   onInboundMessage: (message: InboundSms) => Promise<void>;
-  /** Enqueues a job on its own transaction, committed when this resolves (the simulator's delivery reports). */
+  /** Enqueues a job in its own transaction, committed when this resolves. */
   enqueue<P>(job: JobDefinition<P>, payload: P, options: EnqueueOptions): Promise<unknown>;
   log: (message: string) => void;
 };
@@ -64,7 +59,7 @@ export type ProviderRegistryOptions = {
   queue: JobQueue;
   config: Config;
   encryptionKey: Buffer;
-  /** The base URL simulated delivery reports go to (e.g. this process's own listener). */
+  /** The base URL simulated delivery reports go to. */
   callbackBase: () => string;
   onDeliveryReport: (companyId: number, update: DeliveryUpdate) => Promise<void>;
   /** Handset messages of connection-based providers; absent: acknowledged and not stored. */
@@ -74,9 +69,10 @@ export type ProviderRegistryOptions = {
   loadSettings?: (trx: Executor, companyId: number) => Promise<CompanyProviderSettings>;
   /** Builds a provider from settings (tests pass their own providers here). */
   build?: (settings: CompanyProviderSettings, context: ProviderContext) => SmsProvider;
-  /** How long a built provider is reused before its settings are read again. */
-  ttlMs?: number;
 };
+
+/** How long a built provider is reused before its settings are read again. */
+const SETTINGS_TTL_MS = 60_000;
 
 export function buildProvider(settings: CompanyProviderSettings, context: ProviderContext): SmsProvider {
   switch (settings.kind) {
@@ -113,14 +109,13 @@ type Entry = {
 };
 
 /**
- * Company provider settings -> SmsProvider, built once per company and reused (listmonk's
- * messengers). Settings are read again every ttlMs (another process may have changed them); the
- * provider is rebuilt only when they differ, so a provider's own state (the simulator's memory of
- * what it accepted, an SMPP session) lives as long as its settings.
+ * A provider built once per company and reused (listmonk's messengers); its settings are read again
+ * every ttl (another process may have changed them), and it is rebuilt only when they differ, so its
+ * own state (the simulator's memory, an SMPP session) lives as long as its settings.
  */
 export function createProviderRegistry(options: ProviderRegistryOptions): WorkerProviderRegistry {
   const cache = new Map<number, Entry>();
-  const ttlMs = options.ttlMs ?? 60_000;
+  const ttlMs = SETTINGS_TTL_MS;
   const log = options.log ?? (() => {});
   const loadSettings =
     options.loadSettings ??

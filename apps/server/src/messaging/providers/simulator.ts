@@ -3,23 +3,17 @@ import { setTimeout as pause } from 'node:timers/promises';
 import { type OutboundSms, retryEach, retryOf, type SmsProvider, type SubmitOutcome } from './provider.ts';
 
 export type SimulatorOptions = {
-  /** Share of recipients refused for good at hand-over (rejected, "InvalidPhoneNumber"). */
+  /** Shares of recipients refused for good at hand-over, refused for now, and reported Failed. */
   rejectRate: number;
-  /** Share refused for now (a transient error the engine retries with backoff). */
   retryRate: number;
-  /** Share of accepted recipients whose delivery report says Failed; the rest say Success. */
   failRate: number;
   /** How long after acceptance the delivery report is posted. */
   deliveryDelayMs: number;
   /** Delivery reports in flight at once. */
   dlrConcurrency: number;
   maxBatchSize: number;
-  /**
-   * A file that records every acceptance (and re-offer), so the simulator remembers what it
-   * accepted across restarts of the process it runs in, as a real provider would. Off by default.
-   */
+  /** Records every acceptance, so that it is remembered across restarts as a real provider would. */
   ledgerFile?: string;
-  /** How many of the last accepted recipient keys it remembers (default REMEMBERED_RECIPIENTS). */
   rememberedRecipients?: number;
 };
 
@@ -33,26 +27,17 @@ export const DEFAULT_SIMULATOR_OPTIONS: SimulatorOptions = {
 };
 
 /**
- * The recipient keys a simulator remembers, the most recently accepted: a re-offer comes after a
- * worker died mid-batch, within the claim time (SEND_CLAIM_SECONDS) and the job's retry, minutes at
- * most, while a set of every key ever accepted would grow for as long as the process runs. A key
- * forgotten and offered again is accepted again; its delivery-report job has the same id as the
- * first (derived from the key), so no second report is posted while the first job is kept.
+ * The most recently accepted recipient keys a simulator remembers: a re-offer comes within minutes
+ * (a worker died mid-batch), and a set of every key would grow for as long as the process runs.
+ * A forgotten key is accepted again, but its report job's id (from the key) is the first one's.
  */
 export const REMEMBERED_RECIPIENTS = 1_000_000;
 
 const FAILURE_REASONS = ['DeliveryFailure', 'AbsentSubscriber', 'UserInBlackList'];
 
-export type SimulatorStats = {
-  /** Distinct recipients accepted (by recipient key). */
-  accepted: number;
-  /** Offers of a recipient already accepted: answered with the same id, not accepted again. */
-  reoffers: number;
-  rejected: number;
-  retried: number;
-  reportsPosted: number;
-  reportsFailed: number;
-};
+/** `reoffers`: offers of a recipient already accepted, answered with the same id, not accepted again. */
+const NO_STATS = { accepted: 0, reoffers: 0, rejected: 0, retried: 0, reportsPosted: 0, reportsFailed: 0 };
+export type SimulatorStats = typeof NO_STATS;
 
 /** Where the simulator schedules its delivery reports: a simulator-report job, committed when this resolves. */
 export type ScheduleReports = (
@@ -100,12 +85,10 @@ function recentKeys(limit: number) {
 }
 
 /**
- * The built-in provider: accepts batches at once, honours the recipient key as an idempotency key
- * (a re-offered recipient gets its first id back and is counted, not accepted again), and posts
- * Africa's-Talking-shaped delivery reports to the company's own DLR callback URL over HTTP, so the
- * whole loop runs as it does against a real provider. The reports of an accepted batch are a
- * delayed queue job (SIMULATOR_REPORT_JOB), stored before the batch is answered, as a provider's
- * acceptance is durable: a worker stopped or killed meanwhile leaves them to the next one.
+ * The built-in provider: accepts batches at once, honours the recipient key as an idempotency key,
+ * and posts Africa's-Talking-shaped delivery reports to the company's own DLR callback URL, so the
+ * whole loop runs as against a real provider. The reports are a delayed job (SIMULATOR_REPORT_JOB)
+ * stored before the batch is answered, as a provider's acceptance is durable.
  */
 export function createSimulatorProvider(
   options: SimulatorOptions,
@@ -113,14 +96,7 @@ export function createSimulatorProvider(
   log: (message: string) => void = () => {},
 ): SimulatorProvider {
   const accepted = recentKeys(options.rememberedRecipients ?? REMEMBERED_RECIPIENTS);
-  const stats: SimulatorStats = {
-    accepted: 0,
-    reoffers: 0,
-    rejected: 0,
-    retried: 0,
-    reportsPosted: 0,
-    reportsFailed: 0,
-  };
+  const stats = { ...NO_STATS };
   if (options.ledgerFile && existsSync(options.ledgerFile)) {
     for (const line of readFileSync(options.ledgerFile, 'utf8').split('\n')) {
       if (line.startsWith('A ')) accepted.add(line.slice(2));
@@ -128,12 +104,11 @@ export function createSimulatorProvider(
   }
 
   const url = context.dlrUrl;
-  // Aborts the posts in flight at close.
   const closing = new AbortController();
   let closed = false;
   let warnedNoUrl = false;
 
-  /** Posts one report, trying again a few times; false when it was not taken. */
+  /** Posts one report, trying again a few times; false when it was not taken (the job's retry posts it). */
   async function postReport(report: SimulatedReport, signal?: AbortSignal) {
     if (!url) return true;
     const body = new URLSearchParams({
@@ -259,10 +234,7 @@ export function createSimulatorProvider(
   };
 }
 
-/**
- * The simulator-report job: the company's provider posts the reports, if it is still the
- * simulator (a company moved to another provider meanwhile gets none: that provider never saw them).
- */
+/** The simulator-report job: posted only while the company's provider is still the simulator that took them. */
 export async function postSimulatedReports(
   provider: SmsProvider,
   reports: readonly SimulatedReport[],

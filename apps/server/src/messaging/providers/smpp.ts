@@ -39,13 +39,12 @@ export type SmppConfig = {
   /** The company's source TON / NPI; null or absent: by the sender's kind. */
   sourceTon?: number | null;
   sourceNpi?: number | null;
-  /** How long one submit_sm waits for its response. */
   submitTimeoutMs?: number;
   /** How long a bind may take, and how long a batch waits for a bound session. */
   bindTimeoutMs?: number;
   enquireLinkMs?: number;
   reconnect?: { initialMs?: number; maxMs?: number };
-  /** Private hosts the host may name (PROVIDER_ALLOWED_PRIVATE_HOSTS); any other is refused. */
+  /** PROVIDER_ALLOWED_PRIVATE_HOSTS: any other private host is refused. */
   allowedPrivateHosts?: readonly string[];
 };
 
@@ -75,13 +74,9 @@ type PartResult =
   | { kind: 'retry'; reason: string; scope: RetryScope };
 
 /**
- * SMPP 3.4 over npm `smpp`. Binds at once (receipts may arrive at any time) and stays bound,
- * reconnecting with backoff. A batch is pipelined through a window of outstanding submit_sm; each
- * recipient's parts carry one concatenation reference. Every part's message_id is recorded (its
- * receipt counts: the recipient is delivered once every part is), in the forms the company's
- * message id type says; the first is the recipient's provider id as shown. A refused part rejects
- * the recipient; a part the SMSC never answered (time-out) makes its outcome unknown, not offered
- * again; a part that surely was not taken (lost connection, throttling) offers the whole recipient again.
+ * SMPP 3.4 over npm `smpp`. Binds at once (receipts may arrive at any time) and stays bound. A
+ * batch is pipelined through a window of outstanding submit_sm; every part's message_id is
+ * recorded, as a recipient is delivered once every part is (outcomeOf says how parts decide).
  */
 export function createSmppProvider(
   config: SmppConfig,
@@ -97,10 +92,9 @@ export function createSmppProvider(
   const inFlight = new Set<(result: PartResult) => void>();
   let reference = Math.floor(Math.random() * 256);
 
-  /** Resolves once every listener stored the receipt; a rejection makes the SMSC send it again. */
+  /** Resolves once every listener stored it; a rejection makes the SMSC send it again. */
   const onDeliver = async (pdu: Pdu) => {
     if (!isDeliveryReceipt(pdu)) {
-      // A handset's message: acknowledged once stored (a rejection makes the SMSC send it again).
       const message = parseSmppInbound(pdu);
       if (message) await Promise.all([...inboundListeners].map((listener) => listener(message)));
       return;
