@@ -10,11 +10,8 @@ import type { DeliveryUpdate } from './providers/provider.ts';
 
 export type DeliveryReportIntake = {
   /**
-   * Resolves once the report's batch is committed to the delivery-report inbox (or rejects if it
-   * could not be): nothing accepted is lost, and the worker applies it shortly after
-   * (delivery-report-applier.ts). With `token` (a report posted to a callback URL) the URL is
-   * checked in the batch's own transaction, by the shared rule (the company's current dlr token,
-   * whatever the company's status): a wrong one rejects with the callback's 404 and stores nothing.
+   * Resolves once the report's batch is committed to the inbox: nothing acknowledged is lost. With
+   * `token` (a report posted to a callback URL) a wrong token rejects with the callback's 404.
    */
   submit(companyId: number, update: DeliveryUpdate, token?: string): Promise<void>;
   /** Stores what is queued and stops taking more. */
@@ -24,15 +21,10 @@ export type DeliveryReportIntake = {
 };
 
 export type IntakeOptions = {
-  /** Reports per batch at most. */
   maxBatch?: number;
-  /**
-   * Batches stored at once; more reports queue up meanwhile and form the next batch. Inbox inserts
-   * share no rows, so batches commit side by side (their WAL flushes grouped)
-   * (docs/decisions/0014-delivery-report-intake.md, sixth pass).
-   */
+  /** Batches stored at once: inbox inserts share no rows, so batches commit side by side. */
   concurrency?: number;
-  /** Called after a batch of the company's reports was committed (it enqueues their dlr-apply job). */
+  /** Called after a batch of the company's reports was committed. */
   onAccepted?: (companyId: number) => void;
 };
 
@@ -50,10 +42,9 @@ type Pending = {
 };
 
 /**
- * Group commit for delivery reports: requests are queued, stored together in the inbox (one
- * statement, its own transaction, per company per batch: acceptDeliveryReports), and each request
- * is answered only after its batch committed, so nothing acknowledged is lost. Under load the
- * batches grow by themselves: reports that arrive while batches are being stored form the next one.
+ * Group commit for delivery reports: requests are queued, stored together (one statement per
+ * company per batch), and each is answered only after its batch committed. Under load the batches
+ * grow by themselves: reports that arrive while batches are being stored form the next one.
  */
 export function createDeliveryReportIntake(db: Database, options: IntakeOptions = {}): DeliveryReportIntake {
   const maxBatch = options.maxBatch ?? 1000;
@@ -141,12 +132,9 @@ export function createDeliveryReportIntake(db: Database, options: IntakeOptions 
 }
 
 /**
- * Stores one batch of one company's reports in the delivery-report inbox, in one transaction, and
- * returns per report whether it was accepted. A report that came to a callback URL (its token's
- * SHA-256 in `tokenHashes`) is accepted only for the company's current dlr token, whatever the
- * company's status (current_callback_token_hash, the callbacks' shared rule); one that came through
- * no URL (null: an SMPP receipt, read by the engine itself) always is. Refused reports (the
- * callback's 404) are not stored. The worker applies the inbox later (delivery-report-applier.ts).
+ * Stores one batch of one company's reports in the inbox and returns per report whether it was
+ * accepted: one that came to a callback URL (its token's SHA-256) only for the company's current
+ * dlr token, whatever the company's status; one that came through no URL (an SMPP receipt) always.
  */
 export async function acceptDeliveryReports(
   db: Database,

@@ -7,11 +7,7 @@ import { recordSendProgress } from './send-progress.ts';
 /** Recipients per hand-over job of a direct send (the API does not know the provider's batch size). */
 export const DIRECT_SEND_BATCH_SIZE = 500;
 
-/**
- * A direct send's batches are fetched before any batch without a priority (bulk sends): pg-boss
- * fetches the highest priority first, so a transactional text waits behind at most the batches
- * already running, not behind a million-recipient send's queue.
- */
+/** A transactional text waits behind the batches already running, not behind a bulk send's queue. */
 export const DIRECT_SEND_PRIORITY = 10;
 
 export type DirectSend = {
@@ -19,17 +15,15 @@ export type DirectSend = {
   messageId: number;
   serviceId: number;
   parts: number;
-  /** Month whose usage holds the send's reservation (YYYY-MM-01). */
+  /** YYYY-MM-01: the month holding the send's reservation. */
   usageMonth: string;
   recipients: { msisdn: string; subscriberId: number | null }[];
 };
 
 /**
- * A send whose recipients are known when it is accepted (a transactional send): no send-start and
- * no fan-out. In the caller's transaction, its send row goes straight to dispatch with its
- * reservation, its recipients are written pending (one INSERT ... SELECT FROM unnest), their
- * counters recorded, and its hand-over batches enqueued with DIRECT_SEND_PRIORITY: the send-batch
- * jobs then treat it like any fanned-out send.
+ * A send whose recipients are known when it is accepted (a transactional send), in the caller's
+ * transaction: no send-start and no fan-out, its recipients written pending and its batches
+ * enqueued at once, which then hand it over like any fanned-out send.
  */
 export async function startDirectSend(trx: Executor, queue: JobQueue, send: DirectSend) {
   const { companyId, messageId, serviceId, parts, recipients } = send;

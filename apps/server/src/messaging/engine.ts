@@ -49,10 +49,9 @@ export const ENGINE_STOP_TIMEOUT_MS = 10_000;
 const MAINTENANCE_INTERVAL_MS = 30_000;
 
 /**
- * The worker side of messaging: the handlers of the send's three jobs and of the delivery reports'
- * (docs/engine.md), and the periodic upkeep. Any number of worker processes share one database: the queue hands each job to
- * one of them, and a company's jobs take at most `concurrencyPerCompany` of a worker's slots, so a
- * company whose provider hangs cannot hold up the others.
+ * The worker side of messaging: the handlers of the send's jobs and of the delivery reports'
+ * (docs/engine.md), and the periodic upkeep. A company's jobs take at most `concurrencyPerCompany`
+ * of a worker's slots, so a company whose provider hangs cannot hold up the others.
  */
 export function createMessagingEngine(options: MessagingEngineOptions): MessagingEngine {
   const { db, queue, providers, config, log } = options;
@@ -84,7 +83,6 @@ export function createMessagingEngine(options: MessagingEngineOptions): Messagin
     await dropExpiredPartitions(db, config.retentionMonths);
     await expireIdempotencyKeys(db);
     if ((await adoptSendsWithoutJobs(db, queue)) > 0) log('info', 'gave queue jobs to sends that had none');
-    // Reports stored by a process that died before it enqueued their job.
     await enqueueJobsForWaitingReports(db, queue);
     await enqueueJobsForUnmatchedReports(db, queue);
     await failUnknownOutcomes(db, config.sendValidityHours);
@@ -95,8 +93,8 @@ export function createMessagingEngine(options: MessagingEngineOptions): Messagin
       if (running) return;
       running = true;
       await maintain().catch((error) => log('warn', 'messaging upkeep failed', error));
-      // Every kind of job takes the worker's slots the same way, and a company's jobs at most its share:
-      // 2,000 small sends of 100 companies waited 49 s for a start when starts had 2 slots.
+      // Every kind of job takes the worker's slots the same way: 2,000 small sends of 100 companies
+      // waited 49 s for a start when starts had 2 slots.
       const perCompany = { concurrency: config.concurrency, perGroup: config.concurrencyPerCompany };
       await queue.work(SEND_START_JOB, perCompany, async (send, job) => {
         await startSend(db, queue, send.companyId, send.messageId, job.id);
@@ -120,10 +118,8 @@ export function createMessagingEngine(options: MessagingEngineOptions): Messagin
       await queue.work(DLR_UNMATCHED_JOB, { concurrency: 1 }, async ({ companyId }) => {
         await runUnmatchedJob(db, queue, companyId);
       });
-      // A million recipients' reports of one company must not hold up another company's one report
-      // (one job per company at a time). Few at once: each posts SIMULATOR_DLR_CONCURRENCY reports
-      // at a time to the API, whose requests then queue for the pool (8 jobs x 32 posts turned the
-      // API's other requests away as busy).
+      // One job per company at a time, so that one company's million reports do not hold up
+      // another's; few at once, as 8 jobs x 32 posts turned the API's other requests away as busy.
       await queue.work(SIMULATOR_REPORT_JOB, { concurrency: 2, perGroup: 1 }, async (batch, job) => {
         const { provider } = await providers.forCompany(batch.companyId);
         await postSimulatedReports(provider, reportsOf(batch), job.signal);

@@ -46,12 +46,9 @@ const UNMATCHED_PER_BATCH = 5000;
 const UNMATCHED_AGAIN_MS = 2000;
 
 /**
- * Re-applies the company's delivery reports that arrived before their recipient's provider id was
- * committed (kept in unmatched_delivery_reports). Those whose id a recipient now carries are moved
- * into the delivery-report inbox, in one statement joined to recipient_gateway_ids however many
- * unknown ids wait beside them, and applied from there like any reports (applyInboxBatch); those
- * kept longer than UNMATCHED_TTL are forgotten. Returns the reports moved, whether the inbox was
- * held by another applier (it is then the dlr-apply job's), and whether any are still kept.
+ * Re-applies the company's reports that arrived before their recipient's provider id was committed:
+ * those whose id a recipient now carries move into the inbox and are applied from there. Returns
+ * the reports moved, whether another applier held the inbox, and whether any are still kept.
  */
 export async function reapplyUnmatchedReports(db: Database, companyId: number) {
   let moved = 0;
@@ -100,10 +97,7 @@ export async function reapplyUnmatchedReports(db: Database, companyId: number) {
   return { moved, busy, left: await keepsUnmatchedReports(db, companyId) };
 }
 
-/**
- * The dlr-unmatched job: re-applies the company's kept reports, and while any are left enqueues
- * itself again UNMATCHED_AGAIN_MS later (stately by the company: one waits at most).
- */
+/** The dlr-unmatched job: while any reports are kept, it enqueues itself again UNMATCHED_AGAIN_MS later. */
 export async function runUnmatchedJob(db: Database, queue: JobQueue, companyId: number) {
   const { moved, busy, left } = await reapplyUnmatchedReports(db, companyId);
   // Moved into the inbox while another applier held it: that one may have looked already.
@@ -139,10 +133,7 @@ export async function keepsUnmatchedReports(db: Database, companyId: number) {
   });
 }
 
-/**
- * Upkeep: forgets unmatched reports kept too long, and gives a dlr-unmatched job to every company
- * that still keeps some (a process died before it enqueued one).
- */
+/** Upkeep: forgets unmatched reports kept too long, and gives every company keeping some a job. */
 export async function enqueueJobsForUnmatchedReports(db: Database, queue: JobQueue) {
   const companies = await inTenantTransaction(db, platformScope, async (trx) => {
     await sql`delete from unmatched_delivery_reports where received_at < now() - ${UNMATCHED_TTL}::interval`.execute(
@@ -157,9 +148,8 @@ export async function enqueueJobsForUnmatchedReports(db: Database, queue: JobQue
 }
 
 /**
- * Sends that are waiting without a queue job (loaded by the demo seed or an import, or whose job
- * was lost) get one: at their scheduled time, or now. The job key is the same one the API uses
- * for that schedule, so a send that has its job is never given a second.
+ * Sends waiting without a queue job (the demo seed, an import, a lost job) get one, by the API's
+ * own path: its job key per schedule never gives a send a second job.
  */
 export async function adoptSendsWithoutJobs(db: Database, queue: JobQueue) {
   return inTenantTransaction(db, platformScope, async (trx) => {
@@ -183,11 +173,7 @@ export async function adoptSendsWithoutJobs(db: Database, queue: JobQueue) {
   });
 }
 
-/**
- * Upkeep: a recipient whose hand-over got no answer and for which no report came within the
- * send's validity (SEND_VALIDITY_HOURS from the time-out) ends failed, saying so; its counters
- * move and its message settles. Returns the recipients failed.
- */
+/** Upkeep: a recipient whose hand-over got no answer and no report within the send's validity fails. */
 export async function failUnknownOutcomes(db: Database, sendValidityHours: number) {
   const companies = await inTenantTransaction(db, platformScope, async (trx) => {
     const { rows } = await sql<{ company_id: number }>`

@@ -13,33 +13,22 @@ import { createJobQueue, type JobQueue } from './queue/job-queue.ts';
 
 export type MessagingLog = (level: 'info' | 'warn' | 'error', message: string, error?: unknown) => void;
 
-export type WorkerOptions = {
+export type WorkerOptions = Pick<ProviderRegistryOptions, 'build' | 'loadSettings' | 'onInboundMessage'> & {
   /** Where simulated delivery reports are posted when SIMULATOR_CALLBACK_URL is unset. */
   callbackBase: () => string;
   /** The worker's own pool. */
   db?: Database;
-  /** Tests bring their own providers and provider settings. */
-  build?: ProviderRegistryOptions['build'];
-  loadSettings?: ProviderRegistryOptions['loadSettings'];
-  /** Stores a handset message an SMPP link received (the app's inbound-message rule); absent: dropped. */
-  onInboundMessage?: ProviderRegistryOptions['onInboundMessage'];
 };
 
 /** Messaging as the rest of the app sees it: the queue, the delivery-report intake, the worker. */
 export type Messaging = {
   queue: JobQueue;
   deliveryReports: DeliveryReportIntake;
-  /**
-   * A company's provider settings changed (and were committed): this process's worker builds its
-   * provider anew for the next batch; other processes notice within the registry's ttl.
-   */
+  /** After a commit: this process's worker builds the provider anew; others notice within the registry's ttl. */
   providerSettingsChanged(companyId: number): void;
   /** Runs the worker side (the send's jobs, delivery reports, upkeep) in this process. */
   startWorker(options: WorkerOptions): Promise<{ engine: MessagingEngine; providers: ProviderRegistry }>;
-  /**
-   * Stores queued delivery reports in the inbox and enqueues their jobs, stops the worker (in-flight
-   * jobs finish; what the inbox holds is applied by the next worker), closes the queue.
-   */
+  /** Stops the worker, stores the reports still queued and enqueues their jobs (the next worker applies them). */
   close(): Promise<void>;
 };
 
@@ -57,7 +46,6 @@ export function createMessaging(input: {
     onError: (error) => log('warn', 'job queue error', error),
   });
   let worker: { engine: MessagingEngine; providers: ProviderRegistry } | null = null;
-  // Accepted reports are applied by a dlr-apply job, enqueued after their commit (whichever worker takes it).
   const inboxJobs = createInboxJobs(input.db, queue, log);
   const deliveryReports = createDeliveryReportIntake(input.db, {
     onAccepted: (companyId) => inboxJobs.accepted(companyId),
@@ -114,8 +102,7 @@ export function createMessaging(input: {
         await worker.providers.close();
         worker = null;
       }
-      // Reports still queued are stored (their posters wait for the answer), and their jobs enqueued:
-      // the inbox keeps what is not applied yet for the next worker.
+      // Their posters wait for the answer.
       await deliveryReports.close();
       await inboxJobs.flush();
       await queue.close();

@@ -7,10 +7,8 @@ export function usageMonthOf(at: Date) {
 }
 
 /**
- * Locks the company's usage row of that month (creating it at 0) and returns what it has used:
- * concurrent sends of one company check and reserve one after the other, so together they cannot
- * pass the limit. Held until the caller's transaction ends; taken when a send is accepted and again
- * when it starts (its real count, fan-out.ts).
+ * Locks the company's usage row of that month until the transaction ends and returns what it has
+ * used: concurrent sends check and reserve one after the other, so together they cannot pass the limit.
  */
 export async function lockUsage(trx: Executor, companyId: number, month: string) {
   const { rows } = await sql<{ messages_used: number }>`

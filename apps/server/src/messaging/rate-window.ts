@@ -3,12 +3,10 @@ import type { Database } from '../db/database.ts';
 import { companyScope, inTenantTransaction } from '../db/tenant-scope.ts';
 
 /**
- * Takes up to `wanted` hand-overs from the company's current window, shared by every worker
- * through one row per company (the database's clock decides). A second is cut into ten windows of
- * 100 ms, and window k of a second allows floor(rate x (k+1) / 10) - floor(rate x k / 10): never
- * more than the rate in any second, and spread over it, so a capped send keeps a steady pace
- * instead of handing a second's worth over at once and then waiting for the next second.
- * Returns how many were granted (0 when the window is used up) and when the next window opens.
+ * Takes up to `wanted` hand-overs from the company's current window, one row per company shared by
+ * every worker. A second is cut into ten windows of 100 ms, window k allowing
+ * floor(rate x (k+1) / 10) - floor(rate x k / 10): never more than the rate in a second, and
+ * spread over it, so a capped send keeps a steady pace. Returns the grant and when the next window opens.
  */
 export async function takeSendTokens(db: Database, companyId: number, wanted: number, perSecond: number) {
   return inTenantTransaction(db, companyScope(companyId), async (trx) => {

@@ -8,11 +8,9 @@ export type RecipientText = { text: string; encoding: TSmsEncoding; parts: numbe
 export type RecipientCopy = ({ kind: 'send' } & RecipientText) | { kind: 'too-long'; reason: string };
 
 /**
- * Each recipient's own text of a personalised send, rendered from the subscriber's attributes as
- * they are now (a field changed since the send was accepted counts), with the one renderer the
- * console's preview uses. A text over 160 characters is never cut: that recipient is not sent and
- * fails with the reason. Recipients that share a text share its measure (a million first names
- * are a few thousand texts).
+ * Each recipient's own text of a personalised send, from the subscriber's attributes as they are
+ * now, by the console preview's renderer. A text over the limit is never cut: that recipient fails.
+ * Recipients that share a text share its measure (a million first names are a few thousand texts).
  */
 export function personalise(
   template: TTemplate,

@@ -8,10 +8,7 @@ import { SEND_BATCH_JOB, SEND_FANOUT_JOB, SEND_START_JOB } from './queue/jobs.ts
 const sendJobKey = (messageId: number, startAfter: Date | null) =>
   `${messageId}@${startAfter ? startAfter.toISOString() : 'now'}`;
 
-/**
- * Enqueues a message's send job in the caller's transaction (the one that queued or scheduled
- * the message) and records its id on the message and its send state.
- */
+/** A message's send job, in the transaction that queued or scheduled it, its id on the message. */
 export async function enqueueSend(
   trx: Executor,
   queue: JobQueue,
@@ -40,10 +37,9 @@ export async function removeSendJob(trx: Executor, queue: JobQueue, jobId: strin
 }
 
 /**
- * The send job's work: at its time, a queued or scheduled message starts. The message row is
- * locked, so a concurrent cancel or move either happens before (and this job finds the message
- * gone or carrying another job id: nothing to do) or is refused after (the message is processing).
- * Its first fan-out step is enqueued in the same transaction.
+ * The send-start job: a queued or scheduled message starts, and its first fan-out step is enqueued.
+ * The message row is locked, so a concurrent cancel or move either comes before (this job finds
+ * another job id: nothing to do) or is refused after (the message is processing).
  */
 export async function startSend(
   db: Database,

@@ -12,10 +12,9 @@ export type CountChange = {
 };
 
 /**
- * Records status moves counted in the application (fan-out inserts, hand-over outcomes, the upkeep)
- * in the messages' counters, then settles the sends of `settle` (the database function
- * record_send_progress, the one rule for both, which delivery reports go through too). Returns the
- * messages whose status changed.
+ * Records status moves in the messages' counters, then settles the sends of `settle`, through
+ * record_send_progress, the one rule delivery reports go through too. Returns the messages whose
+ * status changed.
  */
 export async function recordSendProgress(
   trx: Executor,
@@ -38,20 +37,14 @@ export async function recordSendProgress(
   return rows;
 }
 
-/**
- * Moves sends and their messages forward from the recipient counts: a send whose fan-out is done
- * and that has no pending recipient is handed over (done); its message is then sent while any
- * recipient waits for its delivery report, delivered once all are final and any was delivered,
- * failed when all failed. Run after any batch that may have been a send's last; idempotent.
- */
+/** Moves sends and their messages forward from the recipient counts; run after any batch that may have been a send's last. */
 export const settleSends = (trx: Executor, companyId: number, messageIds: readonly number[]) =>
   recordSendProgress(trx, companyId, [], messageIds);
 
 /**
- * Ends a send failed for `reason` (Message Details shows it) without handing any more of it over:
- * its recipients not handed over stay pending (no per-recipient write), and what they had reserved
- * of the month is given back. Only from the state `from`, so two workers cannot both end it (and
- * give back twice). Returns whether this call ended it.
+ * Ends a send failed for `reason`: its recipients not handed over stay pending (no per-recipient
+ * write), and what they reserved of the month is given back. Only from the state `from`, so two
+ * workers cannot both end it and give back twice.
  */
 export async function failSend(
   trx: Executor,
