@@ -12,11 +12,7 @@ export function scopeOfUser(user: { role: string; companyId: number | null }): T
   return companyScope(user.companyId);
 }
 
-/**
- * The one way request work reaches the database: one transaction bound to the actor's scope and
- * user. A read request (GET) goes to the read replica when DATABASE_READ_URL names one, in a
- * read-only transaction; everything else to the primary.
- */
+/** The one way request work reaches the database; a GET goes to the read replica when there is one. */
 export function inActorTransaction<T>(
   db: Database,
   ctx: RequestContext,

@@ -2,10 +2,7 @@ import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { APP_ROLE } from './database.ts';
 
-/**
- * The URL the application's connections log in with: the owner's server and database, as
- * sms_app with the given password (the embedded database makes one at each start).
- */
+/** The owner's server and database, as sms_app with the given password. */
 export function appRoleUrl(ownerUrl: string, password: string) {
   const url = new URL(ownerUrl);
   url.username = APP_ROLE;
@@ -14,11 +11,9 @@ export function appRoleUrl(ownerUrl: string, password: string) {
 }
 
 /**
- * Lets sms_app (migration 0005 creates it without a login) log in with the password of the
- * application's URL, so an operator chooses one password, in one place. Run by the owner at every
- * start; a login that already works is left alone, so processes starting together do not all
- * rewrite the role (the same row: one of them could fail with "tuple concurrently updated").
- * A URL naming another login role is left to the operator.
+ * Lets sms_app log in with the password of the application's URL, so an operator chooses one
+ * password in one place. A login that already works is left alone: processes starting together
+ * would otherwise rewrite one row ("tuple concurrently updated").
  */
 export async function letAppRoleLogIn(ownerPool: pg.Pool, appUrl: string) {
   const url = new URL(appUrl);
@@ -56,9 +51,8 @@ async function canLogIn(connectionString: string) {
 }
 
 /**
- * What PostgreSQL would store for the password (a SCRAM-SHA-256 verifier, RFC 5803), so that the
- * password itself is never in a statement a server may log (log_statement = ddl). A password
- * beyond printable ASCII goes as it is: PostgreSQL normalises those (SASLprep) its own way.
+ * The SCRAM-SHA-256 verifier PostgreSQL would store (RFC 5803), so that the password is never in a
+ * logged statement. Beyond printable ASCII it goes as it is: PostgreSQL normalises those its own way.
  */
 export function storedFormOf(password: string, salt = randomBytes(16), iterations = 4096) {
   if (!/^[\x20-\x7e]*$/.test(password)) return password;
@@ -71,10 +65,8 @@ export function storedFormOf(password: string, salt = randomBytes(16), iteration
 type RoleRights = { name: string; superuser: boolean; bypass: boolean; createrole: boolean; owns: boolean };
 
 /**
- * Row-level security does not apply to superusers, to BYPASSRLS roles or (without FORCE) to a
- * table's owner, and a role with CREATEROLE can grant itself another role. The application's
- * login must be none of these, nor be able to SET ROLE to one: else a `reset role` or a
- * `set role` would step around every policy.
+ * Row-level security does not hold superusers, BYPASSRLS roles or a table's owner, and CREATEROLE
+ * can grant itself another role: the application's login must be none of these, nor SET ROLE to one.
  */
 export async function assertRowSecurityHolds(handle: { pool: pg.Pool }) {
   let roles: RoleRights[];

@@ -1,27 +1,19 @@
 import net from 'node:net';
 import pg from 'pg';
 
-/**
- * A pool's settings may name where LISTEN connects instead (db/database.ts, DATABASE_LISTEN_URL):
- * behind PgBouncer in transaction mode a LISTEN needs a session of its own, so a direct connection.
- */
+/** DATABASE_LISTEN_URL: behind PgBouncer in transaction mode a LISTEN needs a direct connection. */
 export type ListenConfig = { listenConnectionString?: string | undefined };
 
 export type ChannelListener = {
-  /** Whether the LISTEN is in place right now (false while the connection is being opened again). */
   readonly listening: boolean;
-  /** Ends the connection and any reconnecting; nothing is delivered after it resolves. */
+  /** Nothing is delivered after it resolves. */
   close(): Promise<void>;
 };
 
 export type ChannelHandlers = {
   onNotification(payload: string): void;
-  /**
-   * After every LISTEN, the first and each one after a lost connection: what was notified while
-   * nobody listened is gone, so the caller looks for it itself.
-   */
+  /** After every LISTEN: what was notified while nobody listened is gone, so the caller looks itself. */
   onListening?(): void;
-  /** The connection failed or could not be opened; it is tried again after `retryInMs`. */
   onLost?(error: Error, retryInMs: number): void;
 };
 
@@ -29,21 +21,17 @@ const FIRST_RETRY_MS = 1000;
 const LAST_RETRY_MS = 30_000;
 
 /**
- * How often a listening connection is asked for a `select 1`, and how long it may take to answer.
- * A link that dies without a word (a failover, a NAT or firewall dropping an idle flow) leaves the
- * socket open: no error, no 'end', and no notification ever again. TCP keepalive would notice only
- * after the system's default of two hours.
+ * How often a listening connection is asked for a `select 1`, and how long it may take: a link that
+ * dies without a word (a failover, a NAT dropping an idle flow) would never notify again, and TCP
+ * keepalive notices only after two hours.
  */
 export type Heartbeat = { everyMs: number; timeoutMs: number };
 const HEARTBEAT: Heartbeat = { everyMs: 30_000, timeoutMs: 10_000 };
 
 /**
- * LISTEN on `channel` on a connection of its own (a pooled connection is handed to others between
- * queries, and a notification comes only to the session that listens), kept open: when it fails,
- * ends, leaves a heartbeat unanswered, or cannot be opened, it is opened again after 1 s, doubling
- * to 30 s. A NOTIFY is only ever a hint to look sooner: every caller also polls, and onListening
- * tells it to look after a gap.
- * Resolves after the first attempt, whether it succeeded or is being retried.
+ * LISTEN on `channel` on a connection of its own, opened again after any loss (1 s, doubling to
+ * 30 s). A NOTIFY is only a hint to look sooner: every caller also polls. Resolves after the first
+ * attempt, whether it succeeded or is being retried.
  */
 export async function listenOnChannel(
   connection: pg.ClientConfig & ListenConfig,

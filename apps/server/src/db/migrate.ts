@@ -8,12 +8,9 @@ const FUNCTIONS_DIR = new URL('./functions/', import.meta.url);
 const MIGRATION_LOCK_KEY = 7_201_554_913;
 
 /**
- * Brings the database to the current schema; safe to run concurrently (one process at a time, by an
- * advisory lock). First the pending migrations (tables, indexes, grants), each once, in file-name
- * order; then every file of db/functions/ whose text changed since it was last applied (functions,
- * triggers, policies: each file holds its objects' current definitions and re-applies them
- * idempotently). Unchanged files are skipped so that a start does not lock the busy tables their
- * triggers and policies are on. Returns what it applied.
+ * Brings the database to the current schema, one process at a time: the pending migrations, each
+ * once, then every file of db/functions/ (current definitions, re-applied idempotently) whose text
+ * changed; unchanged ones are skipped, so a start does not lock the busy tables their triggers are on.
  */
 export async function runMigrations(pool: pg.Pool): Promise<string[]> {
   const client = await pool.connect();
@@ -71,8 +68,7 @@ async function sqlFiles(dir: URL) {
 async function inTransaction(client: pg.PoolClient, what: string, work: () => Promise<void>) {
   await client.query('begin');
   try {
-    // A migration that moves data sees every company's rows even when the owner is not a
-    // superuser (FORCE ROW LEVEL SECURITY holds the owner to the policies too).
+    // FORCE ROW LEVEL SECURITY holds the owner to the policies too: a migration sees every company's rows.
     await client.query(`select set_config('app.platform', 'on', true)`);
     await work();
     await client.query('commit');
@@ -82,11 +78,7 @@ async function inTransaction(client: pg.PoolClient, what: string, work: () => Pr
   }
 }
 
-/**
- * The 47 migrations made before the baseline (0001-baseline.sql) were squashed into it before any
- * installation existed. A database they made (a developer's data folder) is not upgraded: it has
- * migrations this code does not know, and applying the baseline over it would fail halfway.
- */
+/** A database made by the migrations squashed into the baseline is not upgraded: the baseline would fail halfway. */
 function refuseAnOlderHistory(done: Set<string>, migrations: string[]) {
   const unknown = [...done].filter((name) => !migrations.includes(name));
   if (unknown.length === 0) return;

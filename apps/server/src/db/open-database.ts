@@ -11,10 +11,8 @@ const EMBEDDED_DATABASE = 'sms_console';
 const OWNER_POOL_SIZE = 2;
 
 /**
- * Two handles on one database. `db`/`jobDb`/`pool` are the application's: every connection logs in
- * as sms_app (DATABASE_APP_URL), so row-level security holds for it. `owner` is DATABASE_URL's user,
- * the schema's owner: migrations (no statement timeout) and the demo seed run there, nothing on a
- * request path does.
+ * The application's handles, logged in as sms_app (row-level security holds), and `owner`, the
+ * schema's owner: migrations and the demo seed run there, nothing on a request path does.
  */
 export type OpenedDatabase = DatabaseHandle & {
   owner: DatabaseHandle;
@@ -22,10 +20,7 @@ export type OpenedDatabase = DatabaseHandle & {
   migrationsApplied: string[];
 };
 
-/**
- * DATABASE_URL and DATABASE_APP_URL, or the embedded server in DATA_DIR; then migrations, and the
- * application's login. Failures become one clear line.
- */
+/** DATABASE_URL and DATABASE_APP_URL, or the embedded server; then migrations and the login. Failures become one clear line. */
 export async function openDatabase(config: Config, log: (line: string) => void): Promise<OpenedDatabase> {
   const { url, appUrl, embedded } = await locateDatabase(config, log);
   const owner = connectDatabase(url, OWNER_POOL_SIZE, { statementTimeouts: NO_STATEMENT_TIMEOUTS });

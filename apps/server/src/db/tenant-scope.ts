@@ -3,10 +3,9 @@ import { type Database, DEFAULT_STATEMENT_TIMEOUTS, type Executor, settingsOf } 
 import type { DB } from './schema.ts';
 
 /**
- * Whose rows a unit of database work may see. Row-level security policies (migration 0005) read
- * the binding through `app_tenant_visible(company_id)`: a company scope sees that company's rows
- * only; the platform scope is the one explicit way across tenants (system admins, and engine or
- * sign-in steps that must find a row before they know its company). No binding sees nothing.
+ * Whose rows a unit of work may see (row-level security reads it: migration 0005). The platform
+ * scope is the one explicit way across tenants (system admins, steps that must find a row before
+ * they know its company); no binding sees nothing.
  */
 export type TenantScope = { kind: 'company'; companyId: number } | { kind: 'platform' };
 
@@ -14,12 +13,9 @@ export const platformScope: TenantScope = { kind: 'platform' };
 export const companyScope = (companyId: number): TenantScope => ({ kind: 'company', companyId });
 
 /**
- * Runs work in one transaction bound to a scope (and, when known, the acting user), with the
- * statement timeout of the handle it runs on (db/database.ts: requests' or jobs').
- *
- * BEGIN and the binding go to the server as one message (simple protocol): one round trip, not
- * two. Everything is transaction-local, so a connection carries nothing into the next piece of
- * work, which is also what PgBouncer's transaction mode requires.
+ * Runs work in one transaction bound to a scope and user, with the statement timeout of the handle
+ * it runs on. BEGIN and the binding go as one message: one round trip. Everything is
+ * transaction-local, so a connection carries nothing into the next work (PgBouncer's transaction mode).
  */
 export async function inTenantTransaction<T>(
   db: Database,
@@ -48,10 +44,7 @@ export async function inTenantTransaction<T>(
   });
 }
 
-/**
- * A request that does bulk work in its own transaction (a million-row import) sets its own
- * statement time-out for the rest of that transaction (0: none) instead of the requests' 5 s.
- */
+/** For the rest of the transaction (0: none): a request's bulk work (a million-row import). */
 export async function setStatementTimeout(trx: Executor, statementTimeoutMs: number) {
   await sql`select set_config('statement_timeout', ${String(Math.max(0, Math.trunc(statementTimeoutMs)))}, true)`.execute(
     trx,
@@ -68,11 +61,7 @@ export async function bindScope(
   await sql.raw(bindingText(scope, userId, statementTimeoutMs)).execute(trx);
 }
 
-/**
- * The one binding: the scope, the user and the statement timeout, each set_config(..., true), so
- * they end with the transaction. The values are written in (ids and a millisecond count, checked
- * to be whole numbers), so BEGIN can travel in the same message.
- */
+/** The values are written in, checked to be whole numbers, so that BEGIN can travel in the same message. */
 function bindingText(scope: TenantScope, userId: number | null, statementTimeoutMs: number) {
   const companyId = scope.kind === 'company' ? wholeNumber(scope.companyId) : '';
   const platform = scope.kind === 'platform' ? 'on' : '';
