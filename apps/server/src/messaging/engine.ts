@@ -1,5 +1,7 @@
 import type { MessagingConfig } from '../config.ts';
 import type { Database } from '../db/database.ts';
+import { inTenantTransaction, platformScope } from '../db/tenant-scope.ts';
+import { expireIdempotencyKeys } from '../modules/messages/idempotency.repository.ts';
 import { startWebhookDelivery } from '../modules/webhooks/webhook-delivery.ts';
 import { applyCompanyInbox, enqueueJobsForWaitingReports, InboxBusy } from './delivery-report-applier.ts';
 import { runFanOutStep } from './fan-out.ts';
@@ -10,7 +12,6 @@ import {
   enqueueJobsForUnmatchedReports,
   enqueueUnmatchedJob,
   ensurePartitions,
-  expireIdempotencyKeys,
   failUnknownOutcomes,
   keepsUnmatchedReports,
   runUnmatchedJob,
@@ -81,7 +82,7 @@ export function createMessagingEngine(options: MessagingEngineOptions): Messagin
   const maintain = async () => {
     await ensurePartitions(db);
     await dropExpiredPartitions(db, config.retentionMonths);
-    await expireIdempotencyKeys(db);
+    await inTenantTransaction(db, platformScope, expireIdempotencyKeys);
     if ((await adoptSendsWithoutJobs(db, queue)) > 0) log('info', 'gave queue jobs to sends that had none');
     await enqueueJobsForWaitingReports(db, queue);
     await enqueueJobsForUnmatchedReports(db, queue);

@@ -12,7 +12,6 @@ import { recordSendProgress } from './send-progress.ts';
 
 /** Unknown delivery reports are kept this long in case their hand-over commit was still on its way. */
 const UNMATCHED_TTL = '1 hour';
-const IDEMPOTENCY_TTL = '24 hours';
 
 /** Creates this month's and the next two months' recipient partitions (ahead of any fan-out). */
 export async function ensurePartitions(db: Database) {
@@ -32,12 +31,6 @@ export async function dropExpiredPartitions(db: Database, retentionMonths: numbe
     ),
   );
   return rows.map((row) => row.name);
-}
-
-export async function expireIdempotencyKeys(db: Database) {
-  await inTenantTransaction(db, platformScope, (trx) =>
-    sql`delete from idempotency_keys where created_at < now() - ${IDEMPOTENCY_TTL}::interval`.execute(trx),
-  );
 }
 
 /** Unmatched reports a re-applying transaction takes at most. */

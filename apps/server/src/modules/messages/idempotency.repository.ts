@@ -1,6 +1,9 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 
+/** How long a key's answer is kept (the upkeep forgets older ones). */
+const IDEMPOTENCY_TTL = '24 hours';
+
 export type IdempotencyClaim = { companyId: number; userId: number; key: string; hash: Buffer };
 
 /** The earliest request stored under a user's key, with its answer once it has one. */
@@ -28,4 +31,8 @@ export async function storeAnswer(db: Executor, claim: IdempotencyClaim, statusC
      where company_id = ${claim.companyId} and user_id = ${claim.userId} and idempotency_key = ${claim.key}`.execute(
     db,
   );
+}
+
+export async function expireIdempotencyKeys(db: Executor) {
+  await sql`delete from idempotency_keys where created_at < now() - ${IDEMPOTENCY_TTL}::interval`.execute(db);
 }
