@@ -16,11 +16,8 @@ const STATUS_MAP: Record<string, DeliveryUpdate['status']> = {
 const FINAL_WITHOUT_DELIVERY = new Set<DeliveryUpdate['status']>(['failed', 'rejected', 'expired']);
 
 /**
- * Reads one delivery report as Africa's Talking posts it (form fields `id`, `status`,
- * `phoneNumber`, `networkCode`, `failureReason`, `retryCount`). Field names and status words are
- * matched without regard to case, unknown fields are ignored and NUL characters dropped (the
- * database refuses them). Null when the report names no message or a status we do not know: the
- * caller answers the provider and changes nothing.
+ * One delivery report as Africa's Talking posts it, names and words in any case, NULs dropped (the
+ * database refuses them). Null without a message id or a known status: the caller changes nothing.
  */
 export function parseAfricasTalkingDeliveryReport(body: unknown, now = new Date()): DeliveryUpdate | null {
   if (!body || typeof body !== 'object') return null;

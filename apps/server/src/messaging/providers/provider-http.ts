@@ -2,16 +2,12 @@ import http from 'node:http';
 import https from 'node:https';
 import { NonPublicAddressError, type PublicAddressPolicy } from '../../lib/public-address.ts';
 
-/** An answer of a provider's HTTP API; the body is read up to MAX_BODY_BYTES. */
 export type ProviderAnswer = { status: number; body: string };
 
 /** A provider's answer to one batch is a few kilobytes; a larger one is not read into memory. */
 const MAX_BODY_BYTES = 1024 * 1024;
 
-/**
- * A call that ended without an answer. `mayHaveArrived`: the request had reached a connected
- * socket, so the provider may have taken it, and offering it again could send it twice.
- */
+/** A call that ended without an answer; `mayHaveArrived`: offering it again could send it twice. */
 export class ProviderUnansweredError extends Error {
   readonly mayHaveArrived: boolean;
   readonly code: string | undefined;
@@ -29,7 +25,7 @@ export class ProviderTimeoutError extends ProviderUnansweredError {
 export const mayHaveArrived = (error: unknown) =>
   error instanceof ProviderUnansweredError && error.mayHaveArrived;
 
-/** The URL's problem as a provider address, if any: a scheme other than http(s), or credentials in it. */
+/** A provider address's problem: a scheme other than http(s), or credentials in it. */
 export function providerUrlProblem(url: URL): 'scheme' | 'credentials' | null {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'scheme';
   if (url.username || url.password) return 'credentials';
@@ -37,18 +33,14 @@ export function providerUrlProblem(url: URL): 'scheme' | 'credentials' | null {
 }
 
 /**
- * One POST to a provider through node:http(s), never to a private address: an IP address in the
- * URL is checked here, a name by the policy's lookup at the moment of connecting (so the address
- * checked is the address used, whatever DNS says in between). Redirects are not followed (node:http
- * never does): a 3xx comes back as it is. Rejects with ProviderTimeoutError past `timeoutMs`
- * (the whole exchange), NonPublicAddressError, the socket's error when the request cannot have
- * arrived, or a ProviderUnansweredError when the connection failed after it may have.
+ * One POST to a provider, never to a private address: a name is checked by the policy's lookup at
+ * the moment of connecting, so the address checked is the address used. Redirects come back as
+ * they are. Rejects with ProviderTimeoutError past `timeoutMs`, NonPublicAddressError, the socket's
+ * error when the request cannot have arrived, or a ProviderUnansweredError when it may have.
  *
- * Whether the request may have arrived is read from the socket when the call fails, not from the
- * request's 'finish' event: on a busy event loop an overdue timer runs before the write's
- * completion is seen, though the bytes are already with the provider. A socket is written to in
- * the same turn it connects (or is handed over, when kept alive), so "connected" is the safe
- * answer; a socket still connecting was not written to, and is destroyed here before it can be.
+ * Whether it may have arrived is read from the socket, not from the request's 'finish' event: on a
+ * busy event loop an overdue timer runs before the write's completion is seen. A socket is written
+ * to in the turn it connects, so "connected" is the safe answer.
  */
 export function postToProvider(
   url: URL,
@@ -89,7 +81,7 @@ export function postToProvider(
       let size = 0;
       response.on('data', (chunk: Buffer) => {
         size += chunk.length;
-        // Past the cap the rest is dropped: the answer reads as unreadable, never as a huge string.
+        // Past the cap the answer reads as unreadable, never as a huge string.
         if (size <= MAX_BODY_BYTES) chunks.push(chunk);
       });
       response.on('error', fail);

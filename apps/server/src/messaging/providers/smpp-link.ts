@@ -11,25 +11,20 @@ export type SmppLinkOptions = {
   password: string;
   systemType?: string;
   bind: BindCommand;
-  /** enquire_link period; a link silent for three periods is dropped and reopened. */
+  /** A link silent for three periods is dropped and reopened. */
   enquireLinkMs: number;
   bindTimeoutMs: number;
   reconnect: { initialMs: number; maxMs: number };
-  /**
-   * A deliver_sm from the SMSC, answered once the returned promise settles: OK when it resolves,
-   * ESME_RX_T_APPN ("temporary application error") when it rejects, so the SMSC sends it again.
-   */
+  /** Answered OK once it resolves, ESME_RX_T_APPN when it rejects (the SMSC sends it again). */
   onDeliver?: (pdu: Pdu) => Promise<void>;
   /** The bound session went away: requests still waiting for an answer will never get one. */
   onDown?: (reason: string) => void;
-  /** Which addresses the host may be (public ones, and the operator's listed private hosts). */
   addressPolicy: PublicAddressPolicy;
 };
 
 export type SmppLink = {
-  /** The bound session, or null if none is bound within `timeoutMs`. */
   whenBound(timeoutMs: number): Promise<Session | null>;
-  /** Why the link is not bound (refused bind, connection error), for the operator. */
+  /** Why the link is not bound, for the operator. */
   lastError(): string | null;
   close(): Promise<void>;
 };
@@ -44,10 +39,8 @@ export function describeStatus(status: number) {
 }
 
 /**
- * One SMPP connection kept bound: connects, binds, answers the SMSC's enquire_link, deliver_sm and
- * unbind, pings with enquire_link, and after any loss (error, close, refused bind, silence)
- * reconnects with exponential backoff until closed. An `error` listener is always attached: the
- * package emits errors that would otherwise end the process.
+ * One SMPP connection kept bound, reconnecting with exponential backoff after any loss (error,
+ * refused bind, silence). An `error` listener is always attached: unheard, it would end the process.
  */
 export function openSmppLink(options: SmppLinkOptions): SmppLink {
   let session: Session | null = null;
@@ -55,7 +48,7 @@ export function openSmppLink(options: SmppLinkOptions): SmppLink {
   let closed = false;
   let failures = 0;
   let lastError: string | null = null;
-  /** The host was refused (a private address): waiting for a bind would be waiting for nothing. */
+  /** A refused host: waiting for a bind would be waiting for nothing. */
   let refused = false;
   let reconnectTimer: NodeJS.Timeout | null = null;
   let waiters: Array<(session: Session | null) => void> = [];

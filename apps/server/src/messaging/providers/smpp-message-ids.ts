@@ -2,12 +2,9 @@ import type { TSmppMessageIdType } from '@sms/contracts/admin/company-provider';
 import type { ReportId } from './provider.ts';
 
 /**
- * An SMSC's message ids as submit_sm_resp gives them and as its receipts name them. Some give one
- * number in hex in the one and in decimal in the other (Kannel's msg-id-type); the company's
- * setting says which, and ids are then kept as the decimal number on both sides. `auto` (the
- * default) keeps the id as given and, beside it, its other plain forms (the hex read as decimal,
- * the decimal as hex in either case), matched only when no id is exactly the receipt's and only
- * when they name one recipient (apply_delivery_report_inbox).
+ * Some SMSCs give one id in hex in submit_sm_resp and in decimal in receipts (Kannel's msg-id-type);
+ * the company's setting says which, and both sides are kept as the decimal number. `auto` keeps the
+ * id as given and, beside it, its other plain forms, matched only when no id is exactly the receipt's.
  */
 const HEX = /^[0-9A-Fa-f]{1,32}$/;
 const DECIMAL = /^[0-9]{1,38}$/;
@@ -41,9 +38,8 @@ export function receiptId(id: string, type: TSmppMessageIdType) {
 }
 
 /**
- * Every part's ids of one recipient, each id once, and how many parts' receipts decide it: an SMSC
- * that gives every part the same id sends one receipt, so its parts count as one. Where one part's
- * alternative form is another's own id, the own id wins (the table's key is the id and the recipient).
+ * Every part's ids of one recipient, each once, and how many parts' receipts decide it (parts that
+ * share an id send one receipt). Where one part's alternative form is another's own id, the own id wins.
  */
 export function recipientReportIds(partIds: string[], type: TSmppMessageIdType) {
   const distinct = [...new Set(partIds)];

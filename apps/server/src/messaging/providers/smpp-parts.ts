@@ -16,10 +16,8 @@ export type SmppPart = {
 const GSM_EXTENSION = new Set(['\f', '^', '{', '}', '\\', '[', '~', ']', '|', '€']);
 
 /**
- * Encodes a text for submit_sm and splits it into concatenated parts when it does not fit one SMS
- * (153 GSM-7 septets or 67 UCS-2 units per part), never cutting an escape pair or a surrogate pair.
- * GSM-7 is used only when the package's GSM table can carry every character; anything else is
- * sent as UCS-2, as the counter would have said.
+ * Encodes a text for submit_sm, in concatenated parts when it does not fit one SMS, never cutting
+ * an escape or a surrogate pair. GSM-7 only when the package's table carries every character.
  */
 export function splitIntoParts(text: string, wanted: 'GSM-7' | 'UCS-2', reference: number): SmppPart[] {
   const gsm = wanted === 'GSM-7' && smpp.encodings.ASCII.match(text);

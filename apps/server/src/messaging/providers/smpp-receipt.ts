@@ -44,10 +44,9 @@ export function isDeliveryReceipt(pdu: Pdu) {
 }
 
 /**
- * Reads a delivery receipt leniently: `id:... sub:... dlvrd:... submit date:YYMMDDhhmm[ss]
- * done date:... stat:DELIVRD err:000 text:...` in any case and spacing, preferring the
- * `receipted_message_id` and `message_state` TLVs when present. Null when no id or no known
- * status can be found.
+ * Reads a receipt leniently (`id:... done date:YYMMDDhhmm[ss] stat:DELIVRD err:000 ...` in any case
+ * and spacing), preferring the `receipted_message_id` and `message_state` TLVs. Null without an id
+ * or a known status.
  */
 export function parseSmppReceipt(pdu: Pdu, now = new Date()): DeliveryUpdate | null {
   const text = receiptText(pdu);
@@ -71,17 +70,11 @@ export function parseSmppReceipt(pdu: Pdu, now = new Date()): DeliveryUpdate | n
   };
 }
 
-/**
- * A handset's message (a deliver_sm that is no receipt): its sender, its recipient address, its text
- * decoded by its data_coding (UCS-2 as UTF-16BE, otherwise as the package decoded it, else
- * Latin-1), and the SMSC's time where it gives one (schedule_delivery_time, absolute). Null
- * without a sender.
- */
+/** A handset's message (a deliver_sm that is no receipt), its text decoded by data_coding; null without a sender. */
 export function parseSmppInbound(pdu: Pdu): InboundSms | null {
   const from = (pdu.source_addr ?? '').replaceAll('\u0000', '').trim();
   if (!from) return null;
-  const value = pdu.short_message ?? pdu.message_payload;
-  const message = typeof value === 'object' && value !== null && 'message' in value ? value.message : value;
+  const message = bodyOf(pdu.short_message ?? pdu.message_payload);
   const text = Buffer.isBuffer(message)
     ? pdu.data_coding === 0x08
       ? Buffer.from(message).swap16().toString('utf16le')
@@ -96,9 +89,13 @@ export function parseSmppInbound(pdu: Pdu): InboundSms | null {
   };
 }
 
+/** The package decodes a message into `{ udh, message }` when it can. */
+const bodyOf = (value: Pdu['short_message']) =>
+  typeof value === 'object' && value !== null && 'message' in value ? value.message : value;
+
 function receiptText(pdu: Pdu) {
   for (const value of [pdu.short_message, pdu.message_payload]) {
-    const message = typeof value === 'object' && value !== null && 'message' in value ? value.message : value;
+    const message = bodyOf(value);
     const text = Buffer.isBuffer(message) ? message.toString('latin1') : (message ?? '');
     if (text) return text;
   }
