@@ -2,12 +2,11 @@ import { CompiledQuery } from 'kysely';
 import pg from 'pg';
 import { type Db, fromKysely, type Job, type JobWithMetadata, PgBoss } from 'pg-boss';
 import { listenOnChannel } from '../../db/channel-listener.ts';
-import type { Executor } from '../../db/database.ts';
+import { APP_ROLE, type Executor } from '../../db/database.ts';
 import { JOB_DEFINITIONS, type JobDefinition, jobIdOf } from './jobs.ts';
 
 /** pg-boss's own schema: created and migrated by the database owner, used by the application role. */
 export const QUEUE_SCHEMA = 'pgboss';
-const APP_ROLE = 'sms_app';
 
 /** pg-boss on one of our pools (its role; no connections of its own but its LISTEN). */
 function poolAdapter(pool: pg.Pool, onListenLost?: (error: Error) => void): Db {
