@@ -1,10 +1,11 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { companyScope, inTenantTransaction } from '../src/db/tenant-scope.ts';
-import { applyWaitingReports, REPORT_WINDOW } from '../src/messaging/delivery-report-applier.ts';
+import { REPORT_WINDOW } from '../src/messaging/delivery-report-applier.ts';
 import { acceptDeliveryReports } from '../src/messaging/delivery-report-intake.ts';
 import type { DeliveryUpdate } from '../src/messaging/providers/provider.ts';
 import { settleSends } from '../src/messaging/send-progress.ts';
+import { applyWaitingReports } from './support/delivery-report-inbox.ts';
 import { createCompany } from './support/factories.ts';
 import {
   applyReports,

@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256 } from '../src/lib/crypto.ts';
-import { applyWaitingReports } from '../src/messaging/delivery-report-applier.ts';
 import { acceptDeliveryReports } from '../src/messaging/delivery-report-intake.ts';
 import type { DeliveryUpdate } from '../src/messaging/providers/provider.ts';
+import { applyWaitingReports } from './support/delivery-report-inbox.ts';
 import { createCompany } from './support/factories.ts';
 import { insertHandedOverMessage } from './support/messaging-factories.ts';
 import { createTestContext, type TestContext } from './support/test-app.ts';

@@ -2,18 +2,13 @@ import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { companyScope, inTenantTransaction } from '../src/db/tenant-scope.ts';
 import { sha256 } from '../src/lib/crypto.ts';
-import {
-  applyInboxBatch,
-  applyWaitingReports,
-  createInboxJobs,
-  REPORT_WINDOW,
-} from '../src/messaging/delivery-report-applier.ts';
+import { applyInboxBatch, createInboxJobs, REPORT_WINDOW } from '../src/messaging/delivery-report-applier.ts';
 import {
   acceptDeliveryReports,
   createDeliveryReportIntake,
 } from '../src/messaging/delivery-report-intake.ts';
 import type { DeliveryUpdate } from '../src/messaging/providers/provider.ts';
-import { inboxReports } from './support/delivery-report-inbox.ts';
+import { applyWaitingReports, inboxReports } from './support/delivery-report-inbox.ts';
 import { createCompany } from './support/factories.ts';
 import { insertHandedOverMessage, openProcess, waitFor } from './support/messaging-factories.ts';
 import { createTestContext, type TestContext } from './support/test-app.ts';

@@ -45,32 +45,13 @@ export async function applyInboxBatch(
   return applied < 0 ? 'busy' : applied;
 }
 
-async function companiesWithWaitingReports(db: Database) {
+/** The companies whose inbox holds reports (a few rows at most per company). */
+export async function companiesWithWaitingReports(db: Database) {
   return inTenantTransaction(db, platformScope, async (trx) => {
     const { rows } = await sql<{ company_id: string }>`
       select distinct company_id from delivery_report_inbox`.execute(trx);
     return rows.map((row) => Number(row.company_id));
   });
-}
-
-/** Applies everything the inbox holds now (tests: a report answered 200 is applied once this returns). */
-export async function applyWaitingReports(db: Database) {
-  let applied = 0;
-  for (let round = 0; ; round++) {
-    const companies = await companiesWithWaitingReports(db);
-    if (companies.length === 0) return applied;
-    for (const companyId of companies) {
-      for (;;) {
-        const result = await applyInboxBatch(db, companyId);
-        if (result === 'busy') {
-          await pause(Math.min(50, 2 + round));
-          break;
-        }
-        if (result === 0) break;
-        applied += result;
-      }
-    }
-  }
 }
 
 /** The company's inbox is held by another applier: the job fails, and the queue runs it again shortly. */

@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import { buildApp } from '../../src/app.ts';
 import { connectDatabase, type Database } from '../../src/db/database.ts';
-import { applyWaitingReports } from '../../src/messaging/delivery-report-applier.ts';
 import { acceptDeliveryReports } from '../../src/messaging/delivery-report-intake.ts';
 import { runFanOutStep } from '../../src/messaging/fan-out.ts';
 import { createMessaging, type WorkerOptions } from '../../src/messaging/messaging.ts';
@@ -14,6 +13,7 @@ import type {
 import { startSend } from '../../src/messaging/send-jobs.ts';
 import { regenerateCallbackTokens } from '../../src/modules/callbacks/callback-tokens.ts';
 import { receiveSmppInbound } from '../../src/modules/provider-callbacks/smpp-inbound.service.ts';
+import { applyWaitingReports } from './delivery-report-inbox.ts';
 import { bearer, createCompany, createUser, signIn } from './factories.ts';
 import { createService } from './services-factories.ts';
 import { TEST_ENCRYPTION_KEY, type TestContext } from './test-app.ts';
