@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OutboundSms } from '../src/messaging/providers/provider.ts';
-import { createSimulatorProvider, DEFAULT_SIMULATOR_OPTIONS } from '../src/messaging/providers/simulator.ts';
+import { createSimulatorProvider } from '../src/messaging/providers/simulator.ts';
 import {
   createSendingCompany,
   messageRow,
@@ -95,7 +95,15 @@ describe('the simulator by itself', () => {
     scheduleReports: (payload: unknown, options: { key: string }) => Promise<unknown>,
   ) =>
     createSimulatorProvider(
-      { ...DEFAULT_SIMULATOR_OPTIONS, failRate: 0, rememberedRecipients },
+      {
+        rejectRate: 0,
+        retryRate: 0,
+        failRate: 0,
+        deliveryDelayMs: 1000,
+        dlrConcurrency: 32,
+        maxBatchSize: 1000,
+        rememberedRecipients,
+      },
       { companyId: 7, dlrUrl: 'http://127.0.0.1:9/dlr', scheduleReports },
     );
 

@@ -17,15 +17,6 @@ export type SimulatorOptions = {
   rememberedRecipients?: number;
 };
 
-export const DEFAULT_SIMULATOR_OPTIONS: SimulatorOptions = {
-  rejectRate: 0,
-  retryRate: 0,
-  failRate: 0.02,
-  deliveryDelayMs: 1000,
-  dlrConcurrency: 32,
-  maxBatchSize: 1000,
-};
-
 /**
  * The most recently accepted recipient keys a simulator remembers: a re-offer comes within minutes
  * (a worker died mid-batch), and a set of every key would grow for as long as the process runs.
