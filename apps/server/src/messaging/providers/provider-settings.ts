@@ -7,7 +7,9 @@ import {
   type TCompanyProvider,
   type TProviderKind,
 } from '@sms/contracts/admin/company-provider';
+import type { Selectable } from 'kysely';
 import type { Executor } from '../../db/database.ts';
+import type { CompanyProviderSettingsTable } from '../../db/schema.ts';
 import { decryptSecret } from '../../lib/crypto.ts';
 import { AFRICASTALKING_BASE_URLS } from './africastalking.ts';
 
@@ -16,11 +18,10 @@ export type ProviderSettings = TCompanyProvider;
 export type AfricasTalkingSettings = Extract<ProviderSettings, { kind: 'africastalking' }>;
 
 /** A stored row of company_provider_settings (migration 0007). */
-export type ProviderRow = {
-  kind: string;
-  settings: Record<string, unknown> | null;
-  secret_encrypted: string | null;
-};
+export type ProviderRow = Pick<
+  Selectable<CompanyProviderSettingsTable>,
+  'kind' | 'settings' | 'secret_encrypted'
+>;
 
 /** A decoded row, and whether a secret is stored even if it cannot be read (another key). */
 export type DecodedProvider = { settings: ProviderSettings; secretStored: boolean };
