@@ -95,7 +95,7 @@ export async function runFanOutStep(db: Database, queue: JobQueue, step: FanOutS
 /**
  * The last step: the send's real count must fit what the month has left besides its own
  * reservation, or nobody is sent to (the usage row stays locked to the commit, so concurrent sends
- * check one after the other). A send that fits gets one batch job per `batchSize` recipients.
+ * check one after the other). A send that fits gets its hand-over batches (batchWindows).
  */
 async function finishFanOut(
   trx: Executor,
