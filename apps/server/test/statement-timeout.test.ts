@@ -3,10 +3,10 @@ import { REQUEST_LIMIT_MESSAGES } from '@sms/contracts/common/request-limits';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Database } from '../src/db/database.ts';
-import { TIMED_OUT_RETRY_AFTER_SECONDS } from '../src/plugins/database-unavailable.ts';
 import { inTenantTransaction, platformScope } from '../src/db/tenant-scope.ts';
 import { inLiveSessionTransaction } from '../src/modules/auth/live-session-transaction.ts';
 import { resolveActor } from '../src/plugins/authenticate.ts';
+import { TIMED_OUT_RETRY_AFTER_SECONDS } from '../src/plugins/database-unavailable.ts';
 import { bearer, createTenantWithStaff } from './support/factories.ts';
 import { createTestContext, type TestContext } from './support/test-app.ts';
 
