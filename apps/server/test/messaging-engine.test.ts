@@ -106,6 +106,11 @@ describe('a bulk send through the simulator', () => {
     const simulator = (await worker.providers.forCompany(tenant.company.id)).provider as SimulatorProvider;
     expect(simulator.stats()).toMatchObject({ accepted: 25, reoffers: 0 });
     expect(await statusCounts(ctx.ownerDb, data.message.id)).toEqual({ delivered: 25 });
+    // Steps of 7 subscribers: the fourth leaves nobody after its cursor and is the last.
+    const { rows: steps } = await sql<{ n: number }>`
+      select count(*)::int as n from pgboss.job
+       where name = 'send-fanout' and (data->>'messageId')::bigint = ${data.message.id}`.execute(ctx.ownerDb);
+    expect(steps[0].n).toBe(4);
   });
 });
 

@@ -22,7 +22,7 @@ export type FanOutSizes = { stepSize: number; batchSize: number };
  * One fan-out step: the next `stepSize` subscribers after the cursor actively subscribed to any of
  * the message's active services, one recipient per subscriber, written pending by one INSERT ...
  * SELECT; in the same transaction the cursor moves and the next step is enqueued. The step that
- * finds nobody is the last (finishFanOut).
+ * leaves nobody after its cursor is the last (finishFanOut): a small send's first.
  *
  * The send's row is locked and the step does nothing unless the cursor is still `after`: a step
  * retried after its commit, or run twice, finds the cursor moved on.
@@ -78,7 +78,9 @@ export async function runFanOutStep(db: Database, queue: JobQueue, step: FanOutS
       returning fanout_cursor::text as cursor`.execute(trx);
     await recordSendProgress(trx, companyId, [{ messageId, from: null, to: 'pending', count: inserted }]);
     const progress = { before: send.recipients, after: recipients, recipientsAt: send.recipients_at };
-    if (moved[0].cursor !== after) await enqueueFanOutStep(trx, queue, companyId, messageId, moved[0].cursor);
+    const cursor = moved[0].cursor;
+    if (cursor !== after && (await anyoneAfter(trx, companyId, send.service_ids, cursor)))
+      await enqueueFanOutStep(trx, queue, companyId, messageId, cursor);
     else
       await finishFanOut(
         trx,
@@ -191,6 +193,13 @@ export function subscriptionsInOrder(companyId: number, serviceIds: number[], af
     ),
     sql` union all `,
   );
+}
+
+/** Whether any of the send's services has an active subscription after the cursor (an index probe a service). */
+async function anyoneAfter(trx: Executor, companyId: number, serviceIds: number[], after: string) {
+  const { rows } = await sql<{ more: boolean }>`
+    select exists (${subscriptionsInOrder(companyId, serviceIds, after, 1)}) as more`.execute(trx);
+  return rows[0].more;
 }
 
 /**
