@@ -1,9 +1,10 @@
 /**
  * `npm run bench [-- --quick] [-- --only=name,name]`: runs every scenario in bench/src/scenarios/
  * (in file-name order) on its own fresh database, prints one table of everything they measured,
- * and writes it to bench/results/latest.{json,md} (quick.{json,md} with --quick).
+ * and writes it to bench/results/latest.{json,md} (quick.{json,md} with --quick). With --only, the
+ * other scenarios' rows of the last results stay, dated by the run that measured them.
  */
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { startBenchCluster } from './support/bench-database.ts';
@@ -89,11 +90,29 @@ try {
 }
 report.seconds = (Date.now() - started) / 1000;
 
+const resultsDir = path.join(import.meta.dirname, '..', 'results');
+const base = path.join(resultsDir, quick ? 'quick' : 'latest');
+// A run of some scenarios keeps the other scenarios' rows of the last results, each dated.
+if (only.length > 0) {
+  const last = await readFile(`${base}.json`, 'utf8').then(
+    (text) => JSON.parse(text) as BenchReport,
+    () => null,
+  );
+  if (last && last.quick === quick) {
+    const kept = (name: string) => !only.includes(name);
+    report.rows = [...last.rows.filter((row) => kept(row.scenario)), ...report.rows];
+    report.earlier = Object.fromEntries(
+      Object.keys(last.scenarioSeconds)
+        .filter(kept)
+        .map((name) => [name, last.earlier?.[name] ?? last.at]),
+    );
+    const order = scenarios.map((scenario) => scenario.name);
+    report.rows.sort((a, b) => order.indexOf(a.scenario) - order.indexOf(b.scenario));
+  }
+}
 const text = formatReport(report);
 console.log(`\n${text}`);
-const resultsDir = path.join(import.meta.dirname, '..', 'results');
 await mkdir(resultsDir, { recursive: true });
-const base = path.join(resultsDir, quick ? 'quick' : 'latest');
 await writeFile(`${base}.json`, `${JSON.stringify(report, null, 2)}\n`);
 await writeFile(`${base}.md`, text);
 if (report.failures.length > 0) process.exit(1);

@@ -8,6 +8,8 @@ export type BenchReport = {
   /** The whole run, and each scenario's part of it (setup included). */
   seconds: number;
   scenarioSeconds: Record<string, number>;
+  /** Scenarios kept from an earlier run (a run of some scenarios keeps the others'), by when they ran. */
+  earlier?: Record<string, string>;
   baselines: Record<string, number>;
   failures: { scenario: string; error: string }[];
   rows: BenchRow[];
@@ -52,6 +54,11 @@ export function formatReport(report: BenchReport) {
       `(${machine.cpuModel}), ${machine.memoryGiB} GiB memory, Node ${machine.node}, ${machine.postgres}.`,
     formatTable(report.rows),
   ];
+  const earlier = Object.entries(report.earlier ?? {});
+  if (earlier.length > 0)
+    parts.push(
+      `Kept from earlier runs: ${earlier.map(([name, at]) => `${name} (${at.slice(0, 16).replace('T', ' ')} UTC)`).join(', ')}.`,
+    );
   if (report.failures.length > 0) {
     parts.push(
       [
