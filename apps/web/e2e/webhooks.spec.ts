@@ -86,6 +86,26 @@ test('a company admin adds a webhook endpoint, sees its secret once, sends a tes
     await expect(row).toContainText('Subscriber subscribed');
     await expect(page.getByText(secret)).toHaveCount(0);
 
+    // On a busy server the deliveries list, read as the test starts (before the delivery is
+    // stored), can answer after the test has: that read must not be the list's last word. The
+    // route holds the first read's answer (still empty: a new endpoint) until the console has
+    // taken the test's answer and refreshes its lists.
+    let testAnswered = false;
+    page.on('response', (response) => {
+      if (response.request().method() === 'POST' && response.url().endsWith('/test')) testAnswered = true;
+    });
+    const refreshedAfterTheTest = page.waitForRequest(
+      (request) => testAnswered && request.method() === 'GET' && request.url().endsWith('/api/v1/webhooks'),
+    );
+    await page.route(
+      '**/api/v1/webhooks/*/deliveries',
+      async (route) => {
+        await refreshedAfterTheTest;
+        // The console may have dropped that read meanwhile (its request aborted): nothing to answer.
+        await route.fulfill({ json: { success: true, data: { deliveries: [] } } }).catch(() => {});
+      },
+      { times: 1 },
+    );
     await row.getByRole('button', { name: 'Send test event' }).click();
     await expect(page.getByText(`${WEBHOOK_MESSAGES.testSent}: HTTP 200`)).toBeVisible();
     expect(receiver.seen).toEqual([{ type: 'webhook.test', verified: true }]);
