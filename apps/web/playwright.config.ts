@@ -3,6 +3,22 @@ import { defineConfig, devices } from '@playwright/test';
 import { E2E_PORT, e2eBaseUrl } from './e2e/e2e-servers.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
+const PLAYWRIGHT_DISABLED_FEATURES = [
+  'AvoidUnnecessaryBeforeUnloadCheckSync',
+  'DestroyProfileOnBrowserClose',
+  'HttpsUpgrades',
+  'HttpsFirstBalancedModeAutoEnable',
+  'LensOverlay',
+  'MediaRouter',
+  'PaintHolding',
+  'ThirdPartyStoragePartitioning',
+  'AvoidCorsURLLoaderRestartOnRedirect',
+  'TcpPortRandomizationWin',
+  'OptimizationHints',
+  'NetworkTimeServiceQuerying',
+  'AimEnabled',
+  'PreconnectToSearch',
+];
 // E2E_PORT lets several people run the suite at once, each on its own servers and data folders:
 // the run takes E2E_PORT up to E2E_PORT + E2E_WORKERS - 1.
 const PORT = E2E_PORT;
@@ -27,7 +43,9 @@ export default defineConfig({
   use: {
     // Worker 0's; e2e/fixtures.ts gives each worker its own server.
     baseURL: e2eBaseUrl(0),
-    trace: 'retain-on-failure',
+    // Recording a trace costs about a third of the run's CPU (a DOM snapshot per action, a
+    // screencast): a failed test's retry (CI, `npm test`) records it; locally add --trace=on.
+    trace: 'on-first-retry',
     screenshot: 'only-on-failure',
   },
   projects: [
@@ -46,6 +64,11 @@ export default defineConfig({
             '--disable-sync',
             '--no-first-run',
             '--disable-quic',
+            // Each new context's window preloads the omnibox popup (a WebUI page in a renderer of
+            // its own) even headless: about a CPU-second per test, more than the page under test.
+            // Chromium keeps only the last --disable-features, so Playwright's own list (the
+            // Chromium names in its chromiumSwitches.ts, 1.65) is repeated here.
+            `--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, 'WebUIOmniboxPopup', 'WebUIOmniboxAimPopup'].join(',')}`,
           ],
         },
       },

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { API_KEY_MESSAGES, API_KEY_PATTERN } from '@sms/contracts/api-keys/api-key';
 import { expect, type Page, test } from './fixtures.ts';
+import { screenshot } from './screens.ts';
 import { DEMO_USERS, signIn } from './sign-in.ts';
 
 const screen = (name: string) => path.resolve(import.meta.dirname, `../../../.tmp/screens/${name}.png`);
@@ -26,14 +27,14 @@ test('a company admin creates an API key, the key works on its scope only, and r
   await expect(form.getByText(API_KEY_MESSAGES.scopesRequired)).toBeVisible();
   await form.getByLabel('Name').fill(name);
   await form.getByRole('checkbox', { name: /Read messages and reports/ }).check();
-  await page.screenshot({ path: screen('api-keys-create') });
+  await screenshot(page, { path: screen('api-keys-create') });
   await form.getByRole('button', { name: 'Create Key' }).click();
 
   const created = page.getByRole('dialog', { name: 'API Key Created' });
   await expect(created.getByText(API_KEY_MESSAGES.shownOnce)).toBeVisible();
   const key = await created.getByRole('textbox', { name }).inputValue();
   expect(key).toMatch(API_KEY_PATTERN);
-  await page.screenshot({ path: screen('api-keys-created') });
+  await screenshot(page, { path: screen('api-keys-created') });
 
   // Its scope opens the message logs; sending is another scope's: 403.
   const read = await withKey(page, key, 'GET', '/messages');
@@ -53,11 +54,11 @@ test('a company admin creates an API key, the key works on its scope only, and r
   await expect(row).not.toContainText('Never');
   // The secret is never shown again.
   await expect(page.getByText(key)).toHaveCount(0);
-  await page.screenshot({ path: screen('api-keys-list') });
+  await screenshot(page, { path: screen('api-keys-list') });
 
   await row.getByRole('button', { name: `Revoke ${name}` }).click();
   const confirm = page.getByRole('alertdialog', { name: 'Revoke API Key' });
-  await page.screenshot({ path: screen('api-keys-revoke') });
+  await screenshot(page, { path: screen('api-keys-revoke') });
   await confirm.getByRole('button', { name: 'Revoke' }).click();
   await expect(row).toContainText('Revoked');
   await expect(row.getByRole('button', { name: `Revoke ${name}` })).toHaveCount(0);

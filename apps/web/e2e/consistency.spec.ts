@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { expect, test } from './fixtures.ts';
+import { screenshot } from './screens.ts';
 import { DEMO_USERS, fillSignIn, signIn } from './sign-in.ts';
 
 const SCREENS = path.resolve(import.meta.dirname, '../../../.tmp/screens');
@@ -30,7 +31,7 @@ test.describe('consistent and calm', () => {
     await expect(page.getByRole('navigation', { name: 'Pagination' })).not.toContainText('1 subscribers');
     await page.goto('/subscribers');
     await expect(page.getByRole('navigation', { name: 'Pagination' })).toContainText(/· 3,000 subscribers/);
-    await page.screenshot({ path: `${SCREENS}/09-plural-subscribers.png` });
+    await screenshot(page, { path: `${SCREENS}/09-plural-subscribers.png` });
   });
 
   test('after the session expires, the sign-in page says why', async ({ page }) => {
@@ -46,7 +47,7 @@ test.describe('consistent and calm', () => {
       .click();
     await expect(page).toHaveURL(/\/login$/);
     await expect(page.getByRole('status')).toHaveText('Your session has expired. Please sign in again.');
-    await page.screenshot({ path: `${SCREENS}/09-session-expired.png` });
+    await screenshot(page, { path: `${SCREENS}/09-session-expired.png` });
     // Signing in again goes back to the page; a plain sign-out then says nothing of an expiry.
     await fillSignIn(page, DEMO_USERS.companyAdmin);
     await expect(page).toHaveURL(/\/messages$/);
@@ -79,7 +80,7 @@ test("Create Message: a suspended or pending company's services cannot be ticked
     .filter({ hasText: 'Sports Alerts' });
   await expect(acme.getByRole('checkbox')).toBeEnabled();
   await dialog.getByRole('listitem').filter({ hasText: 'Umbrella Alerts' }).first().scrollIntoViewIfNeeded();
-  await page.screenshot({ path: `${SCREENS}/09-create-message-held-company.png` });
+  await screenshot(page, { path: `${SCREENS}/09-create-message-held-company.png` });
 });
 
 test.describe('on a 390-pixel-wide phone', () => {
@@ -109,7 +110,7 @@ test.describe('on a 390-pixel-wide phone', () => {
     const box = (await details.boundingBox())!;
     expect(box.x + box.width).toBeLessThanOrEqual(390);
     await message.scrollIntoViewIfNeeded();
-    await page.screenshot({ path: `${SCREENS}/09-phone-messages.png` });
+    await screenshot(page, { path: `${SCREENS}/09-phone-messages.png` });
 
     await page.goto('/subscribers?status=active');
     const subscriber = page.getByRole('table', { name: 'Subscribers' }).locator('tbody tr').first();
@@ -122,7 +123,7 @@ test.describe('on a 390-pixel-wide phone', () => {
       (await unsubscribe.boundingBox())!.x + (await unsubscribe.boundingBox())!.width,
     ).toBeLessThanOrEqual(390);
     await subscriber.scrollIntoViewIfNeeded();
-    await page.screenshot({ path: `${SCREENS}/09-phone-subscribers.png` });
+    await screenshot(page, { path: `${SCREENS}/09-phone-subscribers.png` });
   });
 });
 
@@ -150,7 +151,7 @@ test.describe('dates', () => {
     await expect(scheduled.locator('td[data-label="Timestamp"] p').first()).toHaveText(
       /^[A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2} [AP]M$/,
     );
-    await page.screenshot({ path: `${SCREENS}/09-dates-scheduled.png` });
+    await screenshot(page, { path: `${SCREENS}/09-dates-scheduled.png` });
   });
 });
 
@@ -172,7 +173,7 @@ test('while the dashboard loads, its gauges show dashes, never figures that look
   const billing = page.getByRole('region', { name: 'Billing Status' });
   await expect(billing.getByText('—')).toHaveCount(3);
   await expect(billing).not.toContainText('Active');
-  await page.screenshot({ path: `${SCREENS}/08-dashboard-loading.png` });
+  await screenshot(page, { path: `${SCREENS}/08-dashboard-loading.png` });
   release();
   await expect(usage.getByTestId('gauge-messages')).toContainText(/[\d,]+ \/ [\d,]+/);
 });
@@ -206,7 +207,7 @@ test('a subscriber import shows the rows read as the upload goes, then what it i
   await dialog.getByRole('button', { name: 'Import' }).click();
   const progress = dialog.getByTestId('import-progress');
   await expect(progress).toHaveText(/^Rows read: [1-9][\d,]* of 30,001$/);
-  await page.screenshot({ path: `${SCREENS}/10-import-progress.png` });
+  await screenshot(page, { path: `${SCREENS}/10-import-progress.png` });
   await expect(
     dialog.getByRole('region', { name: 'Import summary' }).or(dialog.getByLabel('Import summary')),
   ).toBeVisible({
@@ -220,7 +221,7 @@ test('a subscriber import shows the rows read as the upload goes, then what it i
   });
   const summary = dialog.getByLabel('Import summary');
   await expect(summary).toContainText('Imported2');
-  await page.screenshot({ path: `${SCREENS}/10-import-done.png` });
+  await screenshot(page, { path: `${SCREENS}/10-import-done.png` });
 });
 
 test('dashboard cards: a 0% trend shows no triangle, "New" none either, and the others point the way they moved', async ({
@@ -249,5 +250,5 @@ test('dashboard cards: a 0% trend shows no triangle, "New" none either, and the 
   }
   // The demo company's service count did not move this month: the case the issue names.
   expect(data.trends.totalServices.change).toBe(0);
-  await page.screenshot({ path: `${SCREENS}/08-dashboard-trends.png` });
+  await screenshot(page, { path: `${SCREENS}/08-dashboard-trends.png` });
 });

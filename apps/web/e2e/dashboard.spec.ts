@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { monthlyPriceOf, PLAN_CURRENCY } from '@sms/contracts/plans/plan-catalogue';
 import { expect, type Page, test } from './fixtures.ts';
+import { screenshot } from './screens.ts';
 import { DEMO_USERS, signIn } from './sign-in.ts';
 
 const SCREENS = 'test-results/screens';
@@ -53,7 +54,7 @@ test('quick actions offer only the pages the role may open', async ({ page }) =>
   const actions = page.getByRole('region', { name: 'Quick Actions' });
   // They cannot send: the shortcut to the logs says View, not Send.
   await expect(actions.getByRole('link')).toHaveText(['Manage Services', 'View Messages', 'View Reports']);
-  await page.screenshot({
+  await screenshot(page, {
     path: path.resolve(import.meta.dirname, '../../../.tmp/screens/08-quick-actions-content-manager.png'),
   });
   await expect(actions.getByRole('button', { name: 'Manage Webhooks' })).toHaveCount(0);
@@ -107,7 +108,7 @@ test.describe('dashboard per role, on the demo data', () => {
     await expect(activity.getByRole('listitem')).toHaveCount(10);
     await expect(page.getByRole('button', { name: 'Manage Webhooks' })).toBeVisible();
     await expect(page.getByRole('region', { name: 'Platform Overview' })).toHaveCount(0);
-    await page.screenshot({ path: `${SCREENS}/dashboard-company-admin.png`, fullPage: true });
+    await screenshot(page, { path: `${SCREENS}/dashboard-company-admin.png`, fullPage: true });
   });
 
   test('content manager: three view-only cards, no subscriber card or gauge', async ({ page }) => {
@@ -119,7 +120,7 @@ test.describe('dashboard per role, on the demo data', () => {
     const usage = page.getByRole('region', { name: 'Usage & Limits' });
     await expect(usage.getByTestId('gauge-messages')).toBeVisible();
     await expect(usage.getByTestId('gauge-subscribers')).toHaveCount(0);
-    await page.screenshot({ path: `${SCREENS}/dashboard-content-manager.png`, fullPage: true });
+    await screenshot(page, { path: `${SCREENS}/dashboard-content-manager.png`, fullPage: true });
   });
 
   test('viewer: company badge with Read-Only Access and the Read-Only View tag', async ({ page }) => {
@@ -130,7 +131,7 @@ test.describe('dashboard per role, on the demo data', () => {
     ).toBeVisible();
     await expect(card(page, 'Total Subscribers').getByTestId('stat-value')).toHaveText(/^[\d,]+$/);
     await expect(page.getByRole('button', { name: 'Manage Webhooks' })).toHaveCount(0);
-    await page.screenshot({ path: `${SCREENS}/dashboard-viewer.png`, fullPage: true });
+    await screenshot(page, { path: `${SCREENS}/dashboard-viewer.png`, fullPage: true });
   });
 
   test('system admin: platform totals and the Platform Overview with revenue in thousands', async ({
@@ -164,7 +165,7 @@ test.describe('dashboard per role, on the demo data', () => {
       String(stats.totalServices),
     );
     await expect(page.getByRole('link', { name: 'Admin Panel' }).first()).toBeVisible();
-    await page.screenshot({ path: `${SCREENS}/dashboard-system-admin.png`, fullPage: true });
+    await screenshot(page, { path: `${SCREENS}/dashboard-system-admin.png`, fullPage: true });
   });
 
   test("Globex's admin sees Globex's figures, and a package ending in 5 days in red", async ({ page }) => {
@@ -213,6 +214,6 @@ test.describe('dashboard loading and failure', () => {
     const activity = page.getByRole('region', { name: 'Recent Activity' });
     await expect(activity.getByRole('listitem')).toHaveCount(1);
     await expect(activity.getByText('Unable to load recent activity')).toBeVisible();
-    await page.screenshot({ path: `${SCREENS}/dashboard-failed.png`, fullPage: true });
+    await screenshot(page, { path: `${SCREENS}/dashboard-failed.png`, fullPage: true });
   });
 });

@@ -1,5 +1,6 @@
 import { callApi, createCompanyWithOwner, deleteCompany } from './api-setup.ts';
 import { expect, test } from './fixtures.ts';
+import { screenshot } from './screens.ts';
 import { signIn } from './sign-in.ts';
 
 /**
@@ -68,7 +69,7 @@ test('a 21st service is refused with the limit named, and the gauge shows 20 / 2
       'Your plan allows 20 service(s) and all of them are in use: delete a service or ask for a higher services limit',
     ),
   ).toBeVisible();
-  await page.screenshot({ path: `${SCREENS}/limit-services.png` });
+  await screenshot(page, { path: `${SCREENS}/limit-services.png` });
 });
 
 test('a new subscriber is refused at the limit, and an import reports the rows it refused', async ({
@@ -86,7 +87,7 @@ test('a new subscriber is refused at the limit, and an import reports the rows i
       'Your plan allows 5000 active subscriber(s) and all of them are in use: this number cannot be subscribed',
     ),
   ).toBeVisible();
-  await page.screenshot({ path: `${SCREENS}/limit-subscribe.png` });
+  await screenshot(page, { path: `${SCREENS}/limit-subscribe.png` });
   await subscribe.getByRole('button', { name: 'Cancel' }).click();
 
   await page.getByRole('button', { name: 'Import CSV' }).click();
@@ -101,7 +102,7 @@ test('a new subscriber is refused at the limit, and an import reports the rows i
   await expect(
     dialog.getByText("3 row(s) were refused: the plan's limit of 5000 active subscriber(s) was reached"),
   ).toBeVisible();
-  await page.screenshot({ path: `${SCREENS}/limit-import.png` });
+  await screenshot(page, { path: `${SCREENS}/limit-import.png` });
 });
 
 test('a send needing more messages than the month has left is refused with the monthly limit', async ({
@@ -125,5 +126,5 @@ test('a send needing more messages than the month has left is refused with the m
   await expect(
     dialog.getByText(/the monthly message limit is 10,000 and 0 have been used this month/),
   ).toBeVisible();
-  await page.screenshot({ path: `${SCREENS}/limit-messages.png` });
+  await screenshot(page, { path: `${SCREENS}/limit-messages.png` });
 });

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { expect, type Locator, type Page, test } from './fixtures.ts';
+import { screenshot } from './screens.ts';
 import { DEMO_USERS, signIn } from './sign-in.ts';
 
 /** Screens a person looks at for these items (kept out of test-results, which each run empties). */
@@ -45,7 +46,7 @@ test.describe('messages console', () => {
     const confirm = page.getByRole('alertdialog', { name: 'Regenerate callback URLs' });
     await expect(confirm).toBeVisible();
     expect(await focusIsInside(confirm)).toBe(true);
-    await page.screenshot({ path: `${SCREENS}/1-nested-confirmation.png` });
+    await screenshot(page, { path: `${SCREENS}/1-nested-confirmation.png` });
     // Escape closes the confirmation only; the URLs stay open, and focus goes back to its button.
     await page.keyboard.press('Escape');
     await expect(confirm).toHaveCount(0);
@@ -63,7 +64,7 @@ test.describe('messages console', () => {
     await expect(modal.getByRole('textbox', { name: 'Delivery Report (DLR) Callback URL' })).not.toHaveValue(
       before,
     );
-    await page.screenshot({ path: `${SCREENS}/1-regenerated-notice.png` });
+    await screenshot(page, { path: `${SCREENS}/1-regenerated-notice.png` });
     await page.keyboard.press('Escape');
     await expect(modal).toHaveCount(0);
     await expect(opener).toBeFocused();
@@ -87,7 +88,7 @@ test.describe('messages console', () => {
     await expect(summary.getByRole('listitem')).toHaveText(['Message must be 160 characters or less']);
     await expect(dialog.getByRole('button', { name: 'Send Message Now' })).toBeDisabled();
     await summary.scrollIntoViewIfNeeded();
-    await page.screenshot({ path: `${SCREENS}/2-compose-over-160.png` });
+    await screenshot(page, { path: `${SCREENS}/2-compose-over-160.png` });
 
     // Cutting it back to 160 lets the send go.
     await message.fill(pasted.slice(0, 160));
@@ -123,7 +124,7 @@ test.describe('messages console', () => {
       `Total: ${subscribers.toLocaleString('en-US')} recipients × 2 = ${(subscribers * 2).toLocaleString('en-US')} SMS`,
     );
     await dialog.getByTestId('sms-total').scrollIntoViewIfNeeded();
-    await page.screenshot({ path: `${SCREENS}/3-counter-unicode-total.png` });
+    await screenshot(page, { path: `${SCREENS}/3-counter-unicode-total.png` });
   });
 
   test('a cancelled scheduled message stays in the list as Cancelled, with who and when', async ({
@@ -148,7 +149,7 @@ test.describe('messages console', () => {
     await details.getByRole('button', { name: 'Cancel Scheduled Message' }).click();
     const confirm = page.getByRole('alertdialog', { name: 'Cancel scheduled message' });
     await expect(confirm).toBeVisible();
-    await page.screenshot({ path: `${SCREENS}/4-cancel-confirmation.png` });
+    await screenshot(page, { path: `${SCREENS}/4-cancel-confirmation.png` });
     await confirm.getByRole('button', { name: 'Cancel Message' }).click();
     await expect(page.getByText('Scheduled message cancelled')).toBeVisible();
     await expect(confirm).toHaveCount(0);
@@ -161,7 +162,7 @@ test.describe('messages console', () => {
     await expect(page.getByRole('button', { name: /^All Messages/ })).toHaveAttribute('aria-pressed', 'true');
     await expect(row.locator('td:nth-child(5)')).toContainText('Cancelled');
     await expect(row.getByTestId('cancelled-by')).toHaveText(/^Cancelled by .+, .+/);
-    await page.screenshot({ path: `${SCREENS}/4-cancelled-row.png`, fullPage: true });
+    await screenshot(page, { path: `${SCREENS}/4-cancelled-row.png`, fullPage: true });
     await page.getByRole('combobox', { name: 'Filter by status' }).selectOption('cancelled');
     await expect(row).toBeVisible();
     const statusCells = messagesTable(page).getByRole('row').locator('td:nth-child(5)');
@@ -192,7 +193,7 @@ test.describe('messages console', () => {
       `Delivered, ${failed.toLocaleString('en-US')} failed`,
     );
 
-    await page.screenshot({ path: `${SCREENS}/5-details-overview.png` });
+    await screenshot(page, { path: `${SCREENS}/5-details-overview.png` });
 
     const recipients = details.getByRole('table', { name: 'Subscriber delivery status' });
     await details.getByRole('combobox', { name: 'Show' }).selectOption('failed');
@@ -205,7 +206,7 @@ test.describe('messages console', () => {
       /The phone was off|blocked messages from this sender|could not deliver|no credit left/,
     );
     await errorCell.scrollIntoViewIfNeeded();
-    await page.screenshot({ path: `${SCREENS}/5-details-failed-filter.png` });
+    await screenshot(page, { path: `${SCREENS}/5-details-failed-filter.png` });
 
     await details.getByRole('combobox', { name: 'Show' }).selectOption('delivered');
     await expect(recipientStatuses.first()).toHaveText('delivered');
@@ -230,13 +231,13 @@ test.describe('messages console', () => {
     const rowProgress = row.getByRole('progressbar', { name: 'Hand-over progress' });
     await expect(rowProgress).toBeVisible();
     await expect(rowProgress).toHaveAttribute('aria-valuetext', /^Handed over [\d,]+ of [\d,]+$/);
-    await page.screenshot({ path: `${SCREENS}/10-row-progress.png` });
+    await screenshot(page, { path: `${SCREENS}/10-row-progress.png` });
     await row.getByRole('button', { name: 'View Details' }).click();
     const details = page.getByRole('dialog', { name: 'Message Details' });
     const detailsProgress = details.getByRole('progressbar', { name: 'Hand-over progress' });
     await expect(detailsProgress).toBeVisible();
     const first = Number(await detailsProgress.getAttribute('aria-valuenow'));
-    await page.screenshot({ path: `${SCREENS}/10-details-progress.png` });
+    await screenshot(page, { path: `${SCREENS}/10-details-progress.png` });
     // No reload: the open details move on by themselves until the send has been handed over.
     await expect
       .poll(

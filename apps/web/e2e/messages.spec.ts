@@ -1,4 +1,5 @@
 import { expect, type Page, test } from './fixtures.ts';
+import { screenshot } from './screens.ts';
 import { DEMO_USERS, signIn } from './sign-in.ts';
 
 const SCREENS = 'test-results/screens';
@@ -27,7 +28,7 @@ test.describe('messages', () => {
     await openMessages(page);
     await expect(page.getByText('Review all inbound and outbound messages for Acme Mobile.')).toBeVisible();
     await expect(page.getByText('Company Scoped')).toBeVisible();
-    await page.screenshot({ path: `${SCREENS}/messages-list.png`, fullPage: true });
+    await screenshot(page, { path: `${SCREENS}/messages-list.png`, fullPage: true });
 
     await page.getByRole('button', { name: 'Create Message' }).click();
     const dialog = page.getByRole('dialog', { name: 'Create New Message' });
@@ -41,7 +42,7 @@ test.describe('messages', () => {
       'Please enter a message',
     ]);
     await expect(dialog.getByRole('button', { name: 'Send Message Now' })).toBeDisabled();
-    await page.screenshot({ path: `${SCREENS}/create-message-errors.png` });
+    await screenshot(page, { path: `${SCREENS}/create-message-errors.png` });
 
     await dialog.getByRole('checkbox', { name: /Sports Alerts/ }).check();
     await dialog.getByRole('checkbox', { name: /Weather Updates/ }).check();
@@ -51,7 +52,7 @@ test.describe('messages', () => {
     await expect(dialog.getByTestId('message-counter')).toHaveText(`${text.length}/160`);
     await expect(dialog.getByTestId('sms-encoding')).toHaveText('GSM-7 · 1 SMS part');
     await expect(summary).toHaveCount(0);
-    await page.screenshot({ path: `${SCREENS}/create-message-filled.png` });
+    await screenshot(page, { path: `${SCREENS}/create-message-filled.png` });
     await dialog.getByRole('button', { name: 'Send Message Now' }).click();
     await expect(page.getByText('Message sent successfully!')).toBeVisible();
     await expect(dialog).toHaveCount(0);
@@ -73,9 +74,9 @@ test.describe('messages', () => {
     await expect(recipients.getByRole('row').nth(1)).toContainText(/\+25471\d{7}/);
     await expect(recipients.getByText('delivered').first()).toBeVisible();
     await expect(details.getByRole('navigation', { name: 'Pagination' })).toContainText('recipients');
-    await page.screenshot({ path: `${SCREENS}/message-details.png` });
+    await screenshot(page, { path: `${SCREENS}/message-details.png` });
     await deliverySummary.scrollIntoViewIfNeeded();
-    await page.screenshot({ path: `${SCREENS}/message-details-recipients.png` });
+    await screenshot(page, { path: `${SCREENS}/message-details-recipients.png` });
     await details.getByRole('button', { name: 'Close', exact: true }).last().click();
     await expect(row).toContainText('Delivered');
   });
@@ -95,7 +96,7 @@ test.describe('messages', () => {
     await dialog.getByLabel('Date', { exact: true }).fill(localDate(1));
     await dialog.getByLabel('Time', { exact: true }).fill('09:30');
     await expect(summary).toHaveCount(0);
-    await page.screenshot({ path: `${SCREENS}/create-message-schedule.png` });
+    await screenshot(page, { path: `${SCREENS}/create-message-schedule.png` });
     await dialog.getByRole('button', { name: 'Schedule Message' }).click();
     await expect(page.getByText('Message sent successfully!')).toBeVisible();
 
@@ -151,7 +152,7 @@ test.describe('messages', () => {
     await expect(contentCells.filter({ hasNotText: /kick-off/i })).toHaveCount(0);
     const bar = page.getByRole('region', { name: 'Active Filters' });
     await expect(bar).toContainText('Search: "KICK-OFF"');
-    await page.screenshot({ path: `${SCREENS}/messages-filtered.png`, fullPage: true });
+    await screenshot(page, { path: `${SCREENS}/messages-filtered.png`, fullPage: true });
     await bar.getByRole('button', { name: 'Clear All Filters' }).click();
     await expect(bar).toHaveCount(0);
     await expect(page.getByRole('searchbox', { name: 'Search messages' })).toHaveValue('');

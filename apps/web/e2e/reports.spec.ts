@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { expect, type Page, test } from './fixtures.ts';
+import { screenshot } from './screens.ts';
 import { DEMO_USERS, signIn } from './sign-in.ts';
 
 const SCREENS = 'test-results/screens';
@@ -47,7 +48,7 @@ test.describe('reports', () => {
     expect(await pointsDrawn(page, 'received')).toBe(7);
     await expect(page.getByTestId('kpi-messages_sent').getByTestId('trend')).toContainText(/[▲▼]/);
     await expect(page.getByRole('list', { name: 'Legend' })).toHaveText(/Sent\s*Received/);
-    await page.screenshot({ path: `${SCREENS}/reports-7d.png`, fullPage: true });
+    await screenshot(page, { path: `${SCREENS}/reports-7d.png`, fullPage: true });
 
     await page.getByRole('button', { name: '24 Hours' }).click();
     await expect(page.getByRole('button', { name: '24 Hours' })).toHaveAttribute('aria-pressed', 'true');
@@ -76,7 +77,7 @@ test.describe('reports', () => {
     await expect(readout).toContainText(/Sent: [\d,]+/);
     await expect(readout).toContainText(/Received: [\d,]+/);
     await expect(page.getByTestId('chart-cursor')).toBeVisible();
-    await page.screenshot({ path: `${SCREENS}/reports-30d-hover.png`, fullPage: true });
+    await screenshot(page, { path: `${SCREENS}/reports-30d-hover.png`, fullPage: true });
     await page.mouse.move(0, 0);
     await expect(page.getByTestId('chart-cursor')).toHaveCount(0);
   });
@@ -98,7 +99,7 @@ test.describe('reports', () => {
       'aria-valuetext',
       /^\w{3}, \w{3} \d+, \d{4}: Sent [\d]+, Received [\d]+$/,
     );
-    await page.screenshot({
+    await screenshot(page, {
       path: path.resolve(import.meta.dirname, '../../../.tmp/screens/08-reports-chart-keyboard.png'),
       fullPage: true,
     });

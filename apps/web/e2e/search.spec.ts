@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { expect, type Page, test } from './fixtures.ts';
+import { screenshot } from './screens.ts';
 import { DEMO_USERS, signIn } from './sign-in.ts';
 
 const SCREENS = 'test-results/screens';
@@ -29,7 +30,7 @@ test.describe('top-bar search', () => {
     await page.keyboard.type('weather');
     const services = group(page, 'Services');
     await expect(services.getByRole('option')).toHaveText([/Weather Updates/]);
-    await page.screenshot({ path: `${SCREENS}/search-results.png` });
+    await screenshot(page, { path: `${SCREENS}/search-results.png` });
     await page.keyboard.press('ArrowDown');
     await expect(services.getByRole('option').first()).toHaveAttribute('aria-selected', 'true');
     await page.keyboard.press('Enter');
@@ -136,7 +137,7 @@ test.describe('top-bar search', () => {
     await box(page).focus();
     await expect(page.getByRole('status').filter({ hasText: /which your role cannot open/ })).toBeVisible();
     await expect(box(page)).not.toBeEditable();
-    await page.screenshot({ path: `${NEW_SCREENS}/07-search-viewer.png` });
+    await screenshot(page, { path: `${NEW_SCREENS}/07-search-viewer.png` });
   });
 
   test('the last digits of a number find its subscriber, and the box says what it finds before typing', async ({
@@ -149,7 +150,7 @@ test.describe('top-bar search', () => {
     const subscribers = group(page, 'Subscribers');
     await expect(subscribers.getByRole('option')).toHaveText([/\+254710001809/]);
     await expect(group(page, 'Companies')).toHaveCount(0);
-    await page.screenshot({ path: `${NEW_SCREENS}/07-search-last-digits.png` });
+    await screenshot(page, { path: `${NEW_SCREENS}/07-search-last-digits.png` });
   });
 
   test('a system admin finds companies by name and users by e-mail, and choosing one opens it', async ({
@@ -159,7 +160,7 @@ test.describe('top-bar search', () => {
     await box(page).fill('globex');
     const companies = group(page, 'Companies');
     await expect(companies.getByRole('option')).toHaveText([/Globex Telecom/]);
-    await page.screenshot({ path: `${NEW_SCREENS}/07-search-companies.png` });
+    await screenshot(page, { path: `${NEW_SCREENS}/07-search-companies.png` });
     await companies.getByRole('option').click();
     const companyForm = page.getByRole('dialog', { name: 'Edit Company' });
     await expect(companyForm.getByLabel(/Company Name/)).toHaveValue('Globex Telecom');
@@ -171,7 +172,7 @@ test.describe('top-bar search', () => {
     await users.getByRole('option').click();
     const userForm = page.getByRole('dialog', { name: 'Edit User' });
     await expect(userForm.getByRole('textbox', { name: /^Name/ })).toHaveValue('Carol Wanjiru');
-    await page.screenshot({ path: `${NEW_SCREENS}/07-search-opens-user.png` });
+    await screenshot(page, { path: `${NEW_SCREENS}/07-search-opens-user.png` });
     // The open modal hides the page from the accessibility tree: the tab is read once it closes.
     await userForm.getByRole('button', { name: 'Cancel' }).click();
     await expect(page.getByRole('tab', { name: 'Users' })).toHaveAttribute('aria-selected', 'true');

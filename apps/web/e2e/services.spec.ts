@@ -1,4 +1,5 @@
 import { expect, test } from './fixtures.ts';
+import { screenshot } from './screens.ts';
 import { DEMO_USERS, signIn } from './sign-in.ts';
 
 test.describe('services', () => {
@@ -8,7 +9,7 @@ test.describe('services', () => {
     await expect(page.getByRole('heading', { name: 'Services' })).toBeVisible();
     const daily = page.getByRole('row', { name: /Daily News/ });
     await expect(daily).toBeVisible();
-    await page.screenshot({ path: 'test-results/screens/services-list.png', fullPage: true });
+    await screenshot(page, { path: 'test-results/screens/services-list.png', fullPage: true });
 
     await page.getByRole('button', { name: 'Add Service' }).click();
     const dialog = page.getByRole('dialog', { name: 'Create Service' });
@@ -26,7 +27,7 @@ test.describe('services', () => {
     await expect(dialog.getByLabel('Short Code')).toHaveValue(`E2E${suffix}`.slice(0, 8).toUpperCase());
     await dialog.getByLabel('Keyword').fill(`JOKE${suffix}`);
     await dialog.getByLabel('Description').fill('A joke a day');
-    await page.screenshot({ path: 'test-results/screens/services-form.png' });
+    await screenshot(page, { path: 'test-results/screens/services-form.png' });
     await dialog.getByRole('button', { name: 'Create Service' }).click();
     await expect(page.getByText('Service created successfully!')).toBeVisible();
     const row = page.getByRole('row', { name: new RegExp(`E2E Jokes ${suffix}`) });
@@ -79,7 +80,7 @@ test.describe('services', () => {
     await expect(page.getByRole('button', { name: 'Add Service' })).toHaveCount(0);
     await expect(page.getByRole('button', { name: /^Edit/ })).toHaveCount(0);
     await expect(page.getByRole('button', { name: /^Delete/ })).toHaveCount(0);
-    await page.screenshot({ path: 'test-results/screens/services-content-manager.png', fullPage: true });
+    await screenshot(page, { path: 'test-results/screens/services-content-manager.png', fullPage: true });
   });
 
   test('a system admin must pick a company', async ({ page }) => {
@@ -90,6 +91,6 @@ test.describe('services', () => {
     const dialog = page.getByRole('dialog', { name: 'Create Service' });
     await dialog.getByRole('button', { name: 'Create Service' }).click();
     await expect(dialog.getByText('Company selection is required')).toBeVisible();
-    await page.screenshot({ path: 'test-results/screens/services-form-admin.png' });
+    await screenshot(page, { path: 'test-results/screens/services-form-admin.png' });
   });
 });

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { expect, test } from './fixtures.ts';
+import { screenshot } from './screens.ts';
 import { DEMO_USERS, signIn } from './sign-in.ts';
 
 const table = (page: import('@playwright/test').Page) => page.getByRole('table', { name: 'Subscribers' });
@@ -10,7 +11,7 @@ test.describe('subscribers', () => {
     await page.goto('/subscribers');
     await expect(table(page).getByRole('row')).toHaveCount(21);
     await expect(page.getByText(/^Page 1 of \d+ · 3,000 subscribers$/)).toBeVisible();
-    await page.screenshot({ path: 'test-results/screens/subscribers-list.png', fullPage: true });
+    await screenshot(page, { path: 'test-results/screens/subscribers-list.png', fullPage: true });
 
     const firstPageNumber = await table(page).getByRole('row').nth(1).getByRole('cell').first().textContent();
     await page.getByRole('button', { name: 'Next' }).click();
@@ -52,7 +53,7 @@ test.describe('subscribers', () => {
     await expect(summary.nth(1)).toHaveText('2');
     const errors = dialog.getByRole('table', { name: 'Import errors' });
     await expect(errors.getByRole('row', { name: /4 not-a-number/ })).toBeVisible();
-    await page.screenshot({ path: 'test-results/screens/subscribers-import.png' });
+    await screenshot(page, { path: 'test-results/screens/subscribers-import.png' });
     await dialog.getByRole('button', { name: 'Done' }).click();
 
     await page.getByRole('searchbox', { name: 'Search by phone number' }).fill('79900000');
@@ -115,7 +116,7 @@ test.describe('subscribers', () => {
       await expect(row.getByRole('cell').nth(0)).toHaveText(/^\+25472\d{7}$/);
       await expect(row.getByRole('cell').nth(1)).toHaveText('Globex Telecom');
     }
-    await page.screenshot({ path: 'test-results/screens/subscribers-admin-company.png', fullPage: true });
+    await screenshot(page, { path: 'test-results/screens/subscribers-admin-company.png', fullPage: true });
 
     const download = page.waitForEvent('download');
     await page.getByRole('button', { name: 'Export CSV' }).click();

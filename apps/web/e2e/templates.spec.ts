@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { MERGE_FIELD_MESSAGES } from '@sms/contracts/templates/merge-fields';
 import { expect, type Page, test } from './fixtures.ts';
+import { screenshot } from './screens.ts';
 import { DEMO_USERS, signIn } from './sign-in.ts';
 
 const screen = (name: string) => path.resolve(import.meta.dirname, `../../../.tmp/screens/${name}.png`);
@@ -44,7 +45,7 @@ test('a company admin imports names, edits one, saves a template and sends it wi
   await expect(importer.getByTestId('import-fields')).toHaveText(
     'Fields set from the file: first_name, language',
   );
-  await page.screenshot({ path: screen('templates-import-fields') });
+  await screenshot(page, { path: screen('templates-import-fields') });
   await importer.getByRole('button', { name: 'Done' }).click();
 
   // The list shows each subscriber's fields; one is edited on the subscriber.
@@ -56,7 +57,7 @@ test('a company admin imports names, edits one, saves a template and sends it wi
   const fields = page.getByRole('dialog', { name: 'Fields of +254797300002' });
   await expect(fields.getByLabel('Value of language')).toHaveValue('en');
   await fields.getByLabel('Value of first_name').fill('Chebet');
-  await page.screenshot({ path: screen('templates-subscriber-fields') });
+  await screenshot(page, { path: screen('templates-subscriber-fields') });
   await fields.getByRole('button', { name: 'Save Fields' }).click();
   await expect(page.getByText('Fields of +254797300002 saved')).toBeVisible();
   await expect(
@@ -64,7 +65,7 @@ test('a company admin imports names, edits one, saves a template and sends it wi
       .getByRole('row', { name: /\+254797300002/ })
       .getByText('first_name: Chebet'),
   ).toBeVisible();
-  await page.screenshot({ path: screen('templates-subscriber-list') });
+  await screenshot(page, { path: screen('templates-subscriber-list') });
 
   // A template with a fallback, from Message Logs' Templates page.
   await page.goto('/messages');
@@ -83,14 +84,14 @@ test('a company admin imports names, edits one, saves a template and sends it wi
   await form.getByLabel('Text').pressSequentially(', your order is ready.');
   await expect(form.getByLabel('Text')).toHaveValue('Hi {{first_name|friend}}, your order is ready.');
   await expect(form.getByTestId('template-form-preview')).toContainText('first_name · friend');
-  await page.screenshot({ path: screen('templates-form') });
+  await screenshot(page, { path: screen('templates-form') });
   await form.getByRole('button', { name: 'Save Template' }).click();
   await expect(page.getByText('Template saved')).toBeVisible();
   const row = page
     .getByRole('table', { name: 'Templates' })
     .getByRole('row', { name: new RegExp(`Order ready ${suffix}`) });
   await expect(row).toContainText('first_name · friend');
-  await page.screenshot({ path: screen('templates-page') });
+  await screenshot(page, { path: screen('templates-page') });
 
   // Create Message starts from it: the counter is the longest text's, the preview three real recipients'.
   await page.getByRole('link', { name: 'Back to Messages' }).click();
@@ -112,7 +113,7 @@ test('a company admin imports names, edits one, saves a template and sends it wi
   await expect(dialog.getByTestId('message-counter')).toHaveText('Longest: 44/160');
   await expect(dialog.getByTestId('sms-total')).toContainText('3 recipients × 1 = 3 SMS');
   await preview.scrollIntoViewIfNeeded();
-  await page.screenshot({ path: screen('templates-create-message') });
+  await screenshot(page, { path: screen('templates-create-message') });
 
   // Longer than 160 for the longest name only: refused before it is sent.
   const message = dialog.getByRole('textbox', { name: 'Message' });
@@ -124,7 +125,7 @@ test('a company admin imports names, edits one, saves a template and sends it wi
   await expect(dialog.getByText(MERGE_FIELD_MESSAGES.longestTooLong(165))).toBeVisible();
   await expect(dialog.getByRole('button', { name: 'Send Message Now' })).toBeDisabled();
   await dialog.getByText('Please fix the following errors:').scrollIntoViewIfNeeded();
-  await page.screenshot({ path: screen('templates-create-message-too-long') });
+  await screenshot(page, { path: screen('templates-create-message-too-long') });
 
   await dialog.getByLabel('Start from a template').selectOption({ label: 'Blank message' });
   await dialog.getByLabel('Start from a template').selectOption({ label: `Order ready ${suffix}` });

@@ -1,4 +1,5 @@
 import { expect, test } from './fixtures.ts';
+import { screenshot } from './screens.ts';
 import { DEMO_USERS, signIn } from './sign-in.ts';
 
 const SCREENS = 'test-results/screens';
@@ -39,6 +40,6 @@ test.describe('transactional sends', () => {
     await expect(details.getByText(text)).toBeVisible();
     const recipients = details.getByRole('table', { name: 'Subscriber delivery status' });
     await expect(recipients).toContainText('+254799111222');
-    await page.screenshot({ path: `${SCREENS}/transactional-send-details.png` });
+    await screenshot(page, { path: `${SCREENS}/transactional-send-details.png` });
   });
 });

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { expect, test } from './fixtures.ts';
+import { screenshot } from './screens.ts';
 import { DEMO_USERS, signIn } from './sign-in.ts';
 
 const SCREENS = path.resolve(import.meta.dirname, '../../../.tmp/screens');
@@ -35,7 +36,7 @@ test.describe('filters and pages live in the address', () => {
     await other.goto(shared);
     await expect(other.getByRole('searchbox', { name: 'Search messages' })).toHaveValue('1809');
     await expect(other.getByText('Search: "1809"')).toBeVisible();
-    await other.screenshot({ path: `${SCREENS}/06-messages-url-state.png`, fullPage: true });
+    await screenshot(other, { path: `${SCREENS}/06-messages-url-state.png`, fullPage: true });
     await other.close();
   });
 
@@ -51,7 +52,7 @@ test.describe('filters and pages live in the address', () => {
     await page.goBack();
     await expect(page.getByLabel('Filter by status')).toHaveValue('active');
     await expect(page.getByText(/Page 2 of/)).toBeVisible();
-    await page.screenshot({ path: `${SCREENS}/06-subscribers-url-state.png` });
+    await screenshot(page, { path: `${SCREENS}/06-subscribers-url-state.png` });
 
     await page.goto('/services?status=active&search=weather');
     await expect(page.getByRole('searchbox', { name: 'Search services' })).toHaveValue('weather');
@@ -80,7 +81,7 @@ test.describe('filters and pages live in the address', () => {
     await expect(page.getByRole('tab', { name: 'Users' })).toHaveAttribute('aria-selected', 'true');
     await expect(page.getByLabel('Filter by role')).toHaveValue('viewer');
     await expect(page.getByRole('table')).toContainText('viewer@acme.example.com');
-    await page.screenshot({ path: `${SCREENS}/06-admin-url-state.png` });
+    await screenshot(page, { path: `${SCREENS}/06-admin-url-state.png` });
     await page.goBack();
     await page.goBack();
     await expect(page.getByRole('tab', { name: 'Companies' })).toHaveAttribute('aria-selected', 'true');

@@ -25,7 +25,10 @@ export function useUrlState<K extends string>(defaults: Record<K, string>) {
           }
           return next;
         },
-        { replace: options.replace },
+        // Rendered at once, not as a transition (the router's default): a busy page could still be
+        // rendering one change when the next (another filter) comes, which would then start from
+        // the address before the first and undo it.
+        { replace: options.replace, flushSync: true },
       );
     },
     [setParams],

@@ -34,7 +34,12 @@ function useWebhookMutation<TInput, TOutput>(mutationFn: (input: TInput) => Prom
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn,
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: webhooksQueryKey }),
+    onSuccess: async () => {
+      // A read still on its way began before the change: a first read (no data yet) is not redone
+      // by invalidating alone, so its older answer would stay. Drop it, then read again.
+      await queryClient.cancelQueries({ queryKey: webhooksQueryKey });
+      await queryClient.invalidateQueries({ queryKey: webhooksQueryKey });
+    },
   });
 }
 
