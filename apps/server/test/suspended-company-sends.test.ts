@@ -161,6 +161,17 @@ describe('a suspended company’s sends', () => {
 
     await suspend(tenant);
     expect(await held(id)).toBe('held');
+    // A batch that took its recipients before the suspension may still be offering them: the hold
+    // counts from a moment when no batch of the send is under way (each holds a claim while it runs).
+    await waitFor(
+      async () => {
+        const { rows } = await sql<{ n: number }>`
+          select count(*)::int as n from hand_over_claims where message_id = ${id}`.execute(ctx.ownerDb);
+        return rows[0].n;
+      },
+      (claims) => claims === 0,
+      { what: 'no batch of the held send under way' },
+    );
     const atHold = await handedOver(id);
     expect(atHold).toBeLessThan(24);
     // The engine keeps working for others meanwhile: another company's send goes out entirely...
