@@ -19,3 +19,13 @@ export function createQueryClient() {
     },
   });
 }
+
+/**
+ * After a change, the queries under `queryKey` are read again. A read still on its way began
+ * before the change; TanStack Query redoes it on invalidation only when it already holds data (a
+ * first read is joined instead), so its older answer would stay: it is dropped first.
+ */
+export async function readAgain(queryClient: QueryClient, queryKey: readonly unknown[]) {
+  await queryClient.cancelQueries({ queryKey });
+  await queryClient.invalidateQueries({ queryKey });
+}

@@ -1,5 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../../lib/api-client.ts';
+import { readAgain } from '../../../lib/query-client.ts';
 import { companiesQueryKey } from './list-companies.ts';
 import { usersQueryKey } from './list-users.ts';
 
@@ -12,8 +13,8 @@ export function useDeleteCompany() {
         query: cascade ? { cascade: 'true' } : undefined,
       }),
     onSuccess: () => {
-      void queryClient.invalidateQueries({ queryKey: companiesQueryKey });
-      void queryClient.invalidateQueries({ queryKey: usersQueryKey });
+      void readAgain(queryClient, companiesQueryKey);
+      void readAgain(queryClient, usersQueryKey);
     },
   });
 }

@@ -1,5 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../../lib/api-client.ts';
+import { readAgain } from '../../../lib/query-client.ts';
 import { companiesQueryKey } from './list-companies.ts';
 import { usersQueryKey } from './list-users.ts';
 
@@ -8,8 +9,8 @@ export function useDeleteUser() {
   return useMutation({
     mutationFn: (id: number) => api.delete<{ deleted: true }>(`/admin/users/${id}`),
     onSuccess: () => {
-      void queryClient.invalidateQueries({ queryKey: usersQueryKey });
-      void queryClient.invalidateQueries({ queryKey: companiesQueryKey });
+      void readAgain(queryClient, usersQueryKey);
+      void readAgain(queryClient, companiesQueryKey);
     },
   });
 }

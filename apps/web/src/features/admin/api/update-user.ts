@@ -2,6 +2,7 @@ import type { TUpdateUserRequest } from '@sms/contracts/admin/update-user';
 import type { TUser } from '@sms/contracts/auth/user';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../../lib/api-client.ts';
+import { readAgain } from '../../../lib/query-client.ts';
 import { companiesQueryKey } from './list-companies.ts';
 import { usersQueryKey } from './list-users.ts';
 
@@ -11,8 +12,8 @@ export function useUpdateUser() {
     mutationFn: ({ id, body }: { id: number; body: TUpdateUserRequest }) =>
       api.put<{ user: TUser }>(`/admin/users/${id}`, body),
     onSuccess: () => {
-      void queryClient.invalidateQueries({ queryKey: usersQueryKey });
-      void queryClient.invalidateQueries({ queryKey: companiesQueryKey });
+      void readAgain(queryClient, usersQueryKey);
+      void readAgain(queryClient, companiesQueryKey);
     },
   });
 }

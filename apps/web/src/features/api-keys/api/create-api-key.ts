@@ -1,6 +1,7 @@
 import type { TCreateApiKeyRequest, TCreateApiKeyResponse } from '@sms/contracts/api-keys/create-api-key';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../../lib/api-client.ts';
+import { readAgain } from '../../../lib/query-client.ts';
 import { apiKeysQueryKey } from './list-api-keys.ts';
 
 /** The answer carries the key itself: the one time the console can show it. */
@@ -8,6 +9,6 @@ export function useCreateApiKey() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (body: TCreateApiKeyRequest) => api.post<TCreateApiKeyResponse['data']>('/api-keys', body),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: apiKeysQueryKey }),
+    onSuccess: () => readAgain(queryClient, apiKeysQueryKey),
   });
 }

@@ -1,5 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../../lib/api-client.ts';
+import { readAgain } from '../../../lib/query-client.ts';
 import { messagesQueryKey } from './list-messages.ts';
 
 /** DELETE /messages/{id}: a scheduled message is cancelled and its queue job removed. */
@@ -8,8 +9,8 @@ export function useCancelMessage() {
   return useMutation({
     mutationFn: (id: number) => api.delete<unknown>(`/messages/${id}`),
     onSuccess: () => {
-      queryClient.invalidateQueries({ queryKey: messagesQueryKey });
-      queryClient.invalidateQueries({ queryKey: ['services'] });
+      readAgain(queryClient, messagesQueryKey);
+      readAgain(queryClient, ['services']);
     },
   });
 }

@@ -5,6 +5,7 @@ import type {
 } from '@sms/contracts/messages/send-bulk-message';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../../lib/api-client.ts';
+import { readAgain } from '../../../lib/query-client.ts';
 import { messageListsQueryKey, messagesQueryKey } from './list-messages.ts';
 
 export type TSendBulkMessageVariables = {
@@ -32,9 +33,9 @@ export function useSendBulkMessage() {
           ? { ...list, messages: [row, ...list.messages.filter((message) => message.id !== row.id)] }
           : list,
       );
-      queryClient.invalidateQueries({ queryKey: messagesQueryKey });
+      readAgain(queryClient, messagesQueryKey);
       // A service's message count and last activity changed.
-      queryClient.invalidateQueries({ queryKey: ['services'] });
+      readAgain(queryClient, ['services']);
     },
   });
 }

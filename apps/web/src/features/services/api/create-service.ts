@@ -2,12 +2,13 @@ import type { TCreateServiceRequest } from '@sms/contracts/services/create-servi
 import type { TService } from '@sms/contracts/services/service';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../../lib/api-client.ts';
+import { readAgain } from '../../../lib/query-client.ts';
 import { servicesQueryKey } from './list-services.ts';
 
 export function useCreateService() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (body: TCreateServiceRequest) => api.post<{ service: TService }>('/services', body),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: servicesQueryKey }),
+    onSuccess: () => readAgain(queryClient, servicesQueryKey),
   });
 }

@@ -1,6 +1,7 @@
 import type { TDeleteServiceResponse } from '@sms/contracts/services/delete-service';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../../lib/api-client.ts';
+import { readAgain } from '../../../lib/query-client.ts';
 import { servicesQueryKey } from './list-services.ts';
 
 /** The console confirms first (naming subscribers and messages), so it always sends force. */
@@ -10,9 +11,9 @@ export function useDeleteService() {
     mutationFn: (id: number) =>
       api.delete<TDeleteServiceResponse['data']>(`/services/${id}`, { query: { force: true } }),
     onSuccess: () => {
-      queryClient.invalidateQueries({ queryKey: servicesQueryKey });
+      readAgain(queryClient, servicesQueryKey);
       // Ended subscriptions change the subscriber list too.
-      queryClient.invalidateQueries({ queryKey: ['subscribers'] });
+      readAgain(queryClient, ['subscribers']);
     },
   });
 }

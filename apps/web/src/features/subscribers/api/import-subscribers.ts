@@ -1,6 +1,7 @@
 import type { TImportSubscribersData } from '@sms/contracts/subscribers/import-subscribers';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../../lib/api-client.ts';
+import { readAgain } from '../../../lib/query-client.ts';
 import { subscribersQueryKey } from './list-subscribers.ts';
 
 /**
@@ -29,8 +30,8 @@ export function useImportSubscribers() {
       });
     },
     onSuccess: () => {
-      queryClient.invalidateQueries({ queryKey: subscribersQueryKey });
-      queryClient.invalidateQueries({ queryKey: ['services'] });
+      readAgain(queryClient, subscribersQueryKey);
+      readAgain(queryClient, ['services']);
     },
   });
 }

@@ -1,6 +1,7 @@
 import type { TSubscribeData } from '@sms/contracts/subscribers/subscribe';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../../lib/api-client.ts';
+import { readAgain } from '../../../lib/query-client.ts';
 import { subscribersQueryKey } from './list-subscribers.ts';
 
 export function useSubscribe() {
@@ -9,8 +10,8 @@ export function useSubscribe() {
     mutationFn: ({ serviceId, phoneNumber }: { serviceId: number; phoneNumber: string }) =>
       api.post<TSubscribeData>(`/services/${serviceId}/subscribe`, { phoneNumber }),
     onSuccess: () => {
-      queryClient.invalidateQueries({ queryKey: subscribersQueryKey });
-      queryClient.invalidateQueries({ queryKey: ['services'] });
+      readAgain(queryClient, subscribersQueryKey);
+      readAgain(queryClient, ['services']);
     },
   });
 }

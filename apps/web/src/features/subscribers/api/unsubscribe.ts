@@ -1,6 +1,7 @@
 import type { TUnsubscribeData } from '@sms/contracts/subscribers/unsubscribe';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../../lib/api-client.ts';
+import { readAgain } from '../../../lib/query-client.ts';
 import { subscribersQueryKey } from './list-subscribers.ts';
 
 export function useUnsubscribe() {
@@ -9,8 +10,8 @@ export function useUnsubscribe() {
     mutationFn: ({ serviceId, phoneNumber }: { serviceId: number; phoneNumber: string }) =>
       api.delete<TUnsubscribeData>(`/services/${serviceId}/unsubscribe`, { body: { phoneNumber } }),
     onSuccess: () => {
-      queryClient.invalidateQueries({ queryKey: subscribersQueryKey });
-      queryClient.invalidateQueries({ queryKey: ['services'] });
+      readAgain(queryClient, subscribersQueryKey);
+      readAgain(queryClient, ['services']);
     },
   });
 }

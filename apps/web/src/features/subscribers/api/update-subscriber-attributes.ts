@@ -1,6 +1,7 @@
 import type { TSubscriber } from '@sms/contracts/subscribers/subscriber';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../../lib/api-client.ts';
+import { readAgain } from '../../../lib/query-client.ts';
 import { subscribersQueryKey } from './list-subscribers.ts';
 
 /** PUT /subscriptions/subscribers/{id}/attributes: every field the subscriber keeps. */
@@ -11,6 +12,6 @@ export function useUpdateSubscriberAttributes() {
       api.put<{ subscriber: TSubscriber; message: string }>(`/subscriptions/subscribers/${id}/attributes`, {
         attributes,
       }),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: subscribersQueryKey }),
+    onSuccess: () => readAgain(queryClient, subscribersQueryKey),
   });
 }

@@ -6,6 +6,7 @@ import type {
 } from '@sms/contracts/templates/template';
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../../lib/api-client.ts';
+import { readAgain } from '../../../lib/query-client.ts';
 
 /** Every templates query starts with this key; any change invalidates it. */
 export const templatesQueryKey = ['templates'] as const;
@@ -25,7 +26,7 @@ function useTemplateMutation<TInput, TOutput>(mutationFn: (input: TInput) => Pro
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn,
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: templatesQueryKey }),
+    onSuccess: () => readAgain(queryClient, templatesQueryKey),
   });
 }
 

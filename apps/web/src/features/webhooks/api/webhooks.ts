@@ -6,6 +6,7 @@ import type {
 } from '@sms/contracts/webhooks/webhook';
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../../lib/api-client.ts';
+import { readAgain } from '../../../lib/query-client.ts';
 
 /** Every webhooks query starts with this key; any change invalidates it. */
 export const webhooksQueryKey = ['webhooks'] as const;
@@ -34,12 +35,7 @@ function useWebhookMutation<TInput, TOutput>(mutationFn: (input: TInput) => Prom
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn,
-    onSuccess: async () => {
-      // A read still on its way began before the change: a first read (no data yet) is not redone
-      // by invalidating alone, so its older answer would stay. Drop it, then read again.
-      await queryClient.cancelQueries({ queryKey: webhooksQueryKey });
-      await queryClient.invalidateQueries({ queryKey: webhooksQueryKey });
-    },
+    onSuccess: () => readAgain(queryClient, webhooksQueryKey),
   });
 }
 
