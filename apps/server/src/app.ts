@@ -84,7 +84,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
         {
           name: 'webhooks',
           description:
-            'Signed outbound webhooks (README, "Webhooks"). Each delivery is a POST of ' +
+            'Signed outbound webhooks (docs/api.md, "Webhooks"). Each delivery is a POST of ' +
             '`{ "events": [{ "id": "evt_123", "type": "message.delivered", "created": "<ISO time>", "data": {...} }] }` ' +
             '(up to 500 events, oldest first) with the header `Webhook-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 ' +
             'of "<t>.<raw body>" with the endpoint\'s secret>`. Refuse a t more than 5 minutes from your clock; ' +
@@ -95,7 +95,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
         {
           name: 'templates',
           description:
-            'Saved texts with merge fields (README, "Templates and merge fields"). A placeholder names a subscriber ' +
+            'Saved texts with merge fields (docs/api.md, "Templates and merge fields"). A placeholder names a subscriber ' +
             'field: `{{first_name}}`, or with a fallback for subscribers without one, `{{first_name|friend}}`; names ' +
             "are a lower-case letter then letters, digits or _ (at most 32). Fields are set by an import's extra " +
             'columns or PUT /subscriptions/subscribers/{id}/attributes. A bulk send with placeholders is measured ' +
