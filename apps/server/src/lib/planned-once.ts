@@ -30,9 +30,13 @@ export async function runStatement<Row>(db: Executor, text: string, values: read
   return rows;
 }
 
-/** Turns generic plans on for the statements that follow, up to the one that selects RESET_PLANS. */
-export async function useGenericPlans(db: Executor) {
+/**
+ * Runs a planned-once read: generic plans on, then its statement, which selects RESET_PLANS in its
+ * select list (and answers one row at least, so that it is evaluated).
+ */
+export async function runPlannedOnce<Row>(db: Executor, text: string, values: readonly unknown[]) {
   await runStatement(db, GENERIC_PLANS, []);
+  return runStatement<Row>(db, text, values);
 }
 
 /** For a read that ends before its last statement. */

@@ -1,5 +1,5 @@
 import { type Executor, namedStatement } from '../../db/database.ts';
-import { RESET_PLANS, runStatement, useGenericPlans } from '../../lib/planned-once.ts';
+import { RESET_PLANS, runPlannedOnce } from '../../lib/planned-once.ts';
 
 /** null: every company (the platform scope); otherwise one company. */
 export type Scope = number | null;
@@ -161,8 +161,7 @@ export async function findDashboardFigures(
   window: MonthWindow,
   recent: number,
 ) {
-  await useGenericPlans(db);
-  const rows = await runStatement<{ figures: FiguresJson }>(
+  const rows = await runPlannedOnce<{ figures: FiguresJson }>(
     db,
     companyId === null ? PLATFORM_FIGURES : COMPANY_FIGURES,
     [

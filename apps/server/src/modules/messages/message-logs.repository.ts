@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { type Executor, namedStatement } from '../../db/database.ts';
-import { RESET_PLANS, resetPlans, runStatement, useGenericPlans } from '../../lib/planned-once.ts';
+import { RESET_PLANS, resetPlans, runPlannedOnce, runStatement } from '../../lib/planned-once.ts';
 
 /**
  * Which messages a list or count reads. companyId null is every company (system_admin).
@@ -433,8 +433,7 @@ export async function listDeliveryReports(
   offset: number,
   limit: number,
 ): Promise<DeliveryReportRow[]> {
-  await useGenericPlans(db);
-  const [{ page }] = await runStatement<{ page: RecipientColumns }>(
+  const [{ page }] = await runPlannedOnce<{ page: RecipientColumns }>(
     db,
     RECIPIENT_PAGE,
     recipientPageValues(where, offset, limit),

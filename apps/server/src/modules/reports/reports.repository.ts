@@ -1,5 +1,5 @@
 import { type Executor, namedStatement } from '../../db/database.ts';
-import { RESET_PLANS, runStatement, useGenericPlans } from '../../lib/planned-once.ts';
+import { RESET_PLANS, runPlannedOnce } from '../../lib/planned-once.ts';
 
 export type Scope = number | null;
 
@@ -78,8 +78,7 @@ const STATEMENTS = {
  * from `from`, every bucket present (zero when quiet). The window's bounds are whole buckets.
  */
 export async function findReportFigures(db: Executor, companyId: Scope, window: ReportWindow) {
-  await useGenericPlans(db);
-  const rows = await runStatement<{
+  const rows = await runPlannedOnce<{
     figures: {
       current: Record<keyof ActivityTotals, number>;
       previous: Record<keyof ActivityTotals, number>;

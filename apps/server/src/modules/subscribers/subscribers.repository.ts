@@ -1,7 +1,7 @@
 import { type ExpressionBuilder, type SelectQueryBuilder, sql } from 'kysely';
 import { type Executor, namedStatement } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
-import { RESET_PLANS, runStatement, useGenericPlans } from '../../lib/planned-once.ts';
+import { RESET_PLANS, runPlannedOnce } from '../../lib/planned-once.ts';
 
 /** Who to list: companyId null means every company (system_admin). */
 export type SubscriberFilter = {
@@ -211,8 +211,7 @@ export async function wholeListPage(
   limit: number,
   atOrBelowId: number | null,
 ): Promise<SubscriberPage> {
-  await useGenericPlans(db);
-  const rows = await runStatement<
+  const rows = await runPlannedOnce<
     { reset: unknown; total: number; newest: number | null } & Nullable<SubscriberPageRow>
   >(
     db,
@@ -281,8 +280,7 @@ export async function searchCompanyNumbers(
   const [first, second = first] = search.prefixes;
   const reversed = [...search.digits].reverse().join('');
   const range = (start: string) => [start, `${start}${RANGE_END}`];
-  await useGenericPlans(db);
-  const rows = await runStatement<
+  const rows = await runPlannedOnce<
     { reset: unknown; country: string | null; total: number } & Nullable<SubscriberPageRow>
   >(db, NUMBER_SEARCH_PAGE, [
     companyId,
