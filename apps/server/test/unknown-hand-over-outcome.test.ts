@@ -195,6 +195,59 @@ describe('a hand-over that times out', () => {
   });
 });
 
+describe('a report that comes before the hand-over is known to have timed out', () => {
+  it('is kept with its phone number and settles the recipient once its outcome is unknown', async () => {
+    const tenant = await createSendingCompany(ctx);
+    const [msisdn] = numbers(63, 0, 1);
+    let keptRow: Record<string, unknown> | undefined;
+    let failure: unknown;
+    // Africa's Talking takes the request, delivers and reports at once, and its answer is lost:
+    // the report is in before the hand-over has recorded anything.
+    at.setOverride((res) => {
+      void (async () => {
+        await report(tenant, { id: 'ATXid_before_timeout', status: 'Success', phoneNumber: msisdn! });
+        await waitFor(
+          () => kept(tenant.company.id),
+          (n) => n === 1,
+          { what: 'the early report kept' },
+        );
+        const { rows } = await sql<{ row: Record<string, unknown> }>`
+          select to_jsonb(u) as row from unmatched_delivery_reports u where company_id = ${tenant.company.id}`.execute(
+          ctx.ownerDb,
+        );
+        keptRow = rows[0]?.row;
+      })()
+        .catch((error) => {
+          failure = error;
+        })
+        .finally(() => res.destroy());
+    });
+    try {
+      const messageId = await sendTo(tenant, [msisdn!]);
+      const [settled] = await waitFor(
+        () => recipientsOf(ctx.ownerDb, messageId),
+        (rows) => failure !== undefined || rows[0]?.status === 'delivered',
+        { what: 'the kept report applied by its phone number' },
+      );
+      expect(failure).toBeUndefined();
+      expect(settled).toMatchObject({
+        status: 'delivered',
+        gateway_message_id: 'ATXid_before_timeout',
+        outcome_unknown_since: null,
+        error_message: null,
+      });
+      // What the provider sent is kept with the report, for the match and for anyone looking.
+      expect(keptRow).toMatchObject({ gateway_message_id: 'ATXid_before_timeout', recipient_phone: msisdn });
+      expect(await countTotals(ctx.ownerDb, messageId)).toMatchObject({ delivered: 1, submitted: 0 });
+      expect(await kept(tenant.company.id)).toBe(0);
+    } finally {
+      at.setOverride((res) => {
+        unanswered.push(res);
+      });
+    }
+  });
+});
+
 describe('two unknown recipients of one number', () => {
   it('are settled one per report, the longest waiting first', async () => {
     const tenant = await createSendingCompany(ctx);

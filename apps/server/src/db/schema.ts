@@ -420,6 +420,7 @@ export type UnmatchedDeliveryReportsTable = {
   error_message: string | null;
   reported_at: GivenTimestamp;
   received_at: Timestamp;
+  recipient_phone: string | null;
 };
 
 export type AuditLogsTable = {

@@ -39,9 +39,11 @@ const UNMATCHED_PER_BATCH = 5000;
 const UNMATCHED_AGAIN_MS = 2000;
 
 /**
- * Re-applies the company's reports that arrived before their recipient's provider id was committed:
- * those whose id a recipient now carries move into the inbox and are applied from there. Returns
- * the reports moved, whether another applier held the inbox, and whether any are still kept.
+ * Re-applies the company's reports that arrived before their recipient's hand-over was committed:
+ * those whose id a recipient now carries, or whose phone number a recipient whose hand-over outcome
+ * is unknown (a time-out recorded after the report came) has, move into the inbox with that number
+ * and are applied from there. Returns the reports moved, whether another applier held the inbox,
+ * and whether any are still kept.
  */
 export async function reapplyUnmatchedReports(db: Database, companyId: number) {
   let moved = 0;
@@ -55,21 +57,31 @@ export async function reapplyUnmatchedReports(db: Database, companyId: number) {
                from unmatched_delivery_reports u
               where u.company_id = ${companyId}
                 and u.received_at >= now() - ${UNMATCHED_TTL}::interval
-                -- Looked up per kept report (the index of provider ids), never a scan of the company's ids.
-                and exists (select 1 from recipient_gateway_ids g
-                             where g.company_id = ${companyId} and g.gateway_message_id = u.gateway_message_id
-                               and g.created_at >= now() - ${REPORT_WINDOW}::interval
-                               and g.created_at <= now() + interval '1 day'
-                             offset 0)
+                -- Looked up per kept report (the index of provider ids, the one of unknown outcomes),
+                -- never a scan of the company's ids.
+                and (exists (select 1 from recipient_gateway_ids g
+                              where g.company_id = ${companyId} and g.gateway_message_id = u.gateway_message_id
+                                and g.created_at >= now() - ${REPORT_WINDOW}::interval
+                                and g.created_at <= now() + interval '1 day'
+                              offset 0)
+                     or exists (select 1 from delivery_reports d
+                                 where u.recipient_phone is not null
+                                   and d.company_id = ${companyId} and d.recipient_phone = u.recipient_phone
+                                   and d.outcome_unknown_since is not null
+                                   and d.created_at >= now() - ${REPORT_WINDOW}::interval
+                                   and d.created_at <= now() + interval '1 day'
+                                 offset 0))
               limit ${UNMATCHED_PER_BATCH}
                 for update of u skip locked))
-          returning gateway_message_id, status, provider_status, error_message, reported_at
+          returning gateway_message_id, status, provider_status, error_message, reported_at, recipient_phone
         ),
         inboxed as (
           insert into delivery_report_inbox
-                 (company_id, gateway_message_ids, statuses, provider_statuses, error_messages, reported_ats)
+                 (company_id, gateway_message_ids, statuses, provider_statuses, error_messages, reported_ats,
+                  recipient_phones)
           select ${companyId}, array_agg(k.gateway_message_id), array_agg(k.status),
-                 array_agg(coalesce(k.provider_status, k.status)), array_agg(k.error_message), array_agg(k.reported_at)
+                 array_agg(coalesce(k.provider_status, k.status)), array_agg(k.error_message), array_agg(k.reported_at),
+                 array_agg(k.recipient_phone)
             from known k
           having count(*) > 0
           returning cardinality(gateway_message_ids) as moved

@@ -12,9 +12,10 @@
 -- first part that fails. Whether a recipient moves is decided once, per recipient, over rows
 -- locked in the lookup: window functions, not a join (hash and merge joins are off in the
 -- function, and a nested loop over thousands of reports compares every pair). Ids no recipient
--- carries are kept in unmatched_delivery_reports for the sweep (maintenance.ts). Each recipient that
--- moved moves its message's counters, and its send settles (record_send_progress), last, so that
--- the company's rollup rows (locked by the counters' trigger) are held from there to the commit only.
+-- carries are kept, with the phone number they name, in unmatched_delivery_reports for the sweep
+-- (maintenance.ts). Each recipient that moved moves its message's counters, and its send settles
+-- (record_send_progress), last, so that the company's rollup rows (locked by the counters' trigger)
+-- are held from there to the commit only.
 create or replace function apply_delivery_report_inbox(p_company_id bigint, p_max_rows integer, p_max_reports integer, p_window interval)
  returns integer
  language plpgsql
@@ -190,8 +191,9 @@ begin
     on conflict do nothing
   ),
   kept as (
-    insert into unmatched_delivery_reports (company_id, gateway_message_id, status, provider_status, error_message, reported_at)
-    select p_company_id, i.gid, i.status, i.provider_status, i.error, i.at
+    insert into unmatched_delivery_reports (company_id, gateway_message_id, status, provider_status, error_message, reported_at,
+                                            recipient_phone)
+    select p_company_id, i.gid, i.status, i.provider_status, i.error, i.at, i.phone
       from input i
      where i.gid not in (select c.gid from chosen c)
     on conflict do nothing
