@@ -102,3 +102,79 @@ describe('a handset message over SMPP', () => {
     expect((await inbound()).at(-1)).toMatchObject({ content: 'STOP', msisdn });
   });
 });
+
+describe('a handset message the SMSC sends again (our deliver_sm_resp lost or late)', () => {
+  const sameText = async (text: string) => (await inbound()).filter((row) => row.content === text);
+
+  it('is stored once when sent again without the SMSC’s time, and both times answered OK', async () => {
+    const pdu = {
+      source_addr: '254711000201',
+      destination_addr: '22384',
+      short_message: 'Resent without a time',
+    };
+    expect((await smsc.sendDeliverSm(pdu)).command_status).toBe(0);
+    expect((await smsc.sendDeliverSm(pdu)).command_status).toBe(0);
+    expect(await sameText('Resent without a time')).toHaveLength(1);
+  });
+
+  it('is stored once when the resend comes while the first is still being stored', async () => {
+    const pdu = {
+      source_addr: '254711000202',
+      destination_addr: '22384',
+      short_message: 'Resent while late',
+    };
+    const waiting = async () => {
+      const { rows } = await sql<{ n: number }>`
+        select count(*)::int as n from pg_locks
+         where not granted and database = (select oid from pg_database where datname = current_database())`.execute(
+        ctx.ownerDb,
+      );
+      return rows[0]!.n;
+    };
+    // The table is busy: the first store waits to insert, long enough for the SMSC to give up on it.
+    const sent = await ctx.ownerDb.transaction().execute(async (trx) => {
+      await sql`lock table messages in share mode`.execute(trx);
+      const first = smsc.sendDeliverSm(pdu);
+      await waitFor(waiting, (n) => n === 1, { what: 'the first store waiting' });
+      const again = smsc.sendDeliverSm(pdu);
+      await waitFor(waiting, (n) => n === 2, { what: 'the resend waiting' });
+      return [first, again];
+    });
+    const answers = await Promise.all(sent);
+    expect(answers.map((answer) => answer.command_status)).toEqual([0, 0]);
+    expect(await sameText('Resent while late')).toHaveLength(1);
+  });
+
+  it('is stored once when sent again with the same SMSC time, however late', async () => {
+    const sentAt = new Date(Date.now() - 5 * 60_000);
+    sentAt.setMilliseconds(0);
+    const pdu = {
+      source_addr: '254711000203',
+      destination_addr: '22384',
+      short_message: 'Resent with a time',
+      schedule_delivery_time: sentAt,
+    };
+    expect((await smsc.sendDeliverSm(pdu)).command_status).toBe(0);
+    expect((await smsc.sendDeliverSm(pdu)).command_status).toBe(0);
+    expect(await sameText('Resent with a time')).toHaveLength(1);
+  });
+
+  it('keeps two messages of the same text a minute apart, and the same text to another address', async () => {
+    const sentAt = new Date(Date.now() - 5 * 60_000);
+    sentAt.setMilliseconds(0);
+    const pdu = { source_addr: '254711000204', destination_addr: '22384', short_message: 'NEWS' };
+    await smsc.sendDeliverSm({ ...pdu, schedule_delivery_time: sentAt });
+    await smsc.sendDeliverSm({ ...pdu, schedule_delivery_time: new Date(sentAt.getTime() + 60_000) });
+    // Without the SMSC's time: the first arrived a minute ago (its row aged as the clock would).
+    await smsc.sendDeliverSm(pdu);
+    await sql`
+      update messages set created_at = created_at - interval '1 minute'
+       where company_id = ${tenant.company.id} and direction = 'inbound' and msisdn = '+254711000204'`.execute(
+      ctx.ownerDb,
+    );
+    await smsc.sendDeliverSm(pdu);
+    await smsc.sendDeliverSm({ ...pdu, destination_addr: '22385' });
+    const kept = (await inbound()).filter((row) => row.msisdn === '+254711000204');
+    expect(kept).toHaveLength(5);
+  });
+});

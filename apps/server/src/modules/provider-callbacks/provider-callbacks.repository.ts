@@ -69,3 +69,23 @@ export async function insertInboundMessage(db: Executor, message: InboundMessage
   `.execute(db);
   return result.rows[0]?.id ?? null;
 }
+
+/**
+ * Whether the company received an incoming message whose provider id begins with `idPrefix` at or
+ * after `since`. Holds every other caller with the same prefix until this transaction ends first,
+ * so that a message sent again while the first is still being stored finds it.
+ */
+export async function lockAndFindRecentInbound(
+  db: Executor,
+  companyId: number,
+  idPrefix: string,
+  since: Date,
+) {
+  await sql`select pg_advisory_xact_lock(hashtextextended(${idPrefix}, ${companyId}))`.execute(db);
+  // The company's last few seconds of messages, by its (company_id, created_at) index.
+  const { rows } = await sql<{ found: boolean }>`
+    select exists (select 1 from messages
+                    where company_id = ${companyId} and created_at >= ${since} and direction = 'inbound'
+                      and starts_with(provider_message_id, ${idPrefix})) as found`.execute(db);
+  return rows[0]!.found;
+}
