@@ -424,6 +424,54 @@ describe('deliveries', () => {
   });
 });
 
+describe('message events', () => {
+  it('come once per change: an inbound arrival, each new status of an outbound message, nothing else', async () => {
+    const { id } = await endpointFor(home, [
+      'message.received',
+      'message.sent',
+      'message.delivered',
+      'message.failed',
+    ]);
+    const service = await createService(ctx.ownerDb, home.company.id);
+    const [from, alsoFrom] = nextNumbers(2);
+    const { rows: arrived } = await sql<{ id: string }>`
+      insert into messages (company_id, service_id, direction, content, msisdn, status)
+      values (${home.company.id}, ${service.id}, 'inbound', 'HELLO', ${from}, 'received'),
+             (${home.company.id}, ${service.id}, 'inbound', 'HI', ${alsoFrom}, 'received')
+      returning id::text`.execute(ctx.ownerDb);
+    const { rows: sent } = await sql<{ id: string }>`
+      insert into messages (company_id, service_id, service_ids, direction, content, status)
+      values (${home.company.id}, ${service.id}, array[${service.id}]::bigint[], 'outbound', 'News', 'queued'),
+             (${home.company.id}, ${service.id}, array[${service.id}]::bigint[], 'outbound', 'More', 'queued')
+      returning id::text`.execute(ctx.ownerDb);
+    const [inbound, outbound] = [arrived.map((row) => row.id), sent.map((row) => row.id)];
+    const setStatus = (status: string, ids: string[]) =>
+      sql`update messages set status = ${status}, updated_at = now()
+           where company_id = ${home.company.id} and id = any(${ids}::bigint[])`.execute(ctx.ownerDb);
+    await setStatus('processing', outbound);
+    await setStatus('sent', outbound);
+    // A statement that changes the status of one and not the other, and one that changes none.
+    await sql`update messages set status = case when id = ${outbound[0]}::bigint then 'delivered' else status end
+               where company_id = ${home.company.id} and id = any(${outbound}::bigint[])`.execute(
+      ctx.ownerDb,
+    );
+    await sql`update messages set updated_at = now() where company_id = ${home.company.id}
+               and id = any(${[...inbound, ...outbound]}::bigint[])`.execute(ctx.ownerDb);
+    await setStatus('failed', [outbound[1]!]);
+    const ours = new Set([...inbound, ...outbound].map((messageId) => `message:${messageId}`));
+    const events = (await eventsOf(home.company.id)).filter((event) => ours.has(event.subject));
+    expect(events.map((event) => [event.type, event.subject])).toEqual([
+      ['message.received', `message:${inbound[0]}`],
+      ['message.received', `message:${inbound[1]}`],
+      ['message.sent', `message:${outbound[0]}`],
+      ['message.sent', `message:${outbound[1]}`],
+      ['message.delivered', `message:${outbound[0]}`],
+      ['message.failed', `message:${outbound[1]}`],
+    ]);
+    await api(home.staff.company_admin.token, 'DELETE', `/webhooks/${id}`);
+  });
+});
+
 describe('the worker', () => {
   it('delivers events by itself: it looks for waiting events and runs the deliver job', async () => {
     await startWorker(ctx);

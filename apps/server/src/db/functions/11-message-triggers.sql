@@ -49,6 +49,8 @@ create or replace function messages_changed()
 as $function$
 declare
   totals record;
+  -- The messages an update changed the status of.
+  status_changed bigint[];
 begin
   if tg_level = 'ROW' then
     if not exists (select 1 from companies c where c.id = old.company_id) then
@@ -113,27 +115,6 @@ begin
      group by 1, 2, 3
      order by 1, 2, 3
     on conflict (company_id, direction, status, shard) do update set messages = c.messages + excluded.messages;
-
-    if exists (select 1 from webhook_endpoints where enabled) then
-      perform pg_advisory_xact_lock_shared(7201556, c.company_id::int) from (select distinct company_id from new_rows) c
-       where exists (select 1 from webhook_endpoints w where w.company_id = c.company_id and w.enabled)
-       order by c.company_id;
-      insert into webhook_events (company_id, type, subject, payload)
-      select n.company_id, e.type, 'message:' || n.id, jsonb_build_object(
-               'messageId', n.id, 'direction', n.direction, 'status', n.status, 'msisdn', n.msisdn,
-               'serviceIds', case when cardinality(n.service_ids) > 0 then to_jsonb(n.service_ids)
-                                  when n.service_id is not null then jsonb_build_array(n.service_id)
-                                  else '[]'::jsonb end,
-               'content', n.content, 'recipientCount', n.recipient_count,
-               'sentAt', n.sent_at, 'createdAt', n.created_at)
-        from new_rows n
-       cross join lateral (select case when n.direction = 'inbound' then 'message.received'
-                                       else 'message.' || n.status end as type) e
-       where (n.direction = 'inbound' or n.status in ('sent', 'delivered', 'failed'))
-         and exists (select 1 from webhook_endpoints w
-                      where w.company_id = n.company_id and w.enabled and e.type = any(w.event_types))
-       order by n.company_id, n.id;
-    end if;
 
   elsif tg_op = 'DELETE' then
     delete from delivery_reports d using old_rows o
@@ -200,26 +181,36 @@ begin
      where exists (select 1 from companies co where co.id = d.company_id)
      order by 1, 2, 3
     on conflict (company_id, direction, status, shard) do update set messages = c.messages + excluded.messages;
+  end if;
 
-    if exists (select 1 from webhook_endpoints where enabled) then
-      perform pg_advisory_xact_lock_shared(7201556, c.company_id::int) from (select distinct company_id from new_rows) c
-       where exists (select 1 from webhook_endpoints w where w.company_id = c.company_id and w.enabled)
-       order by c.company_id;
-      insert into webhook_events (company_id, type, subject, payload)
-      select n.company_id, 'message.' || n.status, 'message:' || n.id, jsonb_build_object(
-               'messageId', n.id, 'direction', n.direction, 'status', n.status, 'msisdn', n.msisdn,
-               'serviceIds', case when cardinality(n.service_ids) > 0 then to_jsonb(n.service_ids)
-                                  when n.service_id is not null then jsonb_build_array(n.service_id)
-                                  else '[]'::jsonb end,
-               'content', n.content, 'recipientCount', n.recipient_count,
-               'sentAt', n.sent_at, 'createdAt', n.created_at)
-        from new_rows n
-       where n.direction = 'outbound' and n.status in ('sent', 'delivered', 'failed')
-         and not exists (select 1 from old_rows o where o.company_id = n.company_id and o.id = n.id and o.status = n.status)
-         and exists (select 1 from webhook_endpoints w
-                      where w.company_id = n.company_id and w.enabled and 'message.' || n.status = any(w.event_types))
-       order by n.company_id, n.id;
+  -- The webhook outbox, for an insert and an update alike: an update's rows make events only where
+  -- it changed the status (found in its old rows first: they exist for an update only).
+  if tg_op <> 'DELETE' and exists (select 1 from webhook_endpoints where enabled) then
+    if tg_op = 'UPDATE' then
+      status_changed := array(select n.id from new_rows n
+                               where not exists (select 1 from old_rows o
+                                                  where o.company_id = n.company_id and o.id = n.id and o.status = n.status));
     end if;
+    perform pg_advisory_xact_lock_shared(7201556, c.company_id::int) from (select distinct company_id from new_rows) c
+     where exists (select 1 from webhook_endpoints w where w.company_id = c.company_id and w.enabled)
+     order by c.company_id;
+    insert into webhook_events (company_id, type, subject, payload)
+    select n.company_id, e.type, 'message:' || n.id, jsonb_build_object(
+             'messageId', n.id, 'direction', n.direction, 'status', n.status, 'msisdn', n.msisdn,
+             'serviceIds', case when cardinality(n.service_ids) > 0 then to_jsonb(n.service_ids)
+                                when n.service_id is not null then jsonb_build_array(n.service_id)
+                                else '[]'::jsonb end,
+             'content', n.content, 'recipientCount', n.recipient_count,
+             'sentAt', n.sent_at, 'createdAt', n.created_at)
+      from new_rows n
+     cross join lateral (select case when n.direction = 'inbound' then 'message.received'
+                                     else 'message.' || n.status end as type) e
+     -- An inbound message's one event is its arrival.
+     where case when n.direction = 'inbound' then tg_op = 'INSERT' else n.status in ('sent', 'delivered', 'failed') end
+       and (tg_op = 'INSERT' or n.id in (select unnest(status_changed)))
+       and exists (select 1 from webhook_endpoints w
+                    where w.company_id = n.company_id and w.enabled and e.type = any(w.event_types))
+     order by n.company_id, n.id;
   end if;
   return null;
 end $function$;
