@@ -71,7 +71,7 @@ const ZEnvironment = z.object({
     .max(256)
     .default(4 * os.availableParallelism()),
   WORKER_CONCURRENCY_PER_COMPANY: z.coerce.number().int().min(1).max(256).optional(),
-  FANOUT_BATCH_SIZE: z.coerce.number().int().min(1).max(100_000).default(20_000),
+  FANOUT_BATCH_SIZE: z.coerce.number().int().min(1).max(100_000).default(50_000),
   SEND_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(5),
   SEND_CLAIM_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
   SEND_VALIDITY_HOURS: z.coerce.number().int().min(1).default(24),
