@@ -25,8 +25,8 @@ beforeAll(async () => {
     });
     await subscribeNumbers(ctx.ownerDb, service, numbers);
   }
-  // As an import leaves them (analyze_subscriber_tables): planned for their size.
-  await sql`analyze subscribers; analyze subscriptions`.execute(ctx.ownerDb);
+  // As an import leaves them: planned for their size.
+  await sql`select analyze_subscriber_tables()`.execute(ctx.ownerDb);
   await ctx.app.listen({ port: 0, host: '127.0.0.1' });
   base = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
 });

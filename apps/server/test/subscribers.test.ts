@@ -458,9 +458,9 @@ describe('GET /subscriptions/subscribers', () => {
     await sql`insert into subscribers (company_id, msisdn) select ${fresh.company.id}, '+254733' || lpad(g::text, 6, '0') from generate_series(1, ${SUBSCRIBER_COUNT_CAP + 5}) g`.execute(
       ctx.ownerDb,
     );
-    // As an import does (analyze_subscriber_tables) and autovacuum would: plans made for the
-    // table's earlier size are made again for this one.
-    await sql`analyze subscribers`.execute(ctx.ownerDb);
+    // As an import does, and autovacuum would: plans made for the table's earlier size are made
+    // again for this one.
+    await sql`select analyze_subscriber_tables()`.execute(ctx.ownerDb);
     void service;
     const data = (
       await call('GET', '/subscriptions/subscribers?search=254733', 'company_admin', undefined, fresh)
