@@ -6,6 +6,7 @@ import type { Executor } from '../../db/database.ts';
 import { inTenantTransaction, platformScope } from '../../db/tenant-scope.ts';
 import { AppError } from '../../errors.ts';
 import { hashesEqual } from '../../lib/crypto.ts';
+import { onePerApp } from '../../lib/one-per-app.ts';
 import { FixedWindows, limitAnswer } from '../../plugins/rate-limits.ts';
 import type { Actor } from '../../request-context.ts';
 import { hashApiKey, prefixOfApiKey } from './api-key-secret.ts';
@@ -20,15 +21,9 @@ const MINUTE = 60_000;
 /** Keys whose windows a process keeps; past that the oldest are forgotten (FixedWindows). */
 const KEYS_KEPT = 10_000;
 
-const windowsByApp = new WeakMap<AppDeps, FixedWindows>();
-function keyWindowsOf(deps: AppDeps) {
-  let windows = windowsByApp.get(deps);
-  if (!windows) {
-    windows = new FixedWindows(deps.config.rateLimits.apiKeyPerMinute, MINUTE, KEYS_KEPT);
-    windowsByApp.set(deps, windows);
-  }
-  return windows;
-}
+const keyWindowsOf = onePerApp(
+  (deps) => new FixedWindows(deps.config.rateLimits.apiKeyPerMinute, MINUTE, KEYS_KEPT),
+);
 
 /** Why a company's keys are refused: the words a signed-in user of that company would get. */
 function companyRefusal(status: string) {

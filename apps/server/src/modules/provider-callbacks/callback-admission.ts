@@ -4,6 +4,7 @@ import type { AppDeps } from '../../app-deps.ts';
 import { companyScope, inTenantTransaction } from '../../db/tenant-scope.ts';
 import { AppError } from '../../errors.ts';
 import { hashesEqual, sha256 } from '../../lib/crypto.ts';
+import { onePerApp } from '../../lib/one-per-app.ts';
 import { clientKeyOf, FixedWindows, limitAnswer } from '../../plugins/rate-limits.ts';
 import { callbackCompanyStatus, isWellFormedCallbackUrl } from '../callbacks/callback-tokens.ts';
 
@@ -128,14 +129,5 @@ declare module 'fastify' {
   }
 }
 
-const admissions = new WeakMap<AppDeps, CallbackAdmission>();
-
 /** The app's one admission, shared by both callback routes (one count of wrong URLs per address). */
-export function callbackAdmissionOf(deps: AppDeps) {
-  let admission = admissions.get(deps);
-  if (!admission) {
-    admission = new CallbackAdmission(deps);
-    admissions.set(deps, admission);
-  }
-  return admission;
-}
+export const callbackAdmissionOf = onePerApp((deps) => new CallbackAdmission(deps));

@@ -1,4 +1,6 @@
-import type { Database, Executor } from '../../db/database.ts';
+import type { AppDeps } from '../../app-deps.ts';
+import type { Executor } from '../../db/database.ts';
+import { onePerApp } from '../../lib/one-per-app.ts';
 import { ANCHORS_FROM, createPageAnchors, type PageStart } from '../../lib/page-anchors.ts';
 import { subscriberAnchorIds } from './subscriber-anchors.repository.ts';
 import { type SubscriberPage, wholeListPage } from './subscribers.repository.ts';
@@ -11,19 +13,12 @@ type CompanyLists = {
 };
 
 /**
- * Per database: another database's company of the same id (an app per database in one process)
- * may have a list in the same state, whose anchors would start its pages at the wrong rows.
+ * Per app: another database's company of the same id (an app per database in one process) may
+ * have a list in the same state, whose anchors would start its pages at the wrong rows.
  */
-const listsOfDatabase = new WeakMap<Database, CompanyLists>();
-
-function listsOf(database: Database) {
-  let lists = listsOfDatabase.get(database);
-  if (!lists) {
-    lists = { anchorsOfCompany: createPageAnchors<number>(100), lastStateOfCompany: new Map() };
-    listsOfDatabase.set(database, lists);
-  }
-  return lists;
-}
+const listsOf = onePerApp(
+  (): CompanyLists => ({ anchorsOfCompany: createPageAnchors<number>(100), lastStateOfCompany: new Map() }),
+);
 
 const readAnchors = (db: Executor, companyId: number) => () => subscriberAnchorIds(db, companyId);
 
@@ -36,18 +31,18 @@ const stateOf = (page: SubscriberPage) => `${page.total}:${page.newest}`;
  * from an anchor. The anchors belong to one state of the list, named by its exact total (the
  * per-status counters) and its newest id: ids come from one sequence and are never reused, so any
  * insert or delete changes one of the two. The call returns the state it read its page in; a page
- * started from anchors of another state is read again from anchors of that one. `database` is the
- * app's handle, whose lists the anchors are; `db` reads the page (the request's transaction).
+ * started from anchors of another state is read again from anchors of that one. `deps` is the
+ * app whose lists the anchors are; `db` reads the page (the request's transaction).
  */
 export async function listWholeSubscriberList(
-  database: Database,
+  deps: AppDeps,
   db: Executor,
   companyId: number,
   offset: number,
   limit: number,
 ): Promise<SubscriberPage> {
   if (offset < ANCHORS_FROM) return wholeListPage(db, companyId, offset, limit, null);
-  const { anchorsOfCompany, lastStateOfCompany } = listsOf(database);
+  const { anchorsOfCompany, lastStateOfCompany } = listsOf(deps);
   const startIn = (state: string): Promise<PageStart> =>
     anchorsOfCompany(companyId, state, offset, readAnchors(db, companyId));
   // The first deep page of a company in this process asks for the state alone (a page of none).

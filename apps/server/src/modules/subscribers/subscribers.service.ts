@@ -182,7 +182,7 @@ async function readSubscriberPage(
   const filter = await scopedFilter(deps, trx, ctx, query, knownCountry);
   // A company's whole list: one call with its exact total, deep pages from a remembered id.
   if (filter.companyId !== null && !filter.status && !filter.number && filter.serviceId === undefined) {
-    const page = await listWholeSubscriberList(deps.db, trx, filter.companyId, offset, query.limit);
+    const page = await listWholeSubscriberList(deps, trx, filter.companyId, offset, query.limit);
     return { rows: page.rows, count: { total: page.total, exact: true } };
   }
   return repo.listSubscribersWithCount(trx, filter, offset, query.limit, SUBSCRIBER_COUNT_CAP);
