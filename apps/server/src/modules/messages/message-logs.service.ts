@@ -140,6 +140,7 @@ const recipientsTotal = (counts: repo.DeliveryCounts, status: string | undefined
   status ? (counts[status as keyof repo.DeliveryCounts] ?? 0) : summariseDeliveries(counts).total;
 
 async function readReports(
+  deps: AppDeps,
   db: Executor,
   message: repo.MessageRow,
   send: repo.MessageSendRow | undefined,
@@ -155,7 +156,7 @@ async function readReports(
     // of walking every key before it. Status pages change as reports arrive, so they walk.
     const start =
       !query.status && FANNED_OUT.has(send.state)
-        ? await recipientPageStart(db, where, offset)
+        ? await recipientPageStart(deps, db, where, offset)
         : { anchorId: null, skip: offset };
     rows = await repo.listDeliveryReports(
       db,
@@ -296,7 +297,7 @@ function readQueueJob(
 export async function getMessageDetails(deps: AppDeps, ctx: RequestContext, id: number, query: ReportsQuery) {
   return inActorTransaction(deps.db, ctx, async (trx) => {
     const offset = (query.page - 1) * query.limit;
-    const known = query.status ? null : knownRecipientStart(id, offset);
+    const known = query.status ? null : knownRecipientStart(deps, id, offset);
     const found = await readMessageDetails(
       trx,
       id,
@@ -319,6 +320,7 @@ export async function getMessageDetails(deps: AppDeps, ctx: RequestContext, id: 
       known?.recipientsAt.getTime() !== recipientsAt.getTime()
     )
       await recipientPageStart(
+        deps,
         trx,
         { companyId: message.company_id, messageId: message.id, recipientsAt },
         offset,
@@ -345,7 +347,7 @@ export async function listDeliveryReports(
 ) {
   return inActorTransaction(deps.db, ctx, async (trx) => {
     const { message, send, counts } = await messageWithStateInScope(trx, ctx, id);
-    return readReports(trx, message, send, counts, query);
+    return readReports(deps, trx, message, send, counts, query);
   });
 }
 

@@ -1,13 +1,18 @@
+import type { AppDeps } from '../../app-deps.ts';
 import type { Executor } from '../../db/database.ts';
+import { onePerApp } from '../../lib/one-per-app.ts';
 import { createPageAnchors, type PageStart } from '../../lib/page-anchors.ts';
 import { recipientAnchorIds } from './recipient-anchors.repository.ts';
 
 type Send = { companyId: number; messageId: number; recipientsAt: Date };
 
-/** Sends whose anchors this process keeps (the most recently read). */
-const anchorsOfSend = createPageAnchors<string>(200);
-/** The send (company and fan-out time) each message's anchors were last read for. */
-const sendOfMessage = new Map<number, Send>();
+/** Per app (lib/one-per-app.ts), as the subscriber list's anchors are. */
+const sendsOf = onePerApp(() => ({
+  /** Sends whose anchors this app keeps (the most recently read). */
+  anchorsOfSend: createPageAnchors<string>(200),
+  /** The send (company and fan-out time) each message's anchors were last read for. */
+  sendOfMessage: new Map<number, Send>(),
+}));
 
 const keyOf = (send: Send) => `${send.companyId}:${send.messageId}:${send.recipientsAt.getTime()}`;
 
@@ -18,7 +23,8 @@ const keyOf = (send: Send) => `${send.companyId}:${send.messageId}:${send.recipi
  * one sequence and never change; rows leave only with their message, whose lookup fails first),
  * so one version serves for good.
  */
-export function recipientPageStart(db: Executor, send: Send, offset: number) {
+export function recipientPageStart(deps: AppDeps, db: Executor, send: Send, offset: number) {
+  const { anchorsOfSend, sendOfMessage } = sendsOf(deps);
   sendOfMessage.delete(send.messageId);
   sendOfMessage.set(send.messageId, send);
   if (sendOfMessage.size > 200) sendOfMessage.delete(sendOfMessage.keys().next().value as number);
@@ -31,9 +37,11 @@ export function recipientPageStart(db: Executor, send: Send, offset: number) {
  * that the send is still that one, fanned out. null: no anchors here (a page from the top needs none).
  */
 export function knownRecipientStart(
+  deps: AppDeps,
   messageId: number,
   offset: number,
 ): (PageStart & { anchorId: number; recipientsAt: Date }) | null {
+  const { anchorsOfSend, sendOfMessage } = sendsOf(deps);
   const send = sendOfMessage.get(messageId);
   if (!send) return null;
   const start = anchorsOfSend.knownStart(keyOf(send), 'fixed', offset);
