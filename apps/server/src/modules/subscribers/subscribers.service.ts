@@ -17,6 +17,7 @@ import type { Executor } from '../../db/database.ts';
 import { setStatementTimeout } from '../../db/tenant-scope.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import { isoString } from '../../lib/iso-time.ts';
+import { onePerApp } from '../../lib/one-per-app.ts';
 import { type RequestContext, tenantOf } from '../../request-context.ts';
 import { type AuditSource, auditSourceOf, recordAudit } from '../audit/record-audit.ts';
 import { inLiveSessionTransaction } from '../auth/live-session-transaction.ts';
@@ -97,8 +98,8 @@ async function numberSearch(
 
 /** A phone search with at most this many matches is read from its ranges at once (searchCompanyNumbers). */
 const FEW_MATCHES = 200;
-/** Companies' default countries as last read: searchCompanyNumbers checks them on every call. */
-const knownCountries = new Map<number, string | null>();
+/** Companies' default countries as last read, per app: searchCompanyNumbers checks them on every call. */
+const knownCountriesOf = onePerApp(() => new Map<number, string | null>());
 
 /**
  * A company's phone search in one call, with its exact total (`page`); when it is broad (more than
@@ -117,6 +118,7 @@ async function searchCompanyNumbers(
 ) {
   const digits = phoneSearchDigits(search);
   if (!digits) return null;
+  const knownCountries = knownCountriesOf(deps);
   let country = knownCountries.has(companyId)
     ? (knownCountries.get(companyId) as string | null)
     : await repo.findCompanyCountry(db, companyId);
