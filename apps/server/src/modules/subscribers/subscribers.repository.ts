@@ -231,12 +231,9 @@ export async function wholeListPage(
     [companyId, atOrBelowId ?? Number.MAX_SAFE_INTEGER, offset, limit],
   );
   const { total, newest } = rows[0];
+  // The rows keep the statement's other columns, which presentSubscriber leaves out.
   const subscribers = rows.filter((row): row is (typeof rows)[number] & SubscriberPageRow => row.id !== null);
-  return {
-    total,
-    newest,
-    rows: subscribers.map(({ reset: _reset, total: _total, newest: _newest, ...row }) => row),
-  };
+  return { total, newest, rows: subscribers };
 }
 
 type Nullable<T> = { [K in keyof T]: T[K] | null };
@@ -307,11 +304,7 @@ export async function searchCompanyNumbers(
   // A range cut short holds few + 1 of them: more than few in all.
   if (total > few) return { kind: 'broad' };
   const page = rows.filter((row): row is (typeof rows)[number] & SubscriberPageRow => row.id !== null);
-  return {
-    kind: 'page',
-    total,
-    rows: page.map(({ reset: _reset, country: _country, total: _total, ...row }) => row),
-  };
+  return { kind: 'page', total, rows: page };
 }
 
 /** What the API shows of a subscriber, for the ids a query picks (a page, or one number). */
