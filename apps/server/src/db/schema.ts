@@ -474,11 +474,8 @@ export type DB = {
   audit_logs: AuditLogsTable;
 };
 
-export type CompanyRow = Selectable<CompaniesTable>;
 export type NewCompany = Insertable<CompaniesTable>;
 export type CompanyUpdate = Updateable<CompaniesTable>;
-export type UserRow = Selectable<UsersTable>;
-export type ServiceRow = Selectable<ServicesTable>;
 export type SubscriberRow = Selectable<SubscribersTable>;
 export type MessageRow = Selectable<MessagesTable>;
 export type AuditLogRow = Selectable<AuditLogsTable>;
