@@ -1,3 +1,5 @@
+import { keepRecent } from './keep-recent.ts';
+
 /** Every ANCHOR_STEP-th key of a long list is remembered; a deep page then walks fewer than this many keys. */
 export const ANCHOR_STEP = 100;
 /**
@@ -22,11 +24,7 @@ type Anchors = { version: string; reading: Promise<number[]>; ids?: number[] };
 export function createPageAnchors<Key>(maxLists: number) {
   const byList = new Map<Key, Anchors>();
   // Most recently used last, so the oldest goes first when the map is full.
-  const use = (key: Key, anchors: Anchors) => {
-    byList.delete(key);
-    byList.set(key, anchors);
-    if (byList.size > maxLists) byList.delete(byList.keys().next().value as Key);
-  };
+  const use = (key: Key, anchors: Anchors) => keepRecent(byList, key, anchors, maxLists);
   /**
    * Where a page starts when this process already holds the list's anchors for `version`, without
    * reading anything; null otherwise (pageStart reads them).

@@ -3,6 +3,7 @@ import { REQUEST_LIMIT_MESSAGES } from '@sms/contracts/common/request-limits';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { RateLimits } from '../config.ts';
 import { AppError } from '../errors.ts';
+import { keepRecent } from '../lib/keep-recent.ts';
 
 const MINUTE = 60_000;
 
@@ -128,10 +129,8 @@ export function clientLimit({ max, timeWindow }: RateLimitPolicy, clients: numbe
     const key = clientKeyOf(request);
     const now = Date.now();
     let window = windows.get(key);
-    if (window) windows.delete(key);
-    else if (windows.size >= clients) windows.delete(windows.keys().next().value as string);
     if (!window || window.startedAt + timeWindow <= now) window = { count: 0, startedAt: now };
-    windows.set(key, window);
+    keepRecent(windows, key, window, clients);
     window.count++;
     const resetSeconds = Math.ceil((window.startedAt + timeWindow - now) / 1000);
     reply.header('x-ratelimit-limit', max);

@@ -1,6 +1,7 @@
 import { AUTH_MESSAGES } from '@sms/contracts/auth/login';
 import { errors, jwtVerify, SignJWT } from 'jose';
 import { AppError } from '../../errors.ts';
+import { keepRecent } from '../../lib/keep-recent.ts';
 
 export type AccessClaims = { userId: number; sessionId: string };
 
@@ -40,8 +41,12 @@ export async function verifyAccessToken(token: string, key: Uint8Array): Promise
     const userId = Number(payload.sub);
     if (!Number.isSafeInteger(userId) || typeof payload.sid !== 'string' || typeof payload.exp !== 'number')
       throw new errors.JWTInvalid('bad claims');
-    if (verified.size >= VERIFIED_TOKENS_REMEMBERED) verified.delete(verified.keys().next().value as string);
-    verified.set(token, { userId, sessionId: payload.sid, expiresAtMs: payload.exp * 1000 });
+    keepRecent(
+      verified,
+      token,
+      { userId, sessionId: payload.sid, expiresAtMs: payload.exp * 1000 },
+      VERIFIED_TOKENS_REMEMBERED,
+    );
     return { userId, sessionId: payload.sid };
   } catch (error) {
     if (error instanceof errors.JWTExpired) throw new AppError('token_expired', AUTH_MESSAGES.tokenExpired);

@@ -1,5 +1,6 @@
 import type { AppDeps } from '../../app-deps.ts';
 import type { Executor } from '../../db/database.ts';
+import { keepRecent } from '../../lib/keep-recent.ts';
 import { onePerApp } from '../../lib/one-per-app.ts';
 import { createPageAnchors, type PageStart } from '../../lib/page-anchors.ts';
 import { recipientAnchorIds } from './recipient-anchors.repository.ts';
@@ -25,9 +26,7 @@ const keyOf = (send: Send) => `${send.companyId}:${send.messageId}:${send.recipi
  */
 export function recipientPageStart(deps: AppDeps, db: Executor, send: Send, offset: number) {
   const { anchorsOfSend, sendOfMessage } = sendsOf(deps);
-  sendOfMessage.delete(send.messageId);
-  sendOfMessage.set(send.messageId, send);
-  if (sendOfMessage.size > 200) sendOfMessage.delete(sendOfMessage.keys().next().value as number);
+  keepRecent(sendOfMessage, send.messageId, send, 200);
   return anchorsOfSend(keyOf(send), 'fixed', offset, () => recipientAnchorIds(db, send));
 }
 

@@ -4,6 +4,7 @@ import type { AppDeps } from '../../app-deps.ts';
 import { companyScope, inTenantTransaction } from '../../db/tenant-scope.ts';
 import { AppError } from '../../errors.ts';
 import { hashesEqual, sha256 } from '../../lib/crypto.ts';
+import { keepRecent } from '../../lib/keep-recent.ts';
 import { onePerApp } from '../../lib/one-per-app.ts';
 import { clientKeyOf, FixedWindows, limitAnswer } from '../../plugins/rate-limits.ts';
 import { callbackCompanyStatus, isWellFormedCallbackUrl } from '../callbacks/callback-tokens.ts';
@@ -113,10 +114,7 @@ export class CallbackAdmission {
   }
 
   private remember(key: string, hash: Buffer) {
-    this.verified.delete(key);
-    if (this.verified.size >= COMPANIES * 2)
-      this.verified.delete(this.verified.keys().next().value as string);
-    this.verified.set(key, hash);
+    keepRecent(this.verified, key, hash, COMPANIES * 2);
   }
 }
 

@@ -1,5 +1,6 @@
 import type { AppDeps } from '../../app-deps.ts';
 import type { Executor } from '../../db/database.ts';
+import { keepRecent } from '../../lib/keep-recent.ts';
 import { onePerApp } from '../../lib/one-per-app.ts';
 import { ANCHORS_FROM, createPageAnchors, type PageStart } from '../../lib/page-anchors.ts';
 import { subscriberAnchorIds } from './subscriber-anchors.repository.ts';
@@ -60,9 +61,6 @@ export async function listWholeSubscriberList(
 /** Notes the state a company's list was read in (the most recent companies only); returns it. */
 function remember(lastStateOfCompany: Map<number, string>, companyId: number, page: SubscriberPage) {
   const state = stateOf(page);
-  lastStateOfCompany.delete(companyId);
-  lastStateOfCompany.set(companyId, state);
-  if (lastStateOfCompany.size > 100)
-    lastStateOfCompany.delete(lastStateOfCompany.keys().next().value as number);
+  keepRecent(lastStateOfCompany, companyId, state, 100);
   return state;
 }

@@ -17,6 +17,7 @@ import type { Executor } from '../../db/database.ts';
 import { setStatementTimeout } from '../../db/tenant-scope.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import { isoString } from '../../lib/iso-time.ts';
+import { keepRecent } from '../../lib/keep-recent.ts';
 import { onePerApp } from '../../lib/one-per-app.ts';
 import { type RequestContext, tenantOf } from '../../request-context.ts';
 import { type AuditSource, auditSourceOf, recordAudit } from '../audit/record-audit.ts';
@@ -138,9 +139,7 @@ async function searchCompanyNumbers(
       country = page.country;
       continue;
     }
-    knownCountries.delete(companyId);
-    knownCountries.set(companyId, country);
-    if (knownCountries.size > 1_000) knownCountries.delete(knownCountries.keys().next().value as number);
+    keepRecent(knownCountries, companyId, country, 1_000);
     return page.kind === 'page'
       ? { page: { rows: page.rows, count: { total: page.total, exact: true } } }
       : { broad: true, country };
